@@ -1,0 +1,15 @@
+/** Exit codes of every mdplan command (documented in the README). */
+export const exitCodes = {
+  /** All agents completed and verification passed (or: the command succeeded). */
+  ok: 0,
+  /** Something failed, waits for an answer, or is blocked. */
+  failed: 1,
+  /** Invalid plan or arguments: nothing launched, the file untouched. */
+  invalid: 2,
+  /** Another run holds the plan's lock. */
+  locked: 3,
+  /** Interrupted (Ctrl-C / SIGTERM). */
+  interrupted: 130
+} as const
+
+export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes]

@@ -1,0 +1,56 @@
+/**
+ * Events of a run: what `mdplan run --json` prints, one JSON object a line,
+ * and what the live view and the scorecard are computed from.
+ * Bump `eventSchemaVersion` on any incompatible change.
+ */
+export const eventSchemaVersion = 1
+
+interface Base {
+  /** ISO 8601 UTC. */
+  time: string
+}
+
+export type RunEvent = Base &
+  (
+    | {type: 'run-started'; plan: string; agents: number; concurrency: number; resumed: boolean}
+    | {type: 'verification-started'; phase: 'pre' | 'build' | 'integration'; command: string}
+    | {type: 'verification-finished'; phase: 'pre' | 'build' | 'integration'; ok: boolean; attempts: number; log?: string}
+    | {type: 'launched'; agent: string; agentId?: string; attempt: number; resumed: boolean; log: string}
+    | {type: 'agent-id'; agent: string; agentId: string}
+    | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number}
+    | {type: 'failed'; agent: string; agentId?: string; attempt: number; durationMs: number; reason: string; willRetry: boolean}
+    | {type: 'question'; agent: string; agentId?: string; question: string}
+    | {type: 'blocked'; agent: string; by: string[]}
+    | {type: 'paused'; reason: string; untilMs: number}
+    | {type: 'human-edit'; agent: string; column: string; value: string}
+    | {type: 'state-written'; file: string; bytes: number; ms: number}
+    | {type: 'warning'; message: string}
+    | {type: 'run-finished'; exitCode: number; scorecard: Scorecard}
+  )
+
+export type RunEventType = RunEvent['type']
+
+export interface ScorecardAgent {
+  id: string
+  name: string
+  status: string
+  attempts: number
+  durationMs?: number
+  costUsd?: number
+}
+
+export interface Scorecard {
+  agents: ScorecardAgent[]
+  /** First launch to last event. */
+  wallClockMs?: number
+  /** Sum of agent durations. */
+  sumOfPartsMs: number
+  /** sumOfParts / wallClock. */
+  speedup?: number
+  peakConcurrency?: number
+  build: string
+  integration?: string
+  costUsd?: number
+  counts: Record<string, number>
+  discoveries?: string[]
+}

@@ -1,0 +1,84 @@
+import type {Agent} from '../plan/types.js'
+
+/** Options a runner may honour; each comes from a flag, the front matter or the agent's own fields. */
+export interface RunnerOptions {
+  model?: string
+  permissionMode?: string
+  allowedTools?: string[]
+  maxTurns?: number
+  maxBudgetUsd?: number
+  /** Extra environment for the agent process. */
+  env?: Record<string, string>
+}
+
+/** What the executor asks a runner to do: start (or resume) one attempt of one agent. */
+export interface RunRequest {
+  agent: Agent
+  /** The assembled prompt (shared contract + preamble + the agent's prompt + retry context). */
+  prompt: string
+  /** Absolute path of the working directory the agent runs in. */
+  cwd: string
+  /** Absolute path of the plan file. */
+  planFile: string
+  /** 1-based attempt number. */
+  attempt: number
+  /** Absolute path of this attempt's log file: the runner appends the agent's full output to it. */
+  logFile: string
+  options: RunnerOptions
+  /** Aborting kills the agent's whole process tree. */
+  signal?: AbortSignal
+  /** Kill the whole process tree after this many milliseconds. */
+  timeoutMs?: number
+  /**
+   * Resume an earlier session instead of starting a new one: `sessionId` is the
+   * Agent ID recorded in the table, `prompt` is then the follow-up message.
+   */
+  resume?: {sessionId: string}
+  /**
+   * Called as soon as the Agent ID is known (before spawning when the runner
+   * chooses it, e.g. claude `--session-id`), so the table can record it before
+   * the agent can finish. The runner awaits it before spawning when it can.
+   */
+  onAgentId?: (agentId: string) => void | Promise<void>
+  /** Each line of the agent's human-readable output, for live views. */
+  onOutput?: (line: string) => void
+}
+
+/** What one attempt did, as the CLI reported it. The result protocol interprets `finalText`. */
+export interface RunResult {
+  /** The CLI's own verdict (e.g. claude: exit 0 and `is_error: false`). */
+  ok: boolean
+  agentId?: string
+  /** The agent's final message (claude `result`, codex last `agent_message`, shell stdout). */
+  finalText: string
+  /** One line saying why, when `ok` is false. */
+  reason?: string
+  exitCode?: number
+  signal?: string
+  timedOut?: boolean
+  /** Ended because `signal` was aborted (Ctrl-C). */
+  interrupted?: boolean
+  /** A rate or usage limit: retry later without burning an attempt. */
+  rateLimited?: boolean
+  /** Resume failed because the CLI does not know the session: relaunch instead. */
+  unknownSession?: boolean
+  /** The CLI is missing or could not start. */
+  spawnFailed?: boolean
+  costUsd?: number
+  turns?: number
+  durationMs?: number
+  /** Raw usage as the CLI reported it (tokens…), for the log and scorecard. */
+  usage?: Record<string, number>
+}
+
+export interface Runner {
+  /** `claude`, `codex`, `gemini`, `opencode`, `shell`, or `command`. */
+  name: string
+  /** The executable, checked before anything launches (undefined: nothing to check). */
+  executable?: string
+  /** What to tell a person whose machine lacks `executable`. */
+  install?: string
+  /** Whether `run` honours `request.resume`. */
+  canResume: boolean
+  run(request: RunRequest): Promise<RunResult>
+}
