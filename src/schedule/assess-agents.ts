@@ -1,0 +1,86 @@
+import type {Agent, Status} from '../plan/types.js'
+
+/** What the scheduler knows about the run at one instant: no clock, no files, no processes. */
+export interface RunView {
+  /** The plan's agents, in plan order. */
+  agents: readonly Agent[]
+  status: ReadonlyMap<string, Status>
+  running: ReadonlySet<string>
+  /** Attempts used so far (failed attempts recorded in Notes plus the current one). */
+  attemptsUsed: ReadonlyMap<string, number>
+  /** Attempts allowed per agent (a person's re-queue may raise it for one agent). */
+  attemptLimit: (id: string) => number
+  /** `needs_input` agents whose question has an answer: they can be resumed. */
+  answered: ReadonlySet<string>
+  /** Agents whose `creates` files all exist on disk (soft dependencies on them are met). */
+  filesCreated: ReadonlySet<string>
+}
+
+export type Assessment =
+  | {kind: 'done'}
+  | {kind: 'running'}
+  | {kind: 'ready'; resume: 'answer' | 'retry' | 'fresh'}
+  | {kind: 'waiting'; on: string[]}
+  | {kind: 'blocked'; by: Array<{id: string; why: 'failed' | 'needs input' | 'blocked'}>}
+  | {kind: 'failed'}
+  | {kind: 'needs-input'}
+
+/**
+ * Classify every agent: done, running, ready to launch, waiting on agents that
+ * can still finish, blocked by agents that cannot (in this run), failed for
+ * good, or waiting for a person's answer.
+ */
+export function assessAgents(view: RunView): Map<string, Assessment> {
+  const byId = new Map(view.agents.map((agent) => [agent.id, agent]))
+  const result = new Map<string, Assessment>()
+  const visiting = new Set<string>()
+
+  const assess = (id: string): Assessment => {
+    const known = result.get(id)
+    if (known) return known
+    // A cycle is a validation error; never recurse forever on one that slipped through.
+    if (visiting.has(id)) return {kind: 'blocked', by: []}
+    visiting.add(id)
+    const value = compute(id)
+    visiting.delete(id)
+    result.set(id, value)
+    return value
+  }
+
+  const compute = (id: string): Assessment => {
+    const agent = byId.get(id)!
+    const status = view.status.get(id) ?? 'pending'
+    if (view.running.has(id)) return {kind: 'running'}
+    if (status === 'completed') return {kind: 'done'}
+    if (status === 'needs_input' && !view.answered.has(id)) return {kind: 'needs-input'}
+    if (status === 'failed' && (view.attemptsUsed.get(id) ?? 0) >= view.attemptLimit(id)) return {kind: 'failed'}
+
+    const waiting: string[] = []
+    const blocked: Array<{id: string; why: 'failed' | 'needs input' | 'blocked'}> = []
+    for (const dep of agent.dependsOn) {
+      if (!byId.has(dep.id)) continue
+      const state = assess(dep.id)
+      if (state.kind === 'done') continue
+      if (state.kind === 'failed') blocked.push({id: dep.id, why: 'failed'})
+      else if (state.kind === 'needs-input') blocked.push({id: dep.id, why: 'needs input'})
+      else if (state.kind === 'blocked') blocked.push({id: dep.id, why: 'blocked'})
+      else waiting.push(dep.id)
+    }
+    if (blocked.length > 0) return {kind: 'blocked', by: blocked}
+
+    // A soft dependency only orders work: it is met once its files exist, and
+    // never blocks when it cannot finish.
+    for (const dep of agent.softDependsOn) {
+      if (!byId.has(dep.id) || view.filesCreated.has(dep.id)) continue
+      const state = assess(dep.id)
+      if (state.kind === 'running' || state.kind === 'ready' || state.kind === 'waiting') waiting.push(dep.id)
+    }
+    if (waiting.length > 0) return {kind: 'waiting', on: waiting}
+
+    const resume = status === 'needs_input' ? 'answer' : status === 'failed' ? 'retry' : 'fresh'
+    return {kind: 'ready', resume}
+  }
+
+  for (const agent of view.agents) assess(agent.id)
+  return result
+}
