@@ -1,0 +1,55 @@
+import {randomBytes} from 'node:crypto'
+import type {Runner, RunRequest, RunResult} from './runner.js'
+import {exitReason} from './process-reason.js'
+import {spawnAgent} from './spawn-agent.js'
+
+/**
+ * The prompt IS the script: `sh -c <prompt>` in the agent's folder. The only
+ * runner where a prompt passes through a shell, on purpose.
+ *
+ * Agent ID: `sh-<8 hex>`, drawn before spawning (like claude's `--session-id`)
+ * so the table has it before the script can finish. A shell has no session,
+ * so the ID only labels the attempt; the script sees it as `MDPLAN_AGENT_ID`.
+ */
+export const shellRunner: Runner = {
+  name: 'shell',
+  executable: 'sh',
+  install: 'install a POSIX shell (`sh`)',
+  canResume: false,
+  run: runShell
+}
+
+async function runShell(request: RunRequest): Promise<RunResult> {
+  const agentId = `sh-${randomBytes(4).toString('hex')}`
+  await request.onAgentId?.(agentId)
+  const started = Date.now()
+  const result = await spawnAgent({
+    file: 'sh',
+    args: ['-c', request.prompt],
+    cwd: request.cwd,
+    env: {
+      ...request.options.env,
+      MDPLAN_PLAN: request.planFile,
+      MDPLAN_AGENT: request.agent.id,
+      MDPLAN_AGENT_ID: agentId,
+      MDPLAN_ATTEMPT: String(request.attempt)
+    },
+    logFile: request.logFile,
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    onLine: request.onOutput
+  })
+  const ok = result.exitCode === 0 && !result.timedOut && !result.interrupted
+  return {
+    ok,
+    agentId,
+    finalText: result.stdout,
+    reason: ok ? undefined : exitReason(result, 'sh', request.timeoutMs),
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    interrupted: result.interrupted,
+    spawnFailed: result.spawnFailed,
+    durationMs: Date.now() - started
+  }
+}

@@ -1,0 +1,170 @@
+import {createWriteStream} from 'node:fs'
+import {mkdir} from 'node:fs/promises'
+import {dirname} from 'node:path'
+import {StringDecoder} from 'node:string_decoder'
+import {execa} from 'execa'
+
+export interface SpawnAgentOptions {
+  file: string
+  args: readonly string[]
+  cwd: string
+  /** Added to the parent's environment (never written to the log). */
+  env?: Record<string, string>
+  /** stdout and stderr are appended here; the folder is created. */
+  logFile: string
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** Each stdout line as it arrives (without its line ending), so JSON-stream runners parse events live. */
+  onLine?: (line: string) => void
+}
+
+export interface SpawnResult {
+  exitCode?: number
+  signal?: string
+  timedOut: boolean
+  interrupted: boolean
+  stdout: string
+  stderr: string
+  /** The executable could not be started (missing, not executable, bad cwd). */
+  spawnFailed: boolean
+  error?: string
+}
+
+/** Grace between SIGTERM and SIGKILL when killing an agent's process tree. */
+export const killGraceMs = 2000
+
+// Process groups still alive, so a crash or `process.exit` of mdplan does not leave agents running:
+// detached children are outside execa's own cleanup and outside the terminal's Ctrl-C.
+const liveGroups = new Set<number>()
+let exitHookInstalled = false
+
+function installExitHook(): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once('exit', () => {
+    for (const pid of liveGroups) signalGroup(pid, 'SIGKILL')
+  })
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // ESRCH: the whole group is already gone.
+  }
+}
+
+/**
+ * Run one agent CLI: stdin closed (an open pipe makes codex and opencode hang),
+ * its own process group (so a timeout or abort kills the whole tree), output
+ * appended to the log. Never throws for the agent's failures: they are values.
+ */
+export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResult> {
+  const {file, args, cwd, env, logFile, timeoutMs, signal, onLine} = options
+  if (signal?.aborted) {
+    return {timedOut: false, interrupted: true, stdout: '', stderr: '', spawnFailed: false}
+  }
+  await mkdir(dirname(logFile), {recursive: true})
+  const log = createWriteStream(logFile, {flags: 'a'})
+  const logClosed = new Promise<void>((resolve) => {
+    log.once('close', resolve)
+    log.once('error', () => resolve())
+  })
+
+  const subprocess = execa(file, args, {
+    cwd,
+    env,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    detached: true,
+    buffer: false,
+    reject: false
+  })
+
+  const out: Buffer[] = []
+  const err: Buffer[] = []
+  const decoder = onLine ? new StringDecoder('utf8') : undefined
+  let partial = ''
+  subprocess.stdout?.on('data', (chunk: Buffer) => {
+    out.push(chunk)
+    log.write(chunk)
+    if (!onLine || !decoder) return
+    const text = partial + decoder.write(chunk)
+    let start = 0
+    let newline = text.indexOf('\n', start)
+    while (newline !== -1) {
+      emit(text.slice(start, newline))
+      start = newline + 1
+      newline = text.indexOf('\n', start)
+    }
+    partial = text.slice(start)
+  })
+  subprocess.stderr?.on('data', (chunk: Buffer) => {
+    err.push(chunk)
+    log.write(chunk)
+  })
+
+  function emit(line: string): void {
+    try {
+      onLine?.(line.endsWith('\r') ? line.slice(0, -1) : line)
+    } catch {
+      // A parser bug must not take the agent's output (or mdplan) down with it.
+    }
+  }
+
+  const pid = subprocess.pid
+  let timedOut = false
+  let interrupted = false
+  let killing = false
+  const kill = (): void => {
+    if (pid === undefined || killing) return
+    killing = true
+    signalGroup(pid, 'SIGTERM')
+    setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref()
+  }
+  const timer =
+    timeoutMs !== undefined && timeoutMs > 0 && pid !== undefined
+      ? setTimeout(() => {
+          timedOut = true
+          kill()
+        }, timeoutMs)
+      : undefined
+  const onAbort = (): void => {
+    interrupted = true
+    kill()
+  }
+  signal?.addEventListener('abort', onAbort, {once: true})
+  if (pid !== undefined) {
+    liveGroups.add(pid)
+    installExitHook()
+    // Leftover children that still hold stdout would keep the run waiting, and an
+    // agent's helpers should not outlive it: end the rest of its group with it.
+    subprocess.once('exit', () => {
+      if (!killing) kill()
+    })
+  }
+
+  const result = await subprocess
+  if (timer) clearTimeout(timer)
+  signal?.removeEventListener('abort', onAbort)
+  if (pid !== undefined) liveGroups.delete(pid)
+  if (decoder) {
+    const rest = partial + decoder.end()
+    if (rest !== '') emit(rest)
+  }
+  log.end()
+  await logClosed
+
+  const spawnFailed = pid === undefined || (result.exitCode === undefined && result.signal === undefined)
+  return {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut,
+    interrupted,
+    stdout: Buffer.concat(out).toString('utf8'),
+    stderr: Buffer.concat(err).toString('utf8'),
+    spawnFailed,
+    error: spawnFailed ? (result.shortMessage ?? result.message) : undefined
+  }
+}
