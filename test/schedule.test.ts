@@ -116,3 +116,28 @@ describe('nextLaunches', () => {
     expect(nextLaunches({order: ['A', 'B', 'C', 'D'], assessments, runningCount: 3, concurrency: 3, priority})).toEqual([])
   })
 })
+
+describe('simulateRun', () => {
+  it('orders launches like the scheduler and reports the makespan', async () => {
+    const {simulateRun} = await import('../src/schedule/simulate-run.js')
+    const agents = dag('A', 'B', 'C<A', 'D<B')
+    agents[0]!.estimatedMs = 100
+    agents[1]!.estimatedMs = 10
+    agents[2]!.estimatedMs = 100
+    agents[3]!.estimatedMs = 10
+    const priority = new Map([
+      ['A', 200],
+      ['B', 20],
+      ['C', 100],
+      ['D', 10]
+    ])
+    const result = simulateRun({agents, status: new Map([['B', 'completed']]), concurrency: 1, priority})
+    expect(result.launches.map((l) => [l.agent, l.start])).toEqual([
+      ['A', 0],
+      ['C', 100],
+      ['D', 200]
+    ])
+    expect(result.makespan).toBe(210)
+    expect(result.unit).toBe('ms')
+  })
+})
