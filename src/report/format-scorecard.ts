@@ -1,0 +1,50 @@
+import pc from 'picocolors'
+import type {Scorecard} from '../events.js'
+import {formatDuration} from '../util/format-duration.js'
+import {colorStatus} from './color-status.js'
+
+export interface FormatScorecardOptions {
+  color?: boolean
+}
+
+/** The scorecard as a compact table for people: one row per agent, then the run's figures. */
+export function formatScorecard(scorecard: Scorecard, options: FormatScorecardOptions = {}): string {
+  const c = pc.createColors(options.color ?? false)
+  const header = ['Agent', 'Name', 'Status', 'Attempts', 'Time']
+  const rows = scorecard.agents.map((agent) => [
+    agent.id,
+    agent.name,
+    agent.status,
+    String(agent.attempts),
+    agent.durationMs === undefined ? '—' : formatDuration(agent.durationMs)
+  ])
+  // Widths come from the plain text: colour codes would throw the padding off.
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
+  const line = (cells: string[], paint: (cell: string, i: number) => string): string =>
+    cells
+      .map((cell, i) => paint(i === cells.length - 1 ? cell : cell.padEnd(widths[i]!), i))
+      .join('  ')
+      .trimEnd()
+
+  const out: string[] = [c.bold('Scorecard'), line(header, (cell) => c.dim(cell))]
+  for (const row of rows) out.push(line(row, (cell, i) => (i === 2 ? colorStatus(cell, row[2]!, c) : cell)))
+  out.push('')
+
+  const figures: Array<[string, string]> = []
+  figures.push(['Wall-clock', scorecard.wallClockMs === undefined ? '—' : formatDuration(scorecard.wallClockMs)])
+  figures.push(['Sum of parts', formatDuration(scorecard.sumOfPartsMs)])
+  figures.push(['Speedup', scorecard.speedup === undefined ? '—' : `${scorecard.speedup.toFixed(2)}×`])
+  if (scorecard.peakConcurrency !== undefined) figures.push(['Peak concurrency', String(scorecard.peakConcurrency)])
+  figures.push(['Build', scorecard.build])
+  if (scorecard.integration !== undefined) figures.push(['Integration', scorecard.integration])
+  if (scorecard.costUsd !== undefined) figures.push(['Cost', `$${scorecard.costUsd.toFixed(2)}`])
+  const counts = Object.entries(scorecard.counts)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${n} ${status}`)
+    .join(', ')
+  figures.push(['Agents', counts || 'none'])
+  const labelWidth = Math.max(...figures.map(([label]) => label.length))
+  for (const [label, value] of figures) out.push(`${c.dim(label.padEnd(labelWidth))}  ${value}`)
+  for (const discovery of scorecard.discoveries ?? []) out.push(`${c.dim('Discovery')}  ${discovery}`)
+  return out.join('\n') + '\n'
+}
