@@ -1,15 +1,35 @@
+import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {installCommands, type InstallAction} from '../../init/install-commands.js'
 
-// Placeholder until this command lands; replaced by its owner.
+const said: Record<InstallAction, string> = {
+  created: 'created',
+  unchanged: 'unchanged',
+  updated: 'updated',
+  overwritten: 'overwritten (--force)',
+  'skipped-modified': 'skipped: you changed this file; run `mdplan init --force` to replace it'
+}
+
 export const registerInit: RegisterCommand = (program, io, done) => {
   program
     .command('init')
-    .description('(not available yet)')
-    .allowUnknownOption()
-    .argument('[args...]')
-    .action(() => {
-      io.stderr('mdplan init: not available yet\n')
-      done(exitCodes.failed)
+    .description('Install /execute-parallel-plan for Claude Code and the execute-parallel-plan skill for Codex')
+    .option('--force', 'replace the files even if you changed them')
+    .option('--dir <dir>', 'the project folder to install into', '.')
+    .addHelpText(
+      'after',
+      '\nInstalls .claude/commands/execute-parallel-plan.md and .agents/skills/execute-parallel-plan/SKILL.md.\n' +
+        'Running it again is safe: unchanged files are left alone, files you edited are kept unless --force.\n'
+    )
+    .action(async (options: {force?: boolean; dir: string}) => {
+      const root = resolve(io.cwd, options.dir)
+      const results = await installCommands({root, force: options.force ?? false})
+      for (const result of results) io.stdout(`${result.path}: ${said[result.action]}\n`)
+      if (results.some((result) => result.action === 'created' || result.action === 'updated' || result.action === 'overwritten')) {
+        io.stdout('Next: in Claude Code, type `/execute-parallel-plan plan.md`; in Codex, mention `$execute-parallel-plan` with the plan.\n')
+      }
+      // A kept file is the person's choice, not a failure: say so, and still succeed.
+      done(exitCodes.ok)
     })
 }
