@@ -1,0 +1,148 @@
+import type {Heading, RootContent} from 'mdast'
+import type {Locator} from './locate.js'
+import {agentHeading} from './agent-heading.js'
+import {inlineText} from './inline-text.js'
+import {parseAgentRefs} from './parse-agent-refs.js'
+import {parsePathRefs} from './parse-path-refs.js'
+import {readField} from './read-field.js'
+import {trimLines} from './trim-lines.js'
+import {parseDuration} from '../util/parse-duration.js'
+import type {Agent, Diagnostic, Prompt} from './types.js'
+
+export interface AgentsInput {
+  text: string
+  at: Locator
+  file: string
+  /** Root nodes of the `## Agents` section, after its heading. */
+  nodes: RootContent[]
+  /** Where the `## Agents` section ends. */
+  end: number
+  messages: Diagnostic[]
+}
+
+const hard = new Set(['depends_on', 'depends', 'dependencies', 'deps'])
+const soft = new Set(['soft_depends_on', 'soft_depends', 'soft_dependencies', 'soft_deps'])
+const pathKeys: Record<string, 'creates' | 'modifies' | 'deletes'> = {
+  creates: 'creates',
+  create: 'creates',
+  modifies: 'modifies',
+  modify: 'modifies',
+  deletes: 'deletes',
+  delete: 'deletes'
+}
+
+/** Every `### ID: name` section under `## Agents`, with its fields and prompt. */
+export function extractAgents(input: AgentsInput): Agent[] {
+  const {text, at, file, nodes, messages} = input
+  const agents: Agent[] = []
+  const bounds: number[] = []
+  for (let index = 0; index < nodes.length; index++) {
+    const node = nodes[index]!
+    if (node.type === 'heading' && node.depth <= 3) bounds.push(index)
+  }
+
+  for (let b = 0; b < bounds.length; b++) {
+    const heading = nodes[bounds[b]!] as Heading
+    if (heading.depth !== 3) continue
+    const named = agentHeading(inlineText(heading))
+    if (!named) continue
+    const nextIndex = b + 1 < bounds.length ? bounds[b + 1]! : nodes.length
+    const sectionEnd = nextIndex < nodes.length ? nodes[nextIndex]!.position!.start.offset! : input.end
+    const headingStart = heading.position!.start.offset!
+    const headingEnd = heading.position!.end.offset!
+    const agent: Agent = {
+      id: named.id,
+      name: named.name,
+      position: at.span(headingStart, headingEnd),
+      section: at.span(headingStart, sectionEnd),
+      dependsOn: [],
+      softDependsOn: [],
+      creates: [],
+      modifies: [],
+      deletes: [],
+      fields: {}
+    }
+
+    let restStart = headingEnd
+    let seenFields = false
+    let promptKey = false
+    let awaitingFence = false
+    for (let index = bounds[b]! + 1; index < nextIndex; index++) {
+      const node = nodes[index]!
+      const nodeStart = node.position!.start.offset!
+      // Nodes inside a `prompt: |` block that outran its list item belong to the prompt.
+      if (nodeStart < restStart) continue
+      if (awaitingFence && node.type === 'code') {
+        agent.prompt = fencePrompt(node, at, file)
+        awaitingFence = false
+        restStart = node.position!.end.offset!
+        continue
+      }
+      awaitingFence = false
+      if (node.type !== 'list') {
+        if (seenFields) break
+        continue
+      }
+      let anyField = false
+      for (const item of node.children) {
+        const itemStart = item.position!.start.offset!
+        if (itemStart < restStart && anyField) continue
+        const read = readField(item, text, at, sectionEnd)
+        if (!read) continue
+        anyField = true
+        restStart = Math.max(restStart, read.end)
+        const {field} = read
+        if (agent.fields[field.key]) continue
+        agent.fields[field.key] = field
+        const key = field.key
+        if (hard.has(key)) agent.dependsOn = parseAgentRefs(text, read.valueStart, read.valueEnd, at)
+        else if (soft.has(key)) agent.softDependsOn = parseAgentRefs(text, read.valueStart, read.valueEnd, at)
+        else if (pathKeys[key]) agent[pathKeys[key]] = parsePathRefs(text, read.valueStart, read.valueEnd, at)
+        else if (key === 'estimated_duration' || key === 'estimate') {
+          const ms = parseDuration(field.value)
+          if (ms === undefined) {
+            messages.push({
+              severity: 'warning',
+              rule: 'invalid-duration',
+              reason: `\`${field.value}\` in \`${field.rawKey}\` of agent ${agent.id} is not a duration (try \`45s\`, \`5m\`, \`1h30m\`)`,
+              file,
+              place: at.span(read.valueStart, read.valueEnd)
+            })
+          } else agent.estimatedMs = ms
+        } else if (key === 'prompt') {
+          promptKey = true
+          if (read.block || field.value !== '') {
+            agent.prompt = {text: field.value, source: 'inline', file, position: at.span(read.valueStart, read.valueEnd)}
+          } else {
+            const code = item.children.find((child) => child.type === 'code')
+            if (code) agent.prompt = fencePrompt(code, at, file)
+            else awaitingFence = item === node.children[node.children.length - 1]
+          }
+        }
+      }
+      if (!anyField) {
+        if (seenFields) break
+        continue
+      }
+      seenFields = true
+      restStart = Math.max(restStart, node.position!.end.offset!)
+    }
+
+    if (!promptKey) {
+      const [from, to] = trimLines(text, restStart, sectionEnd)
+      if (to > from) agent.prompt = {text: lf(text.slice(from, to)), source: 'rest', file, position: at.span(from, to)}
+    }
+    agents.push(agent)
+  }
+  return agents
+}
+
+function fencePrompt(node: RootContent, at: Locator, file: string): Prompt {
+  const value = node.type === 'code' ? node.value : ''
+  return {text: lf(value), source: 'fence', file, position: at.span(node.position!.start.offset!, node.position!.end.offset!)}
+}
+
+/** Prompts go to agents with `\n` line endings, whatever the plan file uses. */
+function lf(value: string): string {
+  return value.includes('\r') ? value.replace(/\r\n?/g, '\n') : value
+}

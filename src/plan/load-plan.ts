@@ -1,0 +1,54 @@
+import {readFile, stat} from 'node:fs/promises'
+import {PlanError} from './plan-error.js'
+import {parsePlan, type PromptsSource} from './parse-plan.js'
+import type {Diagnostic, Plan} from './types.js'
+
+const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
+
+/**
+ * Read a plan (and the prompts file of a two-file plan) and parse it. A file
+ * that cannot be a plan (missing, a directory, empty, binary) is a PlanError
+ * with one clear diagnostic; everything else is reported in `plan.messages`.
+ * Never writes.
+ */
+export async function loadPlan(file: string): Promise<Plan> {
+  const source = await readText(file, 'plan')
+  const plan = parsePlan(source, file)
+  if (!plan.promptsFile) return plan
+
+  let prompts: PromptsSource
+  try {
+    prompts = {file: plan.promptsFile.path, source: await readText(plan.promptsFile.path, 'prompts file')}
+  } catch (error) {
+    if (!(error instanceof PlanError)) throw error
+    plan.messages.push(
+      ...error.diagnostics.map((d): Diagnostic => ({...d, rule: 'missing-prompts-file', file, place: plan.promptsFile!.position, reason: `${d.reason} (named by \`**Prompts:**\`)`}))
+    )
+    return plan
+  }
+  return parsePlan(source, file, prompts)
+}
+
+/** The file's text, or a PlanError saying in one line why it is not a readable text file. */
+async function readText(file: string, what: string): Promise<string> {
+  const fail = (rule: string, reason: string): PlanError => new PlanError([{severity: 'error', rule, reason, file}])
+  let bytes: Buffer
+  try {
+    const info = await stat(file)
+    if (info.isDirectory()) throw fail('not-a-file', `${what} \`${file}\` is a directory, not a Markdown file`)
+    bytes = await readFile(file)
+  } catch (error) {
+    if (error instanceof PlanError) throw error
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw fail('file-not-found', `${what} \`${file}\` does not exist`)
+    if (code === 'EACCES' || code === 'EPERM') throw fail('file-unreadable', `${what} \`${file}\` cannot be read (permission denied)`)
+    throw fail('file-unreadable', `${what} \`${file}\` cannot be read (${code ?? (error as Error).message})`)
+  }
+  if (bytes.length === 0 || bytes.toString('utf8').trim() === '') throw fail('empty-file', `${what} \`${file}\` is empty`)
+  if (bytes.includes(0)) throw fail('binary-file', `${what} \`${file}\` is binary (it holds NUL bytes), not a Markdown file`)
+  try {
+    return decoder.decode(bytes)
+  } catch {
+    throw fail('binary-file', `${what} \`${file}\` is not valid UTF-8 text`)
+  }
+}

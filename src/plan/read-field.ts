@@ -1,0 +1,69 @@
+import type {ListItem} from 'mdast'
+import type {Locator} from './locate.js'
+import {normalizeKey} from './normalize-key.js'
+import {readBlock} from './read-block.js'
+import {trimLines} from './trim-lines.js'
+import type {Field} from './types.js'
+
+/** `- **key**: value`, `- **key:** value`, `- key: value`, `` - `key`: value `` (any case, `-`/`_`/space between words). */
+const fieldLine = /^[-*+][ \t]+(?:\*\*([^*\n]+?)\*\*[ \t]*:|\*\*([^*\n]+?):\*\*|__([^_\n]+?)__[ \t]*:|`?([A-Za-z][A-Za-z0-9 _-]*?)`?[ \t]*:)[ \t]*/
+const blockMarker = /^[|>][-+]?[ \t]*$/
+
+/** A field read from one list item, plus where its value's source is. */
+export interface FieldRead {
+  field: Field
+  /** Offsets of the value's source (for list values and positions). */
+  valueStart: number
+  valueEnd: number
+  /** Set when the value is an indented `|` block. */
+  block: boolean
+  /** Where the item's source ends (past a block that outruns the list item). */
+  end: number
+}
+
+/** Read a list item as a field; `undefined` when it is not `key: value`. */
+export function readField(item: ListItem, text: string, at: Locator, limit: number): FieldRead | undefined {
+  const start = item.position!.start.offset!
+  const itemEnd = item.position!.end.offset!
+  const firstLineEnd = at.lineEnd(start)
+  const match = fieldLine.exec(text.slice(start, firstLineEnd))
+  if (!match) return undefined
+  const rawKey = (match[1] ?? match[2] ?? match[3] ?? match[4]!).trim()
+  const key = normalizeKey(rawKey)
+  if (!/^[a-z][a-z0-9_]*$/.test(key)) return undefined
+  const valueStart = start + match[0].length
+  const inline = text.slice(valueStart, firstLineEnd)
+
+  if (blockMarker.test(inline)) {
+    const next = text.indexOf('\n', firstLineEnd)
+    const block = next === -1 ? undefined : readBlock(text, next + 1, limit, at)
+    if (block) {
+      return {
+        field: {key, rawKey, value: block.text, position: at.span(start, Math.max(block.end, itemEnd))},
+        valueStart: block.start,
+        valueEnd: block.end,
+        block: true,
+        end: Math.max(block.end, itemEnd)
+      }
+    }
+  }
+
+  const [from, to] = trimLines(text, valueStart, itemEnd)
+  return {
+    field: {key, rawKey, value: dedent(text.slice(from, to)), position: at.span(start, itemEnd)},
+    valueStart: from,
+    valueEnd: to,
+    block: false,
+    end: itemEnd
+  }
+}
+
+/** Remove the common indent of continuation lines (the first line has none). */
+function dedent(value: string): string {
+  if (!value.includes('\n')) return value
+  const lines = value.split(/\r?\n/)
+  let indent = Infinity
+  for (const line of lines.slice(1)) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)![0].length)
+  if (indent === Infinity || indent === 0) return lines.join('\n')
+  return [lines[0], ...lines.slice(1).map((line) => line.slice(Math.min(indent, /^[ \t]*/.exec(line)![0].length)))].join('\n')
+}

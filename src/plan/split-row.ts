@@ -1,0 +1,44 @@
+import type {Locator} from './locate.js'
+import type {StateCell} from './types.js'
+
+/** `—` (or a lone dash) in a cell means "none". */
+const none = new Set(['—', '–', '-'])
+
+/**
+ * Split one GFM table line (from `start` to `end` in `text`) into cells, the
+ * way GFM does: on pipes not escaped as `\|`, leading and trailing pipes
+ * optional. Each cell keeps its raw text between the pipes and its span.
+ */
+export function splitRow(text: string, start: number, end: number, at: Locator): StateCell[] {
+  let from = start
+  while (from < end && (text[from] === ' ' || text[from] === '\t')) from++
+  let to = end
+  while (to > from && (text[to - 1] === ' ' || text[to - 1] === '\t')) to--
+  if (text[from] === '|') from++
+  // A trailing pipe closes the last cell; an escaped one is cell content.
+  const closed = to > from && text[to - 1] === '|' && text[to - 2] !== '\\'
+  const last = closed ? to - 1 : end
+
+  const cells: StateCell[] = []
+  let cellStart = from
+  for (let index = from; index <= last; index++) {
+    if (index < last) {
+      const code = text.charCodeAt(index)
+      if (code === 92 /* \ */) {
+        index++
+        continue
+      }
+      if (code !== 124 /* | */) continue
+    }
+    const raw = text.slice(cellStart, Math.min(index, last))
+    cells.push({value: cellValue(raw), raw, position: at.span(cellStart, Math.min(index, last))})
+    cellStart = index + 1
+  }
+  return cells
+}
+
+/** Trimmed, `\|` unescaped, `—` read as empty. */
+export function cellValue(raw: string): string {
+  const value = raw.trim().replace(/\\\|/g, '|')
+  return none.has(value) ? '' : value
+}
