@@ -1,0 +1,88 @@
+import {mkdir, rm, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import type {GitFailure} from './git-failure.js'
+import {gitMutex, type Mutex} from './git-mutex.js'
+import {headSha} from './head-sha.js'
+import {canonicalPath, listWorktrees} from './list-worktrees.js'
+import {gitReason, runGit} from './run-git.js'
+import {worktreeNames} from './worktree-names.js'
+
+export interface CreateWorktreeInput {
+  /** The main working tree's top folder. */
+  root: string
+  /** `planSlug(planFile)`. */
+  slug: string
+  agent: string
+  /** The commit to start from (default: HEAD of `root` now, i.e. after the merges of finished dependencies). */
+  base?: string
+  /**
+   * Start over from `base` even when the agent's worktree or branch is left
+   * from an earlier attempt. By default they are reused, so a resumed or
+   * retried agent finds its earlier work.
+   */
+  fresh?: boolean
+  mutex?: Mutex
+}
+
+export type CreateWorktreeResult =
+  | {
+      ok: true
+      /** The folder the agent runs in. */
+      path: string
+      branch: string
+      /** The commit the branch starts from (for a reused worktree: the base asked for, or HEAD). */
+      base: string
+      /** An existing worktree was kept. */
+      reused: boolean
+    }
+  | GitFailure
+
+/**
+ * Give an agent its own `git worktree` on `mdplan/<plan>/<agent>`. Serialized
+ * with every other mdplan git write: parallel `worktree add` calls race on
+ * `.git/config.lock`.
+ */
+export async function createWorktree(input: CreateWorktreeInput): Promise<CreateWorktreeResult> {
+  return (input.mutex ?? gitMutex).run(() => create(input))
+}
+
+async function create(input: CreateWorktreeInput): Promise<CreateWorktreeResult> {
+  const names = worktreeNames(input.root, input.slug, input.agent)
+  const base = input.base ?? (await headSha(input.root))
+  if (base === undefined) return {ok: false, reason: 'git worktree: the repository has no commit yet to branch from'}
+  await ignoreMdplanFolder(input.root)
+
+  const wanted = await canonicalPath(names.path)
+  const existing = await findWorktree(input.root, wanted)
+  if (existing && !input.fresh) return {ok: true, path: names.path, branch: names.branch, base, reused: true}
+  if (existing) {
+    const removed = await runGit(input.root, ['worktree', 'remove', '--force', '--force', names.path])
+    if (!removed.ok) return {ok: false, reason: gitReason(removed, 'git worktree remove')}
+  }
+  // A folder git does not know (a crash mid-add) would make `worktree add` refuse.
+  await rm(names.path, {recursive: true, force: true})
+  await runGit(input.root, ['worktree', 'prune'])
+
+  const branchExists = (await runGit(input.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${names.branch}`])).ok
+  await mkdir(names.planDir, {recursive: true})
+  const args = branchExists && !input.fresh
+    ? ['worktree', 'add', names.path, names.branch]
+    : ['worktree', 'add', '-B', names.branch, names.path, base]
+  const added = await runGit(input.root, args)
+  if (!added.ok) return {ok: false, reason: gitReason(added, 'git worktree add')}
+  return {ok: true, path: names.path, branch: names.branch, base, reused: false}
+}
+
+async function findWorktree(root: string, wanted: string): Promise<boolean> {
+  for (const entry of await listWorktrees(root)) {
+    if (entry.prunable === undefined && (await canonicalPath(entry.path)) === wanted) return true
+  }
+  return false
+}
+
+// `.mdplan/` holds worktrees and logs; ignoring it from inside keeps the user's `git status` and `.gitignore` untouched.
+async function ignoreMdplanFolder(root: string): Promise<void> {
+  const folder = join(root, '.mdplan')
+  await mkdir(folder, {recursive: true})
+  await writeFile(join(folder, '.gitignore'), '*\n', {flag: 'wx'}).catch(() => undefined)
+}

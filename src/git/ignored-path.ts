@@ -1,0 +1,27 @@
+import {normalizePath} from './path-matches.js'
+
+export interface IgnoreOptions {
+  /** The plan file, relative to the repository root: mdplan rewrites it, agents do not. */
+  planFile?: string
+  /** More repository-relative paths (files or folders) that are mdplan's own. */
+  extra?: readonly string[]
+}
+
+/**
+ * Whether a changed path is mdplan's own doing and must not count against an
+ * agent: the plan, its lock and temp files beside it, lock folders, `.mdplan/`.
+ */
+export function isIgnoredPath(path: string, options: IgnoreOptions = {}): boolean {
+  const file = normalizePath(path)
+  if (file === '.mdplan' || file.startsWith('.mdplan/')) return true
+  // Lock folders (proper-lockfile's `x.lock/`) only: `yarn.lock` or `Cargo.lock` are real work.
+  if (file.split('/').slice(0, -1).some((segment) => segment.endsWith('.lock'))) return true
+  const plan = options.planFile === undefined ? '' : normalizePath(options.planFile)
+  // write-file-atomic's temp files are `<plan>.<suffix>` beside the plan.
+  if (plan !== '' && (file === plan || file.startsWith(`${plan}.`))) return true
+  for (const extra of options.extra ?? []) {
+    const other = normalizePath(extra).replace(/\/$/, '')
+    if (other !== '' && (file === other || file.startsWith(`${other}/`))) return true
+  }
+  return false
+}

@@ -1,0 +1,68 @@
+import {execa} from 'execa'
+
+/** What one git command did. Failures are values: callers decide what a non-zero exit means. */
+export interface GitResult {
+  ok: boolean
+  exitCode: number
+  /** Raw stdout: `-z` output keeps its NUL separators and nothing is trimmed. */
+  stdout: string
+  stderr: string
+}
+
+export interface RunGitOptions {
+  /** Written to git's stdin (e.g. `--stdin-paths`). */
+  input?: string
+  env?: Record<string, string>
+  /** Retries when another process holds `index.lock` / `config.lock` (default true). */
+  retryOnLock?: boolean
+}
+
+// Agents run git themselves in the same repository, so a held lock is normal and short-lived.
+const lockHeld = /\.lock': File exists|Unable to create '[^']*\.lock'|could not lock config file|cannot lock ref/i
+const lockDelaysMs = [50, 100, 200, 300, 500, 800, 1000, 1500]
+
+/**
+ * Run `git <args>` in `cwd` without a shell. Pathspecs are literal (plan paths
+ * such as `app/[id]/route.ts` are not globs), prompts are off (a run must never
+ * hang on a credential question) and optional locks are skipped (a status
+ * refresh must not take `index.lock` from an agent).
+ */
+export async function runGit(cwd: string, args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
+  const retry = options.retryOnLock ?? true
+  for (let attempt = 0; ; attempt++) {
+    const result = await execa('git', ['--literal-pathspecs', ...args], {
+      cwd,
+      reject: false,
+      stripFinalNewline: false,
+      input: options.input ?? '',
+      env: {
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_OPTIONAL_LOCKS: '0',
+        GIT_MERGE_AUTOEDIT: 'no',
+        GIT_EDITOR: 'true',
+        LC_ALL: 'C',
+        ...options.env
+      }
+    })
+    const stdout = typeof result.stdout === 'string' ? result.stdout : ''
+    const stderr = typeof result.stderr === 'string' ? result.stderr : ''
+    const exitCode = result.exitCode ?? -1
+    // No exit code means git did not start (missing binary, missing cwd): keep execa's message.
+    const why = stderr !== '' || result.exitCode !== undefined ? stderr : (result.message ?? '')
+    const done: GitResult = {ok: exitCode === 0 && !result.failed, exitCode, stdout, stderr: why}
+    const delay = lockDelaysMs[attempt]
+    if (done.ok || !retry || delay === undefined || !lockHeld.test(stderr)) return done
+    await new Promise((resolve) => setTimeout(resolve, delay))
+  }
+}
+
+/** Split NUL-separated output (`-z`) into its non-empty fields. */
+export function splitNul(text: string): string[] {
+  return text.split('\0').filter((field) => field !== '')
+}
+
+/** The first line of git's complaint, for a one-line reason. */
+export function gitReason(result: GitResult, what: string): string {
+  const line = (result.stderr || result.stdout).split('\n').map((l) => l.trim()).find((l) => l !== '')
+  return line ? `${what}: ${line}` : `${what}: git exited with ${result.exitCode}`
+}
