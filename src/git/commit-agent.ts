@@ -29,11 +29,13 @@ export async function commitAgent(input: CommitAgentInput): Promise<CommitAgentR
 }
 
 async function commit(input: CommitAgentInput): Promise<CommitAgentResult> {
-  const paths = await committable(input.root, [...new Set(input.paths)])
+  const {paths, toAdd} = await committable(input.root, [...new Set(input.paths)])
   if (paths.length === 0) return {ok: true}
   // `add -A` with pathspecs stages deletions of those paths too.
-  const added = await runGit(input.root, ['add', '-A', '--', ...paths])
-  if (!added.ok) return {ok: false, reason: gitReason(added, 'git add')}
+  if (toAdd.length > 0) {
+    const added = await runGit(input.root, ['add', '-A', '--', ...toAdd])
+    if (!added.ok) return {ok: false, reason: gitReason(added, 'git add')}
+  }
   const head = await headSha(input.root)
   if (head) {
     const staged = await runGit(input.root, ['diff', '--cached', '--name-only', '-z', head, '--', ...paths])
@@ -50,17 +52,21 @@ async function commit(input: CommitAgentInput): Promise<CommitAgentResult> {
   return sha ? {ok: true, commit: sha} : {ok: false, reason: 'git commit: no HEAD after committing'}
 }
 
-// A path that is neither on disk nor known to git (made and removed during the run) would fail the whole pathspec.
-async function committable(root: string, paths: string[]): Promise<string[]> {
-  if (paths.length === 0) return []
-  // Known means in the index or in HEAD (an agent's `git rm` leaves it only in HEAD).
-  const cached = await runGit(root, ['ls-files', '-z', '--cached', '--', ...paths])
+/**
+ * A path that is neither on disk nor known to git (made and removed during the
+ * run) would fail the whole pathspec, and so would `git add` of a path an agent
+ * already `git rm`-ed (it is only in HEAD then, its deletion already staged).
+ */
+async function committable(root: string, paths: string[]): Promise<{paths: string[]; toAdd: string[]}> {
+  if (paths.length === 0) return {paths: [], toAdd: []}
+  const cached = new Set(splitNul((await runGit(root, ['ls-files', '-z', '--cached', '--', ...paths])).stdout))
   const inHead = await runGit(root, ['ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...paths])
-  const tracked = new Set([...splitNul(cached.stdout), ...(inHead.ok ? splitNul(inHead.stdout) : [])])
-  const result: string[] = []
+  const committed = new Set(inHead.ok ? splitNul(inHead.stdout) : [])
+  const result = {paths: [] as string[], toAdd: [] as string[]}
   for (const path of paths) {
     const exists = await lstat(join(root, path)).then(() => true, () => false)
-    if (exists || tracked.has(path)) result.push(path)
+    if (exists || cached.has(path)) result.toAdd.push(path)
+    if (exists || cached.has(path) || committed.has(path)) result.paths.push(path)
   }
   return result
 }
