@@ -1,4 +1,5 @@
 import {readFile, stat} from 'node:fs/promises'
+import path from 'node:path'
 import {PlanError} from './plan-error.js'
 import {parsePlan, type PromptsSource} from './parse-plan.js'
 import type {Diagnostic, Plan} from './types.js'
@@ -9,16 +10,18 @@ const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
  * Read a plan (and the prompts file of a two-file plan) and parse it. A file
  * that cannot be a plan (missing, a directory, empty, binary) is a PlanError
  * with one clear diagnostic; everything else is reported in `plan.messages`.
- * Never writes.
+ * Never writes. `file` is what messages show; it is read relative to
+ * `options.cwd` (default: the process's).
  */
-export async function loadPlan(file: string): Promise<Plan> {
-  const source = await readText(file, 'plan')
+export async function loadPlan(file: string, options: {cwd?: string} = {}): Promise<Plan> {
+  const resolve = (name: string): string => (options.cwd ? path.resolve(options.cwd, name) : name)
+  const source = await readText(resolve(file), file, 'plan')
   const plan = parsePlan(source, file)
   if (!plan.promptsFile) return plan
 
   let prompts: PromptsSource
   try {
-    prompts = {file: plan.promptsFile.path, source: await readText(plan.promptsFile.path, 'prompts file')}
+    prompts = {file: plan.promptsFile.path, source: await readText(resolve(plan.promptsFile.path), plan.promptsFile.path, 'prompts file')}
   } catch (error) {
     if (!(error instanceof PlanError)) throw error
     plan.messages.push(
@@ -30,13 +33,13 @@ export async function loadPlan(file: string): Promise<Plan> {
 }
 
 /** The file's text, or a PlanError saying in one line why it is not a readable text file. */
-async function readText(file: string, what: string): Promise<string> {
+async function readText(where: string, file: string, what: string): Promise<string> {
   const fail = (rule: string, reason: string): PlanError => new PlanError([{severity: 'error', rule, reason, file}])
   let bytes: Buffer
   try {
-    const info = await stat(file)
+    const info = await stat(where)
     if (info.isDirectory()) throw fail('not-a-file', `${what} \`${file}\` is a directory, not a Markdown file`)
-    bytes = await readFile(file)
+    bytes = await readFile(where)
   } catch (error) {
     if (error instanceof PlanError) throw error
     const code = (error as NodeJS.ErrnoException).code

@@ -1,15 +1,38 @@
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {formatDiagnostic} from '../format-diagnostic.js'
+import {formatStatus} from '../format-status.js'
+import {checkPlan} from '../../plan/check-plan.js'
+import {loadPlan} from '../../plan/load-plan.js'
+import {PlanError} from '../../plan/plan-error.js'
+import {planStatus} from '../../plan/plan-status.js'
 
-// Placeholder until this command lands; replaced by its owner.
 export const registerStatus: RegisterCommand = (program, io, done) => {
   program
     .command('status')
-    .description('(not available yet)')
-    .allowUnknownOption()
-    .argument('[args...]')
-    .action(() => {
-      io.stderr('mdplan status: not available yet\n')
-      done(exitCodes.failed)
+    .description('Show where a plan stands: counts, ready and blocked agents, the critical path (reads the file only)')
+    .argument('<plan>', 'the plan file (Markdown)')
+    .option('--json', 'print one JSON object (see the README for its fields)')
+    .addHelpText('after', '\nExit codes: 0 shown; 2 the file is not a readable plan (see `mdplan validate`).\n')
+    .action(async (file: string, flags: {json?: boolean}) => {
+      try {
+        const plan = await loadPlan(file, {cwd: io.cwd})
+        const problems = checkPlan(plan)
+        // Without its agents or its table the plan cannot say where it stands.
+        const fatal = plan.messages.filter((d) => d.severity === 'error')
+        if (fatal.length > 0) throw new PlanError(fatal)
+        const status = planStatus(plan)
+        if (flags.json) io.stdout(JSON.stringify(status, null, 2) + '\n')
+        else {
+          io.stdout(formatStatus(status))
+          const errors = problems.filter((d) => d.severity === 'error').length
+          if (errors > 0) io.stdout(`\n${errors} ${errors === 1 ? 'problem' : 'problems'} in the plan: run \`mdplan validate ${file}\`\n`)
+        }
+        done(exitCodes.ok)
+      } catch (error) {
+        if (!(error instanceof PlanError)) throw error
+        for (const d of error.diagnostics) io.stderr(formatDiagnostic(d) + '\n')
+        done(exitCodes.invalid)
+      }
     })
 }

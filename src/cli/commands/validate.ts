@@ -1,15 +1,44 @@
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {formatDiagnostic} from '../format-diagnostic.js'
+import {checkPlan} from '../../plan/check-plan.js'
+import {loadPlan} from '../../plan/load-plan.js'
+import {PlanError} from '../../plan/plan-error.js'
+import type {Diagnostic} from '../../plan/types.js'
 
-// Placeholder until this command lands; replaced by its owner.
 export const registerValidate: RegisterCommand = (program, io, done) => {
   program
     .command('validate')
-    .description('(not available yet)')
-    .allowUnknownOption()
-    .argument('[args...]')
-    .action(() => {
-      io.stderr('mdplan validate: not available yet\n')
-      done(exitCodes.failed)
+    .description('Check a plan: every problem, one line each as path:line:col: message [rule]')
+    .argument('<plan>', 'the plan file (Markdown)')
+    .addHelpText('after', '\nExit codes: 0 no errors (warnings and infos do not fail); 2 errors, or the file is not a readable plan.\nThe plan is only read, never written.\n')
+    .action(async (file: string) => {
+      let problems: Diagnostic[]
+      let agents = 0
+      try {
+        const plan = await loadPlan(file, {cwd: io.cwd})
+        problems = checkPlan(plan)
+        agents = plan.agents.length
+      } catch (error) {
+        if (!(error instanceof PlanError)) throw error
+        for (const d of error.diagnostics) io.stderr(formatDiagnostic(d) + '\n')
+        done(exitCodes.invalid)
+        return
+      }
+      for (const d of problems) io.stdout(formatDiagnostic(d) + '\n')
+      const errors = problems.filter((d) => d.severity === 'error').length
+      io.stdout(summary(file, agents, problems) + '\n')
+      done(errors > 0 ? exitCodes.invalid : exitCodes.ok)
     })
+}
+
+/** `plans/demo.md: 6 agents, valid` or `2 errors, 1 warning, 3 infos`. */
+function summary(file: string, agents: number, problems: Diagnostic[]): string {
+  const count = (severity: Diagnostic['severity'], word: string): string | undefined => {
+    const n = problems.filter((d) => d.severity === severity).length
+    return n === 0 ? undefined : `${n} ${word}${n === 1 ? '' : 's'}`
+  }
+  const parts = [count('error', 'error'), count('warning', 'warning'), count('info', 'info')].filter(Boolean)
+  const verdict = problems.some((d) => d.severity === 'error') ? 'invalid' : 'valid'
+  return `${file}: ${agents} ${agents === 1 ? 'agent' : 'agents'}, ${verdict}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`
 }

@@ -1,0 +1,39 @@
+import type {PlanStatus} from '../plan/plan-status.js'
+import {formatDuration} from '../util/format-duration.js'
+
+/** The text view of `mdplan status`: plain lines, no colour, readable in a pipe. */
+export function formatStatus(status: PlanStatus): string {
+  const lines: string[] = []
+  lines.push(`${status.title ?? status.file}${status.title ? `  (${status.file})` : ''}`)
+  const counts = Object.entries(status.counts)
+    .filter(([, n]) => n > 0)
+    .map(([name, n]) => `${n} ${name}`)
+  lines.push(`${status.total} ${status.total === 1 ? 'agent' : 'agents'}: ${counts.join(', ') || 'none'}`)
+  lines.push('')
+  lines.push(`Ready now:     ${status.ready.join(', ') || '—'}`)
+  if (status.running.length > 0) lines.push(`In progress:   ${status.running.join(', ')}`)
+  for (const entry of status.needsInput) lines.push(`Needs input:   ${entry.id}${entry.question ? ` — ${entry.question}` : ''}`)
+  for (const entry of status.failed) lines.push(`Failed:        ${entry.id}${entry.notes ? ` — ${entry.notes}` : ''}`)
+  if (status.blocked.length > 0) {
+    lines.push('Blocked:')
+    for (const entry of status.blocked) {
+      const by = entry.by.map((dep) => `${dep.id} (${dep.status})`).join(', ')
+      const failed = entry.failedUpstream.length > 0 ? ` — cannot run until failed ${entry.failedUpstream.join(', ')} is fixed` : ''
+      lines.push(`  ${entry.id} by ${by}${failed}`)
+    }
+  }
+  const path = status.criticalPath
+  if (path.agents.length > 0) {
+    const weight = path.unit === 'ms' ? formatDuration(path.weight) : `${path.weight} ${path.weight === 1 ? 'agent' : 'agents'}`
+    lines.push(`Critical path: ${path.agents.join(' → ')} (${weight})`)
+  }
+  lines.push('')
+  lines.push(`Started:       ${status.started ?? '—'}`)
+  lines.push(`Last updated:  ${status.lastUpdated ?? '—'}`)
+  lines.push(`Build:         ${status.build ?? '—'}`)
+  for (const [key, value] of Object.entries(status.meta)) {
+    if (key === 'started' || key === 'last_updated' || key === 'build') continue
+    lines.push(`${(key[0]!.toUpperCase() + key.slice(1).replace(/_/g, ' ') + ':').padEnd(15)}${value}`)
+  }
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,119 @@
+import {agentReadiness} from './agent-readiness.js'
+import {criticalPath} from './critical-path.js'
+import {dependencyClosure} from './dependency-closure.js'
+import {getNote} from './notes.js'
+import {statuses, type Plan, type Status} from './types.js'
+
+/**
+ * What `mdplan status --json` prints: the plan's state at a glance, from the
+ * file alone. Lists are in plan order; absent values are `null`.
+ */
+export interface PlanStatus {
+  file: string
+  title: string | null
+  /** Number of agents. */
+  total: number
+  /** Agents per status (every status present, zeros included). */
+  counts: Record<Status, number>
+  /** Pending agents whose hard dependencies all completed: they would launch now. */
+  ready: string[]
+  /** `in_progress` agents. */
+  running: string[]
+  /** Pending agents waiting on hard dependencies that have not completed. */
+  blocked: Array<{
+    id: string
+    /** The direct hard dependencies not completed, with their status. */
+    by: Array<{id: string; status: Status}>
+    /** Failed agents upstream (direct or not): this agent cannot run until they are fixed. */
+    failedUpstream: string[]
+  }>
+  failed: Array<{id: string; notes: string}>
+  needsInput: Array<{id: string; question: string | null}>
+  /** Longest chain of hard dependencies; `unit` is `ms` when every agent has `estimated_duration`. */
+  criticalPath: {agents: string[]; weight: number; unit: 'ms' | 'agents'}
+  started: string | null
+  lastUpdated: string | null
+  build: string | null
+  integration: string | null
+  /** Every `Key: value` line after the table, by normalized key (`tests`, `lint`, …). */
+  meta: Record<string, string>
+  agents: Array<{
+    id: string
+    name: string
+    status: Status
+    ready: boolean
+    dependsOn: string[]
+    softDependsOn: string[]
+    estimatedMs: number | null
+    agentId: string | null
+    duration: string | null
+    notes: string | null
+  }>
+}
+
+/** Compute the status of a parsed plan: pure, no clock, no files. */
+export function planStatus(plan: Plan): PlanStatus {
+  const readiness = agentReadiness(plan)
+  const closure = dependencyClosure(plan.agents)
+  const table = plan.state?.table
+  const rows = new Map<string, string[]>()
+  for (const row of table?.rows ?? []) if (!rows.has(row.agent)) rows.set(row.agent, row.cells.map((cell) => cell.value))
+  const cell = (id: string, index: number | undefined): string | null => {
+    const value = index === undefined || index < 0 ? undefined : rows.get(id)?.[index]
+    return value === undefined || value === '' ? null : value
+  }
+
+  const counts = Object.fromEntries(statuses.map((status) => [status, 0])) as Record<Status, number>
+  const result: PlanStatus = {
+    file: plan.file,
+    title: plan.title ?? null,
+    total: 0,
+    counts,
+    ready: [],
+    running: [],
+    blocked: [],
+    failed: [],
+    needsInput: [],
+    criticalPath: criticalPath(plan),
+    started: null,
+    lastUpdated: null,
+    build: null,
+    integration: null,
+    meta: {},
+    agents: []
+  }
+
+  const byId = new Map(plan.agents.map((agent) => [agent.id, agent]))
+  for (const [id, state] of readiness) {
+    const agent = byId.get(id)!
+    result.total++
+    counts[state.status]++
+    const notes = cell(id, table?.index.notes)
+    if (state.status === 'pending' && state.ready) result.ready.push(id)
+    else if (state.status === 'pending') {
+      const failedUpstream = closure.ancestors(id).filter((other) => readiness.get(other)?.status === 'failed')
+      result.blocked.push({id, by: state.blockedBy, failedUpstream})
+    } else if (state.status === 'in_progress') result.running.push(id)
+    else if (state.status === 'failed') result.failed.push({id, notes: notes ?? ''})
+    else if (state.status === 'needs_input') result.needsInput.push({id, question: notes === null ? null : (getNote(notes, 'question') ?? null)})
+    result.agents.push({
+      id,
+      name: agent.name,
+      status: state.status,
+      ready: state.ready,
+      dependsOn: agent.dependsOn.map((ref) => ref.id),
+      softDependsOn: agent.softDependsOn.map((ref) => ref.id),
+      estimatedMs: agent.estimatedMs ?? null,
+      agentId: cell(id, table?.index.agentId),
+      duration: cell(id, table?.index.duration),
+      notes
+    })
+  }
+
+  for (const line of plan.state?.meta ?? []) if (!(line.key in result.meta)) result.meta[line.key] = line.value
+  result.started = result.meta.started ?? null
+  result.lastUpdated = result.meta.last_updated ?? null
+  result.build = result.meta.build ?? null
+  result.integration = result.meta.integration ?? null
+  return result
+}
