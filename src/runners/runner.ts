@@ -69,6 +69,15 @@ export interface RunResult {
   durationMs?: number
   /** Raw usage as the CLI reported it (tokens…), for the log and scorecard. */
   usage?: Record<string, number>
+  /**
+   * `usage` is a running total for the whole session (codex), not this run: diff
+   * it with `usageDelta` against the previous run's totals of the same session.
+   */
+  cumulativeUsage?: boolean
+  /** `costUsd` is a running total for the session (claude ≥ 2.1.330 after a resume): subtract the previous run's. */
+  cumulativeCost?: boolean
+  /** The CLI's version when it reports one (cost semantics differ between versions). */
+  cliVersion?: string
 }
 
 export interface Runner {
@@ -76,6 +85,8 @@ export interface Runner {
   name: string
   /** The executable, checked before anything launches (undefined: nothing to check). */
   executable?: string
+  /** Environment variable that overrides `executable` (e.g. `MDPLAN_CLAUDE_BIN`): unusual installs and test fakes. */
+  executableEnv?: string
   /** What to tell a person whose machine lacks `executable`. */
   install?: string
   /** Whether `run` honours `request.resume`. */

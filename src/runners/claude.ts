@@ -1,0 +1,151 @@
+import {randomUUID} from 'node:crypto'
+import type {Runner, RunnerOptions, RunRequest, RunResult} from './runner.js'
+import {executableOf} from './executable-of.js'
+import {isRateLimited} from './is-rate-limited.js'
+import {numericFields, parseJsonLine} from './parse-json-line.js'
+import {exitReason, lastLine, processReason} from './process-reason.js'
+import {spawnAgent, type SpawnResult} from './spawn-agent.js'
+
+/**
+ * Claude Code in print mode with stream-json. mdplan draws the session UUID and
+ * passes `--session-id`, so the Agent ID is in the table before the process
+ * starts. A `Session ID … is already in use` refusal (a UUID collision, or a
+ * table ID reused by hand) gets one relaunch with a fresh UUID, reported again
+ * through `onAgentId`.
+ */
+export const claudeRunner: Runner = {
+  name: 'claude',
+  executable: 'claude',
+  executableEnv: 'MDPLAN_CLAUDE_BIN',
+  install: 'npm install -g @anthropic-ai/claude-code',
+  canResume: true,
+  run: runClaude
+}
+
+export const defaultPermissionMode = 'acceptEdits'
+
+/** The argv after `claude`. `--` always precedes the prompt: `--allowedTools` is variadic and would swallow it. */
+export function claudeArgs(input: {sessionId: string; resume: boolean; options: RunnerOptions; prompt: string}): string[] {
+  const {sessionId, resume, options, prompt} = input
+  const args = ['-p', '--output-format', 'stream-json', '--verbose', resume ? '-r' : '--session-id', sessionId]
+  args.push('--permission-mode', options.permissionMode ?? defaultPermissionMode)
+  if (options.model) args.push('--model', options.model)
+  if (options.maxTurns !== undefined) args.push('--max-turns', String(options.maxTurns))
+  if (options.maxBudgetUsd !== undefined) args.push('--max-budget-usd', String(options.maxBudgetUsd))
+  if (options.allowedTools && options.allowedTools.length > 0) args.push('--allowedTools', ...options.allowedTools)
+  args.push('--', prompt)
+  return args
+}
+
+type Event = Record<string, unknown>
+
+/** Follows the stream: the last `result` wins (a background subagent can add a second init/result pair). */
+function claudeStream(onOutput?: (line: string) => void) {
+  const state: {result?: Event; version?: string; sessionId?: string} = {}
+  const onLine = (line: string): void => {
+    const event = parseJsonLine(line)
+    if (!event) {
+      if (line.trim() !== '') onOutput?.(line)
+      return
+    }
+    if (event.type === 'result') state.result = event
+    else if (event.type === 'system' && event.subtype === 'init') {
+      if (typeof event.claude_code_version === 'string') state.version = event.claude_code_version
+      if (typeof event.session_id === 'string') state.sessionId = event.session_id
+    } else if (event.type === 'assistant' && onOutput) {
+      const message = event.message as {content?: Array<Record<string, unknown>>} | undefined
+      for (const block of message?.content ?? []) {
+        if (block.type === 'text' && typeof block.text === 'string') for (const text of block.text.split('\n')) onOutput(text)
+        else if (block.type === 'tool_use') onOutput(`→ ${String(block.name)}`)
+      }
+    }
+  }
+  return {state, onLine}
+}
+
+async function runClaude(request: RunRequest): Promise<RunResult> {
+  const file = executableOf(claudeRunner) ?? 'claude'
+  const resume = request.resume !== undefined
+  let sessionId = request.resume?.sessionId ?? randomUUID()
+  let relaunched = false
+  for (;;) {
+    await request.onAgentId?.(sessionId)
+    const started = Date.now()
+    const stream = claudeStream(request.onOutput)
+    const result = await spawnAgent({
+      file,
+      args: claudeArgs({sessionId, resume, options: request.options, prompt: request.prompt}),
+      cwd: request.cwd,
+      env: request.options.env,
+      logFile: request.logFile,
+      timeoutMs: request.timeoutMs,
+      signal: request.signal,
+      onLine: stream.onLine
+    })
+    if (!resume && !relaunched && result.exitCode === 1 && /Session ID .* is already in use/.test(result.stderr)) {
+      relaunched = true
+      sessionId = randomUUID()
+      continue
+    }
+    return claudeResult(request, result, stream.state, sessionId, Date.now() - started, file)
+  }
+}
+
+function claudeResult(
+  request: RunRequest,
+  spawn: SpawnResult,
+  state: {result?: Event; version?: string},
+  sessionId: string,
+  wallMs: number,
+  file: string
+): RunResult {
+  const last = state.result
+  const finalText = typeof last?.result === 'string' ? last.result : ''
+  const ok = spawn.exitCode === 0 && last?.is_error === false && !spawn.timedOut && !spawn.interrupted
+  const errors = Array.isArray(last?.errors) ? last.errors.map(String) : []
+  const subtype = typeof last?.subtype === 'string' ? last.subtype : undefined
+  const failureText = [last?.is_error === true ? finalText : '', ...errors, spawn.stderr].join('\n')
+  const limitedByRun = subtype === 'error_max_turns' || subtype === 'error_max_budget_usd'
+  const status = last?.api_error_status
+  const rateLimited = !ok && !limitedByRun && (status === 429 || status === 529 || isRateLimited(failureText))
+  const unknownSession = !ok && request.resume !== undefined && /No conversation found with session ID/.test(spawn.stderr + spawn.stdout)
+  const number = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
+  return {
+    ok,
+    agentId: sessionId,
+    finalText,
+    reason: ok ? undefined : (processReason(spawn, file, request.timeoutMs) ?? resultReason(last, subtype, errors, finalText) ?? exitReason(spawn, file)),
+    exitCode: spawn.exitCode,
+    signal: spawn.signal,
+    timedOut: spawn.timedOut,
+    interrupted: spawn.interrupted,
+    rateLimited,
+    unknownSession,
+    spawnFailed: spawn.spawnFailed,
+    costUsd: number(last?.total_cost_usd),
+    turns: number(last?.num_turns),
+    durationMs: number(last?.duration_ms) ?? wallMs,
+    usage: last?.usage === undefined ? undefined : numericFields(last.usage),
+    // 2.1.330 reports the session's running total after a resume; 2.1.197 reported the run's own cost.
+    cumulativeCost: request.resume !== undefined && state.version !== undefined && versionAtLeast(state.version, [2, 1, 330]),
+    cliVersion: state.version
+  }
+}
+
+function resultReason(last: Event | undefined, subtype: string | undefined, errors: string[], text: string): string | undefined {
+  if (!last || last.is_error !== true) return undefined
+  const detail = errors[0] ?? lastLine(text.split('\n')[0] ?? '')
+  if (subtype === 'error_max_turns') return `max turns: ${detail || 'reached the turn limit'}`
+  if (subtype === 'error_max_budget_usd') return `budget exhausted${detail ? `: ${detail}` : ''}`
+  return detail || subtype || 'claude reported an error'
+}
+
+function versionAtLeast(version: string, minimum: readonly number[]): boolean {
+  const parts = version.split('.').map((part) => Number.parseInt(part, 10))
+  for (let index = 0; index < minimum.length; index++) {
+    const part = parts[index] ?? 0
+    if (Number.isNaN(part)) return false
+    if (part !== minimum[index]) return part > minimum[index]!
+  }
+  return true
+}

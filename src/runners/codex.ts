@@ -1,0 +1,115 @@
+import type {Runner, RunnerOptions, RunRequest, RunResult} from './runner.js'
+import {executableOf} from './executable-of.js'
+import {isRateLimited} from './is-rate-limited.js'
+import {numericFields, parseJsonLine} from './parse-json-line.js'
+import {exitReason, processReason} from './process-reason.js'
+import {spawnAgent} from './spawn-agent.js'
+
+/**
+ * `codex exec --json`. The thread ID cannot be chosen: it arrives in the first
+ * event (`thread.started`, before any network call) and is reported then.
+ * `usage` is the thread's running total (`cumulativeUsage`): diff it with
+ * `usageDelta` against the previous run of the same thread.
+ */
+export const codexRunner: Runner = {
+  name: 'codex',
+  executable: 'codex',
+  executableEnv: 'MDPLAN_CODEX_BIN',
+  install: 'npm install -g @openai/codex',
+  canResume: true,
+  run: runCodex
+}
+
+/** `exec` defaults to a read-only sandbox and the sandbox is not inherited on resume: always say it. */
+export function codexSandbox(permissionMode: string | undefined): string {
+  if (permissionMode === 'plan') return 'read-only'
+  if (permissionMode === 'bypassPermissions') return 'danger-full-access'
+  return 'workspace-write'
+}
+
+/** The argv after `codex`. `--sandbox` and `-C` must precede `resume`, or codex rejects them. */
+export function codexArgs(input: {cwd: string; options: RunnerOptions; prompt: string; resumeId?: string}): string[] {
+  const {cwd, options, prompt, resumeId} = input
+  const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', codexSandbox(options.permissionMode), '-C', cwd]
+  if (options.model) args.push('-m', options.model)
+  if (resumeId !== undefined) args.push('resume', resumeId)
+  args.push('--', prompt)
+  return args
+}
+
+async function runCodex(request: RunRequest): Promise<RunResult> {
+  const file = executableOf(codexRunner) ?? 'codex'
+  const resumeId = request.resume?.sessionId
+  if (resumeId !== undefined) await request.onAgentId?.(resumeId)
+  const started = Date.now()
+  let threadId = resumeId
+  let reported: void | Promise<void> = undefined
+  let finalText = ''
+  let turn: 'completed' | 'failed' | undefined
+  let failure: string | undefined
+  let lastError: string | undefined
+  let usage: Record<string, number> | undefined
+  const onLine = (line: string): void => {
+    const event = parseJsonLine(line)
+    if (!event) return
+    switch (event.type) {
+      case 'thread.started':
+        if (typeof event.thread_id === 'string' && event.thread_id !== threadId) {
+          threadId = event.thread_id
+          reported = request.onAgentId?.(threadId)
+        }
+        break
+      case 'item.completed': {
+        const item = event.item as Record<string, unknown> | undefined
+        if (item?.type === 'agent_message' && typeof item.text === 'string') {
+          finalText = item.text
+          if (request.onOutput) for (const text of item.text.split('\n')) request.onOutput(text)
+        } else if (item?.type === 'command_execution' && request.onOutput) request.onOutput(`$ ${String(item.command)}`)
+        break
+      }
+      case 'turn.completed':
+        turn = 'completed'
+        usage = numericFields(event.usage)
+        break
+      case 'turn.failed': {
+        turn = 'failed'
+        const error = event.error as {message?: unknown} | undefined
+        failure = typeof error?.message === 'string' ? error.message : 'turn failed'
+        break
+      }
+      case 'error':
+        // `Reconnecting... 2/5` is codex retrying by itself; only a turn.failed ends the turn.
+        if (typeof event.message === 'string' && !/^Reconnecting/i.test(event.message)) lastError = event.message
+        break
+    }
+  }
+  const result = await spawnAgent({
+    file,
+    args: codexArgs({cwd: request.cwd, options: request.options, prompt: request.prompt, resumeId}),
+    cwd: request.cwd,
+    env: request.options.env,
+    logFile: request.logFile,
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    onLine
+  })
+  await reported
+  const ok = result.exitCode === 0 && turn === 'completed' && !result.timedOut && !result.interrupted
+  const failureText = [failure ?? '', lastError ?? '', result.stderr].join('\n')
+  return {
+    ok,
+    agentId: threadId,
+    finalText,
+    reason: ok ? undefined : (processReason(result, file, request.timeoutMs) ?? failure ?? lastError ?? exitReason(result, file)),
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    interrupted: result.interrupted,
+    rateLimited: !ok && isRateLimited(failureText),
+    unknownSession: !ok && resumeId !== undefined && /no rollout found|thread\/resume failed/i.test(result.stderr),
+    spawnFailed: result.spawnFailed,
+    durationMs: Date.now() - started,
+    usage,
+    cumulativeUsage: usage !== undefined
+  }
+}

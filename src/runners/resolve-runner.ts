@@ -1,0 +1,39 @@
+import type {Agent, Plan} from '../plan/types.js'
+import type {Runner} from './runner.js'
+import {builtinRunners} from './builtin-runners.js'
+import {commandRunner} from './command.js'
+
+export const defaultRunner = 'claude'
+
+/**
+ * The runner value for an agent: the `--runner` flag (an explicit override for
+ * this run), then the agent's own `runner:` field (more specific than the plan's
+ * default), then front matter `runner`, then `claude`.
+ */
+export function runnerName(plan: Plan, agent: Agent, flag?: string): string {
+  return clean(flag) ?? clean(agent.fields.runner?.value) ?? clean(plan.settings.runner) ?? defaultRunner
+}
+
+const templates = new Map<string, Runner>()
+
+/** The runner for an agent (see `runnerName`); a name that is not a built-in runner is a command template. */
+export function resolveRunner(plan: Plan, agent: Agent, flag?: string): Runner {
+  const name = runnerName(plan, agent, flag)
+  const builtin = builtinRunners.get(name.toLowerCase())
+  if (builtin) return builtin
+  let runner = templates.get(name)
+  if (!runner) {
+    runner = commandRunner(name)
+    templates.set(name, runner)
+  }
+  return runner
+}
+
+/** A field value as written may carry backticks or quotes around it. */
+function clean(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  let text = value.trim()
+  const quoted = /^(`+|"|')([\s\S]*)\1$/.exec(text)
+  if (quoted) text = quoted[2]!.trim()
+  return text === '' ? undefined : text
+}
