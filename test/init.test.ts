@@ -3,20 +3,13 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {parse as parseYaml} from 'yaml'
-import {Command, CommanderError} from 'commander'
 import {registerInit} from '../src/cli/commands/init.js'
-import type {Io} from '../src/cli/io.js'
+import {runCommand} from '../fixtures/report/run-command.js'
 import {installCommands} from '../src/init/install-commands.js'
 import {isPristine, stampTemplate} from '../src/init/stamp-template.js'
 
 const claudePath = '.claude/commands/execute-parallel-plan.md'
 const codexPath = '.agents/skills/execute-parallel-plan/SKILL.md'
-
-function captureIo(cwd: string): Io & {out: string[]; err: string[]} {
-  const out: string[] = []
-  const err: string[] = []
-  return {out, err, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), isTTY: false, env: {}, cwd}
-}
 
 function frontMatter(text: string): {data: Record<string, string>; body: string} {
   const match = /^---\n([\s\S]*?)\n---\n/.exec(text)
@@ -31,20 +24,6 @@ function allows(rules: string[], command: string): boolean {
     if (!match) return false
     return match[2] ? command === match[1] || command.startsWith(match[1]! + ' ') : command === match[1]
   })
-}
-
-/** Run `mdplan init` in-process with only this command registered (the whole CLI pulls in every stage). */
-async function main(argv: string[], io: Io): Promise<number> {
-  let code = 0
-  const program = new Command('mdplan').exitOverride().configureOutput({writeOut: io.stdout, writeErr: io.stderr})
-  registerInit(program, io, (result) => (code = result))
-  try {
-    await program.parseAsync(argv, {from: 'user'})
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2
-    throw error
-  }
-  return code
 }
 
 describe('mdplan init', () => {
@@ -118,16 +97,18 @@ describe('mdplan init', () => {
 
   it('the CLI prints what it did and how to go on', async () => {
     const root = await mkdtemp(join(tmpdir(), 'mdplan-init-'))
-    const io = captureIo(root)
-    expect(await main(['init'], io)).toBe(0)
-    expect(io.out.join('')).toContain(`${claudePath}: created`)
-    expect(io.out.join('')).toContain('/execute-parallel-plan plan.md')
+    const first = await runCommand(registerInit, ['init'], {cwd: root})
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain(`${claudePath}: created`)
+    expect(first.stdout).toContain('/execute-parallel-plan plan.md')
     await writeFile(join(root, claudePath), 'mine\n')
-    const again = captureIo(root)
-    expect(await main(['init', '--dir', '.'], again)).toBe(0)
-    expect(again.out.join('')).toMatch(/skipped: .*mdplan init --force/)
-    const forced = captureIo(root)
-    expect(await main(['init', '--force'], forced)).toBe(0)
-    expect(forced.out.join('')).toContain(`${claudePath}: overwritten`)
+    const again = await runCommand(registerInit, ['init', '--dir', '.'], {cwd: root})
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/skipped: .*mdplan init --force/)
+    const forced = await runCommand(registerInit, ['init', '--force'], {cwd: root})
+    expect(forced.stdout).toContain(`${claudePath}: overwritten`)
+    const help = await runCommand(registerInit, ['init', '--help'], {cwd: root})
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/--force/)
   })
 })

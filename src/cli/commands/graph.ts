@@ -1,15 +1,41 @@
+import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {loadPlan} from '../../plan/load-plan.js'
+import {PlanError} from '../../plan/plan-error.js'
+import {formatPlanError} from '../../report/format-plan-error.js'
+import {renderMermaid} from '../../report/render-mermaid.js'
+import {writeGraph} from '../../report/write-graph.js'
 
-// Placeholder until this command lands; replaced by its owner.
 export const registerGraph: RegisterCommand = (program, io, done) => {
   program
     .command('graph')
-    .description('(not available yet)')
-    .allowUnknownOption()
-    .argument('[args...]')
-    .action(() => {
-      io.stderr('mdplan graph: not available yet\n')
-      done(exitCodes.failed)
+    .description('Print the plan’s DAG as a Mermaid flowchart, each agent styled by its status')
+    .argument('<plan>', 'the plan file')
+    .option('--write', 'keep a ```mermaid block under `## DAG Visualization` in the plan current (the ASCII picture is kept)')
+    .addHelpText('after', '\nSolid arrows are depends_on, dashed arrows soft_depends_on. GitHub renders the block in pull requests.\n')
+    .action(async (planPath: string, options: {write?: boolean}) => {
+      const file = resolve(io.cwd, planPath)
+      try {
+        if (!options.write) {
+          io.stdout(renderMermaid(await loadPlan(file)))
+          return done(exitCodes.ok)
+        }
+        // A running executor may write between our read and rename: try again a few times.
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const result = await writeGraph(file)
+          if (result.written) {
+            io.stdout(result.changed ? `${planPath}: DAG Visualization updated\n` : `${planPath}: DAG Visualization already current\n`)
+            return done(exitCodes.ok)
+          }
+        }
+        io.stderr(`mdplan graph: ${planPath} kept changing while being written; run \`mdplan graph --write ${planPath}\` again\n`)
+        done(exitCodes.failed)
+      } catch (error) {
+        if (!(error instanceof PlanError)) throw error
+        io.stderr(formatPlanError(error.diagnostics))
+        io.stderr('Fix the plan (or the path) and run `mdplan graph` again.\n')
+        done(exitCodes.invalid)
+      }
     })
 }

@@ -1,15 +1,36 @@
+import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {loadPlan} from '../../plan/load-plan.js'
+import {PlanError} from '../../plan/plan-error.js'
+import {colorEnabled} from '../../report/color-enabled.js'
+import {computeScorecard} from '../../report/compute-scorecard.js'
+import {formatPlanError} from '../../report/format-plan-error.js'
+import {formatScorecard} from '../../report/format-scorecard.js'
 
-// Placeholder until this command lands; replaced by its owner.
 export const registerReport: RegisterCommand = (program, io, done) => {
   program
     .command('report')
-    .description('(not available yet)')
-    .allowUnknownOption()
-    .argument('[args...]')
-    .action(() => {
-      io.stderr('mdplan report: not available yet\n')
-      done(exitCodes.failed)
+    .description('Print the scorecard of a finished or interrupted run, computed from the plan file')
+    .argument('<plan>', 'the plan file')
+    .option('--json', 'print the scorecard as JSON (the `scorecard` of the `run-finished` event)')
+    .addHelpText(
+      'after',
+      '\nPer agent: status, attempts and duration from the Execution State table; then wall-clock\n' +
+        '(Last updated − Started), sum of parts, speedup, build and integration.\n'
+    )
+    .action(async (planPath: string, options: {json?: boolean}) => {
+      let scorecard
+      try {
+        scorecard = computeScorecard(await loadPlan(resolve(io.cwd, planPath)))
+      } catch (error) {
+        if (!(error instanceof PlanError)) throw error
+        io.stderr(formatPlanError(error.diagnostics))
+        io.stderr('Fix the plan (or the path) and run `mdplan report` again.\n')
+        return done(exitCodes.invalid)
+      }
+      if (options.json) io.stdout(JSON.stringify(scorecard, null, 2) + '\n')
+      else io.stdout(formatScorecard(scorecard, {color: colorEnabled(io.env, io.isTTY)}))
+      done(exitCodes.ok)
     })
 }
