@@ -8,6 +8,7 @@ import {isIgnoredPath} from '../src/git/ignored-path.js'
 import {mergeOrder} from '../src/git/merge-order.js'
 import {ownershipMap, ownersOf} from '../src/git/ownership-map.js'
 import {normalizePath, pathMatches} from '../src/git/path-matches.js'
+import {runningWindows} from '../src/git/running-windows.js'
 import {planSlug, worktreeNames} from '../src/git/worktree-names.js'
 import {setNote} from '../src/plan/notes.js'
 import {fakePlan} from './helpers/git-plan.js'
@@ -207,5 +208,20 @@ describe('createMutex', () => {
     const results = await Promise.allSettled([task('a'), task('b', true), task('c')])
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c'])
+  })
+})
+
+describe('runningWindows', () => {
+  it('lists every agent that ran during a window', () => {
+    const windows = runningWindows()
+    windows.launched('A')
+    windows.launched('B')
+    expect(windows.finished('B')).toEqual(['B', 'A'])
+    windows.launched('C')
+    expect(windows.finished('A')).toEqual(['A', 'B', 'C'])
+    expect(windows.finished('C')).toEqual(['C', 'A'])
+    windows.launched('D')
+    expect(windows.finished('D')).toEqual(['D'])
+    expect(windows.finished('unknown')).toEqual(['unknown'])
   })
 })

@@ -124,6 +124,18 @@ describe('isolation: worktree', () => {
     expect(existsSync(join(c.path, 'src/c.ts'))).toBe(false)
   })
 
+  it('names the files in the way when the main tree’s own changes block a merge', async () => {
+    repo = await tempRepo({'src/shared.ts': shared})
+    const a = await worktreeFor('A')
+    await writeFile(join(a.path, 'src/a.ts'), 'a\n')
+    await repo.commit('moved on', {'src/other.ts': 'o\n'})
+    await repo.write('notes.txt', 'staged by a person\n')
+    await repo.git('add', 'notes.txt')
+    const merged = await mergeWorktree({root: repo.root, worktree: a.path, branch: a.branch, message: 'A'})
+    expect(merged).toEqual({ok: false, reason: 'git merge: changes in the main working tree are in the way: notes.txt', conflicts: []})
+    expect(await repo.git('status', '--porcelain')).toBe('A  notes.txt')
+  })
+
   it('reports nothing to merge when the branch has no new work', async () => {
     repo = await tempRepo()
     const a = await worktreeFor('A')

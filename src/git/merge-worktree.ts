@@ -67,7 +67,25 @@ async function merge(input: MergeWorktreeInput): Promise<MergeWorktreeResult> {
     const inMerge = (await runGit(input.root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])).ok
     if (inMerge) await runGit(input.root, ['merge', '--abort'])
     if (conflicts.length > 0) return fail(`merge conflict in ${conflicts.join(', ')}`, conflicts)
+    const blocked = blockingPaths(merged.stderr)
+    if (blocked.length > 0) return fail(`git merge: changes in the main working tree are in the way: ${blocked.join(', ')}`)
     return fail(gitReason(merged, 'git merge'))
   }
   return {ok: true, ...(workCommit ? {workCommit} : {}), head: (await headSha(input.root)) ?? '', merged: true}
+}
+
+/**
+ * Git lists the files in the way (staged changes, or local and untracked files
+ * the merge would overwrite) on indented lines after the error line; the
+ * first line alone names none of them.
+ */
+function blockingPaths(stderr: string): string[] {
+  const paths: string[] = []
+  let listing = false
+  for (const line of stderr.split('\n')) {
+    if (/would be overwritten by merge:\s*$/.test(line)) listing = true
+    else if (listing && /^\s+\S/.test(line)) paths.push(line.trim())
+    else listing = false
+  }
+  return [...new Set(paths)]
 }
