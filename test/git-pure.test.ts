@@ -11,6 +11,7 @@ import {normalizePath, pathMatches} from '../src/git/path-matches.js'
 import {runningWindows} from '../src/git/running-windows.js'
 import {planSlug, worktreeNames} from '../src/git/worktree-names.js'
 import {setNote} from '../src/plan/notes.js'
+import {parsePlan} from '../src/plan/parse-plan.js'
 import {fakePlan} from './helpers/git-plan.js'
 
 describe('pathMatches', () => {
@@ -54,6 +55,40 @@ describe('ownershipMap', () => {
         ['app/api/[id]/route.ts', ['B']],
         ['src/db.ts', ['B', 'C']],
         ['old/', ['C']]
+      ])
+    )
+  })
+
+  it('reads what a real plan declares', () => {
+    const parsed = parsePlan(
+      [
+        '# Parallel Plan: Auth',
+        '',
+        '## Agents',
+        '',
+        '### A: types',
+        '- **creates**: [`src/lib/types.ts`]',
+        '- **modifies**: []',
+        '- **prompt**: |',
+        '    Do it.',
+        '',
+        '### B: api',
+        '- **depends_on**: [A]',
+        '- **creates**: [app/api/[id]/route.ts, src/components/ErrorBoundary.tsx (if no ErrorBoundary exists)]',
+        '- **modifies**: [`src/lib/types.ts`]',
+        '- **deletes**: [`src/legacy/`]',
+        '- **prompt**: |',
+        '    Do it.',
+        ''
+      ].join('\n'),
+      'plan.md'
+    )
+    expect(ownershipMap(parsed)).toEqual(
+      new Map([
+        ['src/lib/types.ts', ['A', 'B']],
+        ['app/api/[id]/route.ts', ['B']],
+        ['src/components/ErrorBoundary.tsx', ['B']],
+        ['src/legacy/', ['B']]
       ])
     )
   })
@@ -141,6 +176,7 @@ describe('notes and reports', () => {
 describe('isIgnoredPath', () => {
   it.each([
     ['.mdplan/logs/a.log', true],
+    ['packages/web/.mdplan/logs/plan/A.1.log', true],
     ['plans/auth.md', true],
     ['plans/auth.md.lock/pid', true],
     ['plans/auth.md.3456789', true],

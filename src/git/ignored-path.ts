@@ -9,11 +9,12 @@ export interface IgnoreOptions {
 
 /**
  * Whether a changed path is mdplan's own doing and must not count against an
- * agent: the plan, its lock and temp files beside it, lock folders, `.mdplan/`.
+ * agent: the plan, its lock and temp files beside it, lock folders, any `.mdplan/`.
  */
 export function isIgnoredPath(path: string, options: IgnoreOptions = {}): boolean {
   const file = normalizePath(path)
-  if (file === '.mdplan' || file.startsWith('.mdplan/')) return true
+  // `.mdplan/` sits in the folder mdplan runs in, which may be below the repository root.
+  if (file.split('/').includes('.mdplan')) return true
   // Lock folders (proper-lockfile's `x.lock/`) only: `yarn.lock` or `Cargo.lock` are real work.
   if (file.split('/').slice(0, -1).some((segment) => segment.endsWith('.lock'))) return true
   const plan = options.planFile === undefined ? '' : normalizePath(options.planFile)
