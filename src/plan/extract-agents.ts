@@ -111,13 +111,11 @@ export function extractAgents(input: AgentsInput): Agent[] {
           } else agent.estimatedMs = ms
         } else if (key === 'prompt') {
           promptKey = true
-          if (read.block || field.value !== '') {
-            agent.prompt = {text: field.value, source: 'inline', file, position: at.span(read.valueStart, read.valueEnd)}
-          } else {
-            const code = item.children.find((child) => child.type === 'code')
-            if (code) agent.prompt = fencePrompt(code, at, file)
-            else awaitingFence = item === node.children[node.children.length - 1]
-          }
+          // A fence right under the key (inside the item, or just after the list) is the prompt.
+          const code = read.block || read.onKeyLine ? undefined : item.children.find((child) => child.type === 'code')
+          if (code) agent.prompt = fencePrompt(code, at, file)
+          else if (field.value !== '') agent.prompt = {text: field.value, source: 'inline', file, position: at.span(read.valueStart, read.valueEnd)}
+          else awaitingFence = item === node.children[node.children.length - 1]
         }
       }
       if (!anyField) {

@@ -19,6 +19,8 @@ export interface FieldRead {
   block: boolean
   /** Where the item's source ends (past a block that outruns the list item). */
   end: number
+  /** Whether the value starts on the key's own line (else it is on the lines below, or empty). */
+  onKeyLine: boolean
 }
 
 /** Read a list item as a field; `undefined` when it is not `key: value`. */
@@ -43,27 +45,35 @@ export function readField(item: ListItem, text: string, at: Locator, limit: numb
         valueStart: block.start,
         valueEnd: block.end,
         block: true,
-        end: Math.max(block.end, itemEnd)
+        end: Math.max(block.end, itemEnd),
+        onKeyLine: false
       }
     }
   }
 
-  const [from, to] = trimLines(text, valueStart, itemEnd)
+  const onKeyLine = inline.trim() !== ''
+  // A value on the lines below the key starts at its line's beginning, so that
+  // its first line is de-indented like the others.
+  let [from, to] = trimLines(text, valueStart, itemEnd)
+  if (!onKeyLine && to > from) from = at.lineStart(from)
   return {
-    field: {key, rawKey, value: dedent(text.slice(from, to)), position: at.span(start, itemEnd)},
+    field: {key, rawKey, value: dedent(text.slice(from, to), onKeyLine), position: at.span(start, itemEnd)},
     valueStart: from,
     valueEnd: to,
     block: false,
-    end: itemEnd
+    end: itemEnd,
+    onKeyLine
   }
 }
 
-/** Remove the common indent of continuation lines (the first line has none). */
-function dedent(value: string): string {
-  if (!value.includes('\n')) return value
+/** Remove the common indent of the value's lines (a first line on the key's line has none of its own). */
+function dedent(value: string, onKeyLine: boolean): string {
   const lines = value.split(/\r?\n/)
+  if (lines.length === 1 && onKeyLine) return value
+  const measured = onKeyLine ? lines.slice(1) : lines
   let indent = Infinity
-  for (const line of lines.slice(1)) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)![0].length)
+  for (const line of measured) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)![0].length)
   if (indent === Infinity || indent === 0) return lines.join('\n')
-  return [lines[0], ...lines.slice(1).map((line) => line.slice(Math.min(indent, /^[ \t]*/.exec(line)![0].length)))].join('\n')
+  const cut = (line: string): string => line.slice(Math.min(indent, /^[ \t]*/.exec(line)![0].length))
+  return onKeyLine ? [lines[0], ...lines.slice(1).map(cut)].join('\n') : lines.map(cut).join('\n')
 }

@@ -11,7 +11,8 @@ import type {Diagnostic, Settings} from './types.js'
  */
 export function readFrontMatter(text: string, start: number, end: number, at: Locator, file: string, messages: Diagnostic[]): Settings {
   const valueStart = text.indexOf('\n', start) + 1
-  const valueEnd = Math.max(valueStart, text.lastIndexOf('\n', end - 1))
+  let valueEnd = Math.max(valueStart, text.lastIndexOf('\n', end - 1))
+  if (valueEnd > valueStart && text[valueEnd - 1] === '\r') valueEnd--
   const source = text.slice(valueStart, valueEnd)
   const settings: Settings = {raw: {}, position: at.span(start, end)}
 
