@@ -1,0 +1,45 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+let counter = 0
+
+export interface AtomicWriteOptions {
+  /** File mode to give the new file (the old file's, to keep it). */
+  mode?: number
+  /** Called after the data is on disk, just before the rename: return false to give up (the temp file is removed). */
+  beforeRename?: () => boolean
+}
+
+/**
+ * Replace `file` with `data` so that a crash at any instant leaves either the
+ * old or the new file: a temp file in the same folder, written, fsynced,
+ * renamed over it. Synchronous on purpose: no signal handler, timer or other
+ * write can run between the steps, and every exit path that runs JavaScript
+ * goes through the `finally` that removes the temp file (SIGKILL leaves it to
+ * `cleanTempFiles` on the next open). Returns false when `beforeRename` gave up.
+ */
+export function atomicWrite(file: string, data: Uint8Array, options: AtomicWriteOptions = {}): boolean {
+  const temp = tempPath(file)
+  let renamed = false
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(temp, 'wx', 0o600)
+    for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written)
+    if (options.mode !== undefined) fs.fchmodSync(fd, options.mode)
+    fs.fsyncSync(fd)
+    fs.closeSync(fd)
+    fd = undefined
+    if (options.beforeRename && !options.beforeRename()) return false
+    fs.renameSync(temp, file)
+    renamed = true
+    return true
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+    if (!renamed) fs.rmSync(temp, {force: true})
+  }
+}
+
+/** `.plan.md.<pid>.<n>.mdplan-tmp` beside the plan: hidden, and owned by a pid so leftovers can be told apart. */
+export function tempPath(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${++counter}.mdplan-tmp`)
+}

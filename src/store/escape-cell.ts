@@ -1,0 +1,18 @@
+/**
+ * A value as a table cell's text: `|` escaped as `\|`, newlines turned into
+ * spaces, so a cell can never end its row early or break the table. A run of
+ * backslashes before a pipe is doubled, or it would escape the pipe's escape.
+ */
+export function escapeCell(value: string): string {
+  return normalizeCell(value)
+    .replace(/(\\+)(?=\|)/g, '$1$1')
+    .replace(/\|/g, '\\|')
+}
+
+const none = new Set(['—', '–', '-'])
+
+/** What a cell reads back as: one line, trimmed, a lone dash meaning none (''). */
+export function normalizeCell(value: string): string {
+  const line = value.replace(/\r\n|\r|\n/g, ' ').trim()
+  return none.has(line) ? '' : line
+}

@@ -1,0 +1,98 @@
+import {setNote} from '../plan/notes.js'
+import {metaKeys, type RowState, type TableMeta, type TableState} from './table-state.js'
+
+export interface HumanEdit {
+  agent: string
+  column: string
+  from: string
+  to: string
+}
+
+export interface Conflict {
+  agent: string
+  column: string
+  mine: string
+  theirs: string
+  winner: 'person' | 'mdplan'
+}
+
+export interface MergeResult {
+  state: TableState
+  humanEdits: HumanEdit[]
+  conflicts: Conflict[]
+}
+
+type Cell = 'status' | 'agentId' | 'duration' | 'notes'
+const cells: Array<[Cell, string]> = [
+  ['status', 'Status'],
+  ['agentId', 'Agent ID'],
+  ['duration', 'Duration'],
+  ['notes', 'Notes']
+]
+
+/**
+ * Three-way merge of the table, cell by cell. `base` is what mdplan last
+ * wrote, `mine` what it wants now, `theirs` what the file says now (only the
+ * rows it really has). A cell only one side changed takes that side's value;
+ * when both changed it the person wins, unless the agent is running (mdplan
+ * knows better then); either way the row's Notes say so. A row the person
+ * deleted comes back (its agent still exists); a row only they have is kept.
+ * `Last updated:` is mdplan's: it stamps every write. Pure.
+ */
+export function mergeState(base: TableState, mine: TableState, theirs: {rows: Map<string, RowState>; meta: TableMeta}, running: ReadonlySet<string>): MergeResult {
+  const humanEdits: HumanEdit[] = []
+  const conflicts: Conflict[] = []
+  const rows = new Map<string, RowState>()
+
+  for (const [agent, want] of mine.rows) {
+    const had = base.rows.get(agent)
+    const now = theirs.rows.get(agent)
+    if (!now) {
+      rows.set(agent, copy(want))
+      continue
+    }
+    const was = had ?? now
+    const merged = copy(want)
+    const notes: string[] = []
+    const pick = (column: string, b: string, m: string, t: string): string => {
+      if (t === b) return m
+      humanEdits.push({agent, column, from: b, to: t})
+      if (m === b || m === t) return t
+      const winner = running.has(agent) ? 'mdplan' : 'person'
+      conflicts.push({agent, column, mine: m, theirs: t, winner})
+      const kept = winner === 'person' ? t : m
+      notes.push(column === 'Notes' ? `Notes kept ${winner === 'person' ? "the person's edit" : "mdplan's"}` : `${column} kept ${kept || '—'}`)
+      return kept
+    }
+    for (const [key, column] of cells) merged[key] = pick(column, was[key], want[key], now[key]) as never
+    const columns = new Set([...Object.keys(want.extra), ...Object.keys(now.extra)])
+    for (const column of columns) {
+      const value = pick(column, was.extra[column] ?? '', want.extra[column] ?? now.extra[column] ?? '', now.extra[column] ?? '')
+      merged.extra[column] = value
+    }
+    if (notes.length > 0) merged.notes = setNote(merged.notes, 'conflict', notes.join(', '))
+    rows.set(agent, merged)
+  }
+  for (const [agent, row] of theirs.rows) if (!rows.has(agent)) rows.set(agent, copy(row))
+
+  const meta: TableMeta = {}
+  for (const [name, , label] of metaKeys) {
+    const b = base.meta[name]
+    const m = mine.meta[name]
+    const t = theirs.meta[name]
+    if (name === 'lastUpdated' || t === b) {
+      if (m !== undefined) meta[name] = m
+      else if (t !== undefined) meta[name] = t
+      continue
+    }
+    humanEdits.push({agent: '', column: label, from: b ?? '', to: t ?? ''})
+    if (t !== undefined) meta[name] = t
+    else if (m !== undefined && m !== b) meta[name] = m
+  }
+  return {state: {rows, meta}, humanEdits, conflicts}
+}
+
+function copy(row: RowState): RowState {
+  return {...row, extra: {...row.extra}}
+}
+

@@ -1,0 +1,96 @@
+import type {Plan, StateTable, Status} from '../plan/types.js'
+
+export interface RowState {
+  status: Status
+  /** The `Agent ID` cell (`agent-abc123`); '' for none. */
+  agentId: string
+  duration: string
+  notes: string
+  /** User-added columns by header text. */
+  extra: Record<string, string>
+}
+
+export interface TableMeta {
+  started?: string
+  lastUpdated?: string
+  build?: string
+  integration?: string
+}
+
+export interface TableState {
+  /** By agent id; plan order, then rows the plan does not know. */
+  rows: Map<string, RowState>
+  meta: TableMeta
+}
+
+/** The four meta lines mdplan owns, in the order it adds them. */
+export const metaKeys = [
+  ['started', 'started', 'Started'],
+  ['lastUpdated', 'last_updated', 'Last updated'],
+  ['build', 'build', 'Build'],
+  ['integration', 'integration', 'Integration']
+] as const
+
+export function emptyRow(): RowState {
+  return {status: 'pending', agentId: '', duration: '', notes: '', extra: {}}
+}
+
+/**
+ * The table as the file has it: a row for every agent (agents without a row
+ * read as pending with empty cells), then rows the plan does not know.
+ * `—` and empty cells read as ''.
+ */
+export function tableStateFromPlan(plan: Plan): TableState {
+  const found = readRows(plan)
+  const rows = new Map<string, RowState>()
+  for (const agent of plan.agents) rows.set(agent.id, found.get(agent.id) ?? emptyRow())
+  for (const [id, row] of found) if (!rows.has(id)) rows.set(id, row)
+  return {rows, meta: readMeta(plan)}
+}
+
+/** Only the rows the table really has, in table order (the first row wins for a repeated agent). */
+export function readRows(plan: Plan): Map<string, RowState> {
+  const rows = new Map<string, RowState>()
+  const table = plan.state?.table
+  if (!table) return rows
+  for (const row of table.rows) {
+    if (row.agent === '' || rows.has(row.agent)) continue
+    rows.set(row.agent, rowFromCells(row.cells.map((cell) => cell.value), row.status, table))
+  }
+  return rows
+}
+
+export function rowFromCells(values: readonly string[], status: Status | undefined, table: Pick<StateTable, 'columns' | 'index'>): RowState {
+  const {index} = table
+  const at = (i: number): string => (i === -1 ? '' : none(values[i] ?? ''))
+  const extra: Record<string, string> = {}
+  table.columns.forEach((column, i) => {
+    if (isStandard(i, index) || column in extra) return
+    extra[column] = none(values[i] ?? '')
+  })
+  return {status: status ?? 'pending', agentId: at(index.agentId), duration: at(index.duration), notes: at(index.notes), extra}
+}
+
+export function readMeta(plan: Plan): TableMeta {
+  const meta: TableMeta = {}
+  for (const line of plan.state?.meta ?? []) {
+    for (const [name, key] of metaKeys) {
+      if (line.key === key && meta[name] === undefined) meta[name] = none(line.value.trim())
+    }
+  }
+  return meta
+}
+
+export function isStandard(i: number, index: StateTable['index']): boolean {
+  return i === index.agent || i === index.status || i === index.agentId || i === index.duration || i === index.notes
+}
+
+function none(value: string): string {
+  return value === '—' || value === '–' || value === '-' ? '' : value
+}
+
+export function cloneState(state: TableState): TableState {
+  const rows = new Map<string, RowState>()
+  for (const [id, row] of state.rows) rows.set(id, {...row, extra: {...row.extra}})
+  return {rows, meta: {...state.meta}}
+}
