@@ -153,7 +153,7 @@ function unterminatedFence(nodes: RootContent[], text: string, at: Locator, file
           messages.push({
             severity: 'error',
             rule: 'unterminated-fence',
-            reason: `code fence \`${open[1]}\` is never closed: everything after it is read as code`,
+            reason: `code fence opened with ${open[1]} is never closed: everything after it is read as code`,
             file,
             place: at.span(start, at.lineEnd(start))
           })

@@ -49,6 +49,8 @@ export function readField(item: ListItem, text: string, at: Locator, limit: numb
         onKeyLine: false
       }
     }
+    // `prompt: |` with nothing indented under it: an empty value, not a `|`.
+    return {field: {key, rawKey, value: '', position: at.span(start, itemEnd)}, valueStart: firstLineEnd, valueEnd: firstLineEnd, block: true, end: itemEnd, onKeyLine: false}
   }
 
   const onKeyLine = inline.trim() !== ''

@@ -127,7 +127,8 @@ function checkTable(plan: Plan, agents: Map<string, Agent>, out: Diagnostic[]): 
   const file = plan.file
   const table = plan.state?.table
   if (!plan.state) {
-    if (agents.size > 0) out.push({severity: 'info', rule: 'missing-state-section', reason: 'no `## Execution State` section yet: one is appended, with a row per agent, on the first write', file})
+    // After a parse error (a fence that swallowed the rest, say) the section may well exist.
+    if (agents.size > 0 && !plan.messages.some((d) => d.severity === 'error')) out.push({severity: 'info', rule: 'missing-state-section', reason: 'no `## Execution State` section yet: one is appended, with a row per agent, on the first write', file})
     return
   }
   if (!table) return
