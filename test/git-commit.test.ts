@@ -100,6 +100,17 @@ describe('commit: true', () => {
     expect(await repo.git('log', '-1', '--format=%an <%ae> / %cn <%ce>')).toBe('Dana <dana@example.com> / Dana <dana@example.com>')
   })
 
+  it('waits for an index.lock another process holds briefly', async () => {
+    repo = await tempRepo()
+    await repo.write('src/a.ts', 'a\n')
+    const {writeFile, unlink} = await import('node:fs/promises')
+    const lock = join(repo.root, '.git/index.lock')
+    await writeFile(lock, '')
+    setTimeout(() => void unlink(lock), 200)
+    const result = await commitAgent({root: repo.root, paths: ['src/a.ts'], message: 'A'})
+    expect(result.ok && result.commit).toBeTruthy()
+  })
+
   it('reports a failing commit as a value', async () => {
     repo = await tempRepo()
     await repo.write('src/a.ts', 'a\n')

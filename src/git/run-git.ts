@@ -18,7 +18,7 @@ export interface RunGitOptions {
 }
 
 // Agents run git themselves in the same repository, so a held lock is normal and short-lived.
-const lockHeld = /\.lock': File exists|Unable to create '[^']*\.lock'|could not lock config file|cannot lock ref/i
+const lockHeld = /\.lock': File exists|Unable to create '[^']*\.lock'|could not lock config file/i
 const lockDelaysMs = [50, 100, 200, 300, 500, 800, 1000, 1500]
 
 /**
