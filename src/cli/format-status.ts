@@ -18,7 +18,9 @@ export function formatStatus(status: PlanStatus): string {
     lines.push('Blocked:')
     for (const entry of status.blocked) {
       const by = entry.by.map((dep) => `${dep.id} (${dep.status})`).join(', ')
-      const failed = entry.failedUpstream.length > 0 ? ` — cannot run until failed ${entry.failedUpstream.join(', ')} is fixed` : ''
+      // A failed direct dependency already says so; name the failures further up.
+      const further = entry.failedUpstream.filter((id) => !entry.by.some((dep) => dep.id === id))
+      const failed = further.length > 0 ? `; upstream ${further.join(', ')} failed` : ''
       lines.push(`  ${entry.id} by ${by}${failed}`)
     }
   }
