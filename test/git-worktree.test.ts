@@ -232,5 +232,12 @@ setInterval(() => {}, 1000)
     expect(await registered()).toEqual([])
     expect(existsSync(stray)).toBe(false)
     expect(formatCleanup(result)).toContain('git: kept branch with unmerged work: mdplan/auth/C')
+
+    // Relaunching C picks its kept branch up again, with its work, from where it left the main line.
+    const start = await repo.git('rev-parse', 'HEAD')
+    await repo.commit('main moved on', {'src/other.ts': 'o\n'})
+    const again = await worktreeFor('C')
+    expect(again).toMatchObject({reused: false, base: start})
+    expect(existsSync(join(again.path, 'src/c.ts'))).toBe(true)
   })
 })

@@ -2,7 +2,6 @@ import {mkdir, rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import type {GitFailure} from './git-failure.js'
 import {gitMutex, type Mutex} from './git-mutex.js'
-import {headSha} from './head-sha.js'
 import {canonicalPath, listWorktrees} from './list-worktrees.js'
 import {gitReason, runGit} from './run-git.js'
 import {worktreeNames} from './worktree-names.js'
@@ -30,7 +29,7 @@ export type CreateWorktreeResult =
       /** The folder the agent runs in. */
       path: string
       branch: string
-      /** The commit the branch starts from (for a reused worktree: the base asked for, or HEAD). */
+      /** The commit the branch starts from (for a reused worktree or branch: where it left `base`'s line). */
       base: string
       /** An existing worktree was kept. */
       reused: boolean
@@ -48,13 +47,16 @@ export async function createWorktree(input: CreateWorktreeInput): Promise<Create
 
 async function create(input: CreateWorktreeInput): Promise<CreateWorktreeResult> {
   const names = worktreeNames(input.root, input.slug, input.agent)
-  const base = input.base ?? (await headSha(input.root))
-  if (base === undefined) return {ok: false, reason: 'git worktree: the repository has no commit yet to branch from'}
+  const resolved = await runGit(input.root, ['rev-parse', '--verify', '--quiet', `${input.base ?? 'HEAD'}^{commit}`])
+  if (!resolved.ok) {
+    return {ok: false, reason: input.base ? `git worktree: ${input.base} is not a commit` : 'git worktree: the repository has no commit yet to branch from'}
+  }
+  const base = resolved.stdout.trim()
   await ignoreMdplanFolder(input.root)
 
   const wanted = await canonicalPath(names.path)
   const existing = await findWorktree(input.root, wanted)
-  if (existing && !input.fresh) return {ok: true, path: names.path, branch: names.branch, base, reused: true}
+  if (existing && !input.fresh) return {ok: true, path: names.path, branch: names.branch, base: await forkPoint(input.root, names.branch, base), reused: true}
   if (existing) {
     const removed = await runGit(input.root, ['worktree', 'remove', '--force', '--force', names.path])
     if (!removed.ok) return {ok: false, reason: gitReason(removed, 'git worktree remove')}
@@ -70,7 +72,14 @@ async function create(input: CreateWorktreeInput): Promise<CreateWorktreeResult>
     : ['worktree', 'add', '-B', names.branch, names.path, base]
   const added = await runGit(input.root, args)
   if (!added.ok) return {ok: false, reason: gitReason(added, 'git worktree add')}
-  return {ok: true, path: names.path, branch: names.branch, base, reused: false}
+  const start = branchExists && !input.fresh ? await forkPoint(input.root, names.branch, base) : base
+  return {ok: true, path: names.path, branch: names.branch, base: start, reused: false}
+}
+
+// A kept branch started earlier than `base`: its base is where it left the main line.
+async function forkPoint(root: string, branch: string, base: string): Promise<string> {
+  const result = await runGit(root, ['merge-base', base, branch])
+  return result.ok ? result.stdout.trim() : base
 }
 
 async function findWorktree(root: string, wanted: string): Promise<boolean> {
