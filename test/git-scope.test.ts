@@ -91,6 +91,16 @@ describe('changedSince', () => {
     expect(result.ok && result.after.head).toBe(await headSha(repo.root))
   })
 
+  it('keeps odd file names intact', async () => {
+    repo = await tempRepo({'docs/ünï côde.md': 'u\n'})
+    const before = await snapshot(repo.root)
+    await repo.commit('with a tab', {'docs/tab\there.md': 't\n'})
+    await repo.write('docs/ünï côde.md', 'changed\n')
+    await repo.write('app/api/[id]/route "x".ts', 'r\n')
+    expect([...(await snapshot(repo.root)).dirty.keys()].sort()).toEqual(['app/api/[id]/route "x".ts', 'docs/ünï côde.md'])
+    expect(await changed(before)).toEqual(['app/api/[id]/route "x".ts', 'docs/tab\there.md', 'docs/ünï côde.md'])
+  })
+
   it('works before the first commit', async () => {
     const dir = await tempDir()
     const {execa} = await import('execa')
