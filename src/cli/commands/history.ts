@@ -1,15 +1,60 @@
+import {relative, resolve} from 'node:path'
+import {InvalidArgumentError} from 'commander'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {loadPlan} from '../../plan/load-plan.js'
+import {PlanError} from '../../plan/plan-error.js'
+import {readHistory} from '../../history/read-history.js'
+import {updateHistory} from '../../history/update-history.js'
+import {writeHistory} from '../../history/write-history.js'
+import {formatPlanError} from '../../report/format-plan-error.js'
 
-// Placeholder until this command lands; replaced by its owner.
+function positiveInteger(value: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1')
+  return n
+}
+
 export const registerHistory: RegisterCommand = (program, io, done) => {
   program
     .command('history')
-    .description('(not available yet)')
-    .allowUnknownOption()
-    .argument('[args...]')
-    .action(() => {
-      io.stderr('mdplan history: not available yet\n')
-      done(exitCodes.failed)
+    .description('Record the plan’s agents in an agent-history file (schema 1.2) and current-agent-id.txt')
+    .argument('<plan>', 'the plan file')
+    .option('--out <file>', 'the history file', '.planning/agent-history.json')
+    .option('--max-entries <n>', 'keep at most this many entries (default: the file’s max_entries, else 50)', positiveInteger)
+    .addHelpText(
+      'after',
+      '\nOne entry per agent that has run: in_progress and needs_input are "spawned", then "completed" or "failed";\n' +
+        'pending agents are left out. Pruning drops the oldest completed entries first, then failed ones, never a\n' +
+        'spawned one. current-agent-id.txt (beside --out) names the latest running agent, else the last recorded.\n'
+    )
+    .action(async (planPath: string, options: {out: string; maxEntries?: number}) => {
+      const out = resolve(io.cwd, options.out)
+      let plan
+      try {
+        plan = await loadPlan(resolve(io.cwd, planPath))
+      } catch (error) {
+        if (!(error instanceof PlanError)) throw error
+        io.stderr(formatPlanError(error.diagnostics))
+        io.stderr('Fix the plan (or the path) and run `mdplan history` again.\n')
+        return done(exitCodes.invalid)
+      }
+      let existing
+      try {
+        existing = await readHistory(out)
+      } catch (error) {
+        io.stderr(`mdplan history: ${(error as Error).message}; fix it or move it away, then run \`mdplan history\` again. Nothing was written.\n`)
+        return done(exitCodes.invalid)
+      }
+      const {history, currentAgentId} = updateHistory(existing, plan, {
+        planName: planPath,
+        now: new Date().toISOString(),
+        maxEntries: options.maxEntries
+      })
+      const {currentFile} = writeHistory(out, history, currentAgentId)
+      const shown = relative(io.cwd, out) || out
+      io.stdout(`${shown}: ${history.entries.length} entr${history.entries.length === 1 ? 'y' : 'ies'} (max ${history.max_entries})\n`)
+      if (currentFile) io.stdout(`${relative(io.cwd, currentFile)}: ${currentAgentId}\n`)
+      done(exitCodes.ok)
     })
 }

@@ -1,0 +1,25 @@
+import {readFile} from 'node:fs/promises'
+import type {AgentHistory} from './history-types.js'
+
+/** The history file, `undefined` when there is none yet; an Error naming the file when it is not a history. */
+export async function readHistory(file: string): Promise<AgentHistory | undefined> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  if (text.trim() === '') return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON (${(error as Error).message})`)
+  }
+  const record = value as Partial<AgentHistory> | null
+  if (typeof record !== 'object' || record === null || Array.isArray(record) || !Array.isArray(record.entries ?? [])) {
+    throw new Error(`${file} is not an agent history (expected {"version", "max_entries", "entries": […]})`)
+  }
+  return {...record, version: String(record.version ?? ''), max_entries: typeof record.max_entries === 'number' ? record.max_entries : 50, entries: record.entries ?? []} as AgentHistory
+}

@@ -1,0 +1,97 @@
+import type {Plan, Status} from '../plan/types.js'
+import {dependencyDepth} from './dependency-depth.js'
+import {defaultMaxEntries, historyVersion, type AgentHistory, type HistoryEntry} from './history-types.js'
+import {pruneHistory} from './prune-history.js'
+
+export interface UpdateHistoryOptions {
+  /** The plan as the history should name it (the path given on the command line). */
+  planName: string
+  /** ISO 8601: the time recorded for entries first seen now. */
+  now: string
+  /** Overrides the file's own `max_entries`. */
+  maxEntries?: number
+}
+
+export interface UpdatedHistory {
+  history: AgentHistory
+  /** For `current-agent-id.txt`: the latest running agent of the plan, else the last one recorded. */
+  currentAgentId?: string
+}
+
+/**
+ * How a row's status reads in the history. `needs_input` stays `spawned`: the
+ * agent's session waits for an answer and will be resumed, so it must not be
+ * pruned. `pending` rows have no agent yet and are left out.
+ */
+const statusMap: Partial<Record<Status, string>> = {
+  in_progress: 'spawned',
+  needs_input: 'spawned',
+  completed: 'completed',
+  failed: 'failed'
+}
+
+/**
+ * The history file after recording every agent of `plan` that has run: one
+ * entry per agent, updated in place when it is already there (matched by
+ * `agent_id` and `plan`), new ones appended; then pruned to `max_entries`.
+ * Pure: the caller reads and writes the file.
+ */
+export function updateHistory(existing: AgentHistory | undefined, plan: Plan, options: UpdateHistoryOptions): UpdatedHistory {
+  const maxEntries = options.maxEntries ?? existing?.max_entries ?? defaultMaxEntries
+  const entries = [...(existing?.entries ?? [])]
+  const table = plan.state?.table
+  const rows = new Map((table?.rows ?? []).map((row) => [row.agent, row]))
+  const depth = dependencyDepth(plan)
+  let current: HistoryEntry | undefined
+  let last: HistoryEntry | undefined
+
+  for (const agent of plan.agents) {
+    const row = rows.get(agent.id)
+    const status = row?.status === undefined ? undefined : statusMap[row.status]
+    if (!row || status === undefined) continue
+    const cell = (index: number | undefined): string => {
+      const value = index !== undefined && index >= 0 ? (row.cells[index]?.value ?? '') : ''
+      return value === '—' ? '' : value
+    }
+    const agentId = cell(table?.index.agentId) || agent.id
+    const at = entries.findIndex((entry) => entry.plan === options.planName && (entry.agent_id === agentId || entry.agent_id === agent.id))
+    const previous = at === -1 ? undefined : entries[at]
+    const finished = status !== 'spawned'
+    const description = agent.fields.description?.value
+    const entry: HistoryEntry = {
+      ...previous,
+      agent_id: agentId,
+      task_description: `${agent.id}: ${agent.name}${description ? ` — ${description}` : ''}`,
+      phase: previous?.phase ?? plan.title ?? null,
+      plan: options.planName,
+      segment: previous?.segment ?? null,
+      timestamp: previous?.timestamp ?? options.now,
+      status,
+      completion_timestamp: finished ? (previous?.status === status && previous.completion_timestamp ? previous.completion_timestamp : options.now) : null,
+      execution_mode: 'parallel',
+      parallel_group: `wave-${(depth.get(agent.id) ?? 0) + 1}`,
+      granularity: 'agent',
+      depends_on: agent.dependsOn.map((dep) => dep.id),
+      files_modified: [...agent.creates, ...agent.modifies, ...agent.deletes].map((path) => path.path),
+      checkpoints_skipped: typeof previous?.checkpoints_skipped === 'number' ? previous.checkpoints_skipped : 0,
+      task_results: [
+        {
+          task: `${agent.id}: ${agent.name}`,
+          status: row.status,
+          duration: cell(table?.index.duration) || null,
+          notes: cell(table?.index.notes) || null
+        }
+      ]
+    }
+    if (at === -1) entries.push(entry)
+    else entries[at] = entry
+    last = entry
+    if (status === 'spawned' && (!current || Date.parse(entry.timestamp) >= Date.parse(current.timestamp))) current = entry
+  }
+
+  const history: AgentHistory = {...existing, version: historyVersion, max_entries: maxEntries, entries: pruneHistory(entries, maxEntries)}
+  const result: UpdatedHistory = {history}
+  const currentAgentId = (current ?? last)?.agent_id
+  if (currentAgentId !== undefined) result.currentAgentId = currentAgentId
+  return result
+}
