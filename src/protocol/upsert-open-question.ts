@@ -1,3 +1,4 @@
+import type {Plan, Section} from '../plan/types.js'
 import {openQuestionEntries} from './open-question-entries.js'
 import {renderOpenQuestion, type OpenQuestionEntry} from './render-open-question.js'
 
@@ -6,10 +7,18 @@ export const openQuestionsTitle = 'Open Questions'
 /**
  * The whole `## Open Questions` section with `entry` in it: the agent's
  * existing entry replaced in place, or the entry appended. Every other byte
- * (other entries, prose, trailing blank lines) stays as it was. `section` is
- * the current section text, heading included, or undefined when there is none.
+ * (other entries, prose, trailing blank lines) stays as it was. `current` is
+ * the section's text (heading included), or the parsed `Section` as
+ * `PlanStore.editSection` passes it (pass `plan` too for the heading's exact
+ * bytes), or undefined when there is none.
  */
-export function upsertOpenQuestion(section: string | undefined, entry: OpenQuestionEntry, eol: '\n' | '\r\n' = '\n'): string {
+export function upsertOpenQuestion(
+  current: string | Section | undefined,
+  entry: OpenQuestionEntry,
+  eol: '\n' | '\r\n' = '\n',
+  plan?: Plan
+): string {
+  const section = typeof current === 'object' ? sectionText(current, plan) : current
   const rendered = renderOpenQuestion(entry, eol)
   if (section === undefined || section.trim() === '') return `## ${openQuestionsTitle}${eol}${eol}${rendered}${eol}`
   const trailing = /\s*$/.exec(section)![0]
@@ -27,4 +36,9 @@ export function upsertOpenQuestion(section: string | undefined, entry: OpenQuest
   }
   const separator = `${eol}${eol}`
   return `${content}${separator}${rendered}${trailing === '' ? '' : trailing.includes('\n') ? trailing : eol + trailing}`
+}
+
+function sectionText(section: Section, plan: Plan | undefined): string {
+  if (plan) return plan.text.slice(section.section.start.offset, section.section.end.offset)
+  return `## ${section.title}\n${section.body}`
 }
