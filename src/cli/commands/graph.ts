@@ -21,16 +21,9 @@ export const registerGraph: RegisterCommand = (program, io, done) => {
           io.stdout(renderMermaid(await loadPlan(file)))
           return done(exitCodes.ok)
         }
-        // A running executor may write between our read and rename: try again a few times.
-        for (let attempt = 0; attempt < 5; attempt++) {
-          const result = await writeGraph(file)
-          if (result.written) {
-            io.stdout(result.changed ? `${planPath}: DAG Visualization updated\n` : `${planPath}: DAG Visualization already current\n`)
-            return done(exitCodes.ok)
-          }
-        }
-        io.stderr(`mdplan graph: ${planPath} kept changing while being written; run \`mdplan graph --write ${planPath}\` again\n`)
-        done(exitCodes.failed)
+        const result = await writeGraph(file)
+        io.stdout(result.changed ? `${planPath}: DAG Visualization updated\n` : `${planPath}: DAG Visualization already current\n`)
+        done(exitCodes.ok)
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
         io.stderr(formatPlanError(error.diagnostics))
