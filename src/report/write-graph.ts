@@ -1,3 +1,4 @@
+import {resolve} from 'node:path'
 import {PlanStore} from '../store/plan-store.js'
 import {loadPlan} from '../plan/load-plan.js'
 import {replaceSection} from '../store/replace-section.js'
@@ -14,12 +15,12 @@ export interface WriteGraphResult {
  * through the plan store: only that block changes, atomically, and a running
  * executor's writes made meanwhile are kept.
  */
-export async function writeGraph(file: string): Promise<WriteGraphResult> {
+export async function writeGraph(file: string, options: {cwd?: string} = {}): Promise<WriteGraphResult> {
   // loadPlan first: a missing or unreadable plan is a PlanError with a clear message.
-  const plan = await loadPlan(file)
+  const plan = await loadPlan(file, options)
   const current = plan.sections.find((section) => section.title.trim().toLowerCase() === dagSectionTitle.toLowerCase())
   if (replaceSection(plan, dagSectionTitle, dagSection(current, plan)).text === plan.text) return {changed: false}
-  const store = await PlanStore.open(file)
+  const store = await PlanStore.open(options.cwd ? resolve(options.cwd, file) : file)
   await store.editSection(dagSectionTitle, dagSection)
   return {changed: true}
 }

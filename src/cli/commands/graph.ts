@@ -1,9 +1,8 @@
-import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {formatDiagnostic} from '../format-diagnostic.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
-import {formatPlanError} from '../../report/format-plan-error.js'
 import {renderMermaid} from '../../report/render-mermaid.js'
 import {writeGraph} from '../../report/write-graph.js'
 
@@ -15,18 +14,17 @@ export const registerGraph: RegisterCommand = (program, io, done) => {
     .option('--write', 'keep a ```mermaid block under `## DAG Visualization` in the plan current (the ASCII picture is kept)')
     .addHelpText('after', '\nSolid arrows are depends_on, dashed arrows soft_depends_on. GitHub renders the block in pull requests.\n')
     .action(async (planPath: string, options: {write?: boolean}) => {
-      const file = resolve(io.cwd, planPath)
       try {
         if (!options.write) {
-          io.stdout(renderMermaid(await loadPlan(file)))
+          io.stdout(renderMermaid(await loadPlan(planPath, {cwd: io.cwd})))
           return done(exitCodes.ok)
         }
-        const result = await writeGraph(file)
+        const result = await writeGraph(planPath, {cwd: io.cwd})
         io.stdout(result.changed ? `${planPath}: DAG Visualization updated\n` : `${planPath}: DAG Visualization already current\n`)
         done(exitCodes.ok)
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
-        io.stderr(formatPlanError(error.diagnostics))
+        for (const diagnostic of error.diagnostics) io.stderr(formatDiagnostic(diagnostic) + '\n')
         io.stderr('Fix the plan (or the path) and run `mdplan graph` again.\n')
         done(exitCodes.invalid)
       }

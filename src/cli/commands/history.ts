@@ -2,12 +2,12 @@ import {relative, resolve} from 'node:path'
 import {InvalidArgumentError} from 'commander'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {formatDiagnostic} from '../format-diagnostic.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {readHistory} from '../../history/read-history.js'
 import {updateHistory} from '../../history/update-history.js'
 import {writeHistory} from '../../history/write-history.js'
-import {formatPlanError} from '../../report/format-plan-error.js'
 
 function positiveInteger(value: string): number {
   const n = Number(value)
@@ -32,10 +32,10 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
       const out = resolve(io.cwd, options.out)
       let plan
       try {
-        plan = await loadPlan(resolve(io.cwd, planPath))
+        plan = await loadPlan(planPath, {cwd: io.cwd})
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
-        io.stderr(formatPlanError(error.diagnostics))
+        for (const diagnostic of error.diagnostics) io.stderr(formatDiagnostic(diagnostic) + '\n')
         io.stderr('Fix the plan (or the path) and run `mdplan history` again.\n')
         return done(exitCodes.invalid)
       }

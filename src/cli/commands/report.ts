@@ -1,11 +1,10 @@
-import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {formatDiagnostic} from '../format-diagnostic.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {colorEnabled} from '../../report/color-enabled.js'
 import {computeScorecard} from '../../report/compute-scorecard.js'
-import {formatPlanError} from '../../report/format-plan-error.js'
 import {formatScorecard} from '../../report/format-scorecard.js'
 
 export const registerReport: RegisterCommand = (program, io, done) => {
@@ -22,10 +21,10 @@ export const registerReport: RegisterCommand = (program, io, done) => {
     .action(async (planPath: string, options: {json?: boolean}) => {
       let scorecard
       try {
-        scorecard = computeScorecard(await loadPlan(resolve(io.cwd, planPath)))
+        scorecard = computeScorecard(await loadPlan(planPath, {cwd: io.cwd}))
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
-        io.stderr(formatPlanError(error.diagnostics))
+        for (const diagnostic of error.diagnostics) io.stderr(formatDiagnostic(diagnostic) + '\n')
         io.stderr('Fix the plan (or the path) and run `mdplan report` again.\n')
         return done(exitCodes.invalid)
       }
