@@ -36,7 +36,12 @@ const keyPattern = new RegExp(`^(?:[-*+]\\s+)?(${knownKeys.map((key) => key.repl
 
 /** `{key, value}` when the line starts a known key (key lower-cased, single-spaced). */
 export function keyOf(line: string): {key: string; value: string} | undefined {
-  const match = keyPattern.exec(plainLine(line))
+  // Indented lines belong to the value above (a YAML-ish resume state may say `files: 2`).
+  if (/^\s{2,}/.test(line)) return undefined
+  const plain = plainLine(line)
+  const option = /^(?:[-*+]\s+)?option\s+\w+\s*[:.)\-]\s*(.*)$/i.exec(plain)
+  if (option) return {key: 'option', value: option[1]!.trim()}
+  const match = keyPattern.exec(plain)
   if (!match) return undefined
   return {key: match[1]!.toLowerCase().replace(/[\s_-]+/g, ' '), value: match[2]!.trim()}
 }

@@ -38,11 +38,12 @@ export function parseResult(text: string): ResultBlock | undefined {
     return {kind: 'error', description: get('description') || rest || free || undefined, details: get('details') || undefined}
   }
   const context = get('context') ?? ''
-  const options = listItems(get('options') ?? '')
+  const listed = listItems(get('options') ?? '')
+  // `Option 1: …` lines stand for an Options list when there is none.
+  const options = listed.length > 0 ? listed : values.filter((value) => value.key === 'option').map((value) => blockText(value).replace(/\s+/g, ' '))
   const free = values[0]!.lines.map((line) => plainLine(line)).filter((line) => line !== '')
-  const fallbackOptions = options.length > 0 ? options : listItems(free.filter((line) => /^Option\s+\w+\s*[:.)\-]/i.test(line)).join('\n'))
-  const question = get('question') || rest || free.find((line) => !/^Option\s+\w+/i.test(line)) || context.split('\n')[0] || 'The agent asked a question'
-  return {kind: 'question', question: question.replace(/\s+/g, ' ').trim(), context, resumeState: unfence(get('resume state') ?? ''), options: fallbackOptions}
+  const question = get('question') || rest || free[0] || context.split('\n')[0] || 'The agent asked a question'
+  return {kind: 'question', question: question.replace(/\s+/g, ' ').trim(), context, resumeState: unfence(get('resume state') ?? ''), options}
 }
 
 function lastResultLine(lines: readonly string[]): {index: number; kind: string; rest: string} | undefined {
