@@ -1,15 +1,142 @@
+import {Option} from 'commander'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
+import {runPlan, defaultConcurrency, defaultMaxAttempts} from '../../run-plan.js'
+import {dryRun} from '../../run/dry-run.js'
+import {parseDuration} from '../../util/parse-duration.js'
+import {createReporter} from '../../report/create-reporter.js'
+import {reportFailure} from '../report-failure.js'
 
-// Placeholder until this command lands; replaced by its owner.
+interface RunFlags {
+  concurrency?: string
+  runner?: string
+  maxAttempts?: string
+  agentTimeout?: string
+  failFast?: boolean
+  dryRun?: boolean
+  cwd?: string
+  json?: boolean
+  quiet?: boolean
+  color?: boolean
+  model?: string
+  permissionMode?: string
+  allowedTools?: string[]
+  maxTurns?: string
+  maxBudgetUsd?: string
+}
+
 export const registerRun: RegisterCommand = (program, io, done) => {
   program
     .command('run')
-    .description('(not available yet)')
-    .allowUnknownOption()
-    .argument('[args...]')
-    .action(() => {
-      io.stderr('mdplan run: not available yet\n')
-      done(exitCodes.failed)
+    .description('Run a plan: launch each agent as soon as its dependencies are done, recording every event in the plan')
+    .argument('<plan>', 'the plan file (Markdown)')
+    .option('-c, --concurrency <n>', `agents running at once (front matter \`concurrency\`; default ${defaultConcurrency})`)
+    .option('-r, --runner <runner>', 'claude, codex, gemini, opencode, shell, or a command template; overrides the plan')
+    .option('--max-attempts <n>', `attempts per agent before it stays failed (default ${defaultMaxAttempts})`)
+    .option('--agent-timeout <duration>', 'kill an agent (its whole process tree) after this long, e.g. 30m')
+    .option('--fail-fast', 'stop launching after the first failure')
+    .option('--dry-run', 'print what would launch, in what order, with what prompt; change nothing')
+    .option('--cwd <dir>', 'where agents run (default: the current folder)')
+    .option('--json', 'print newline-delimited JSON events on stdout')
+    .option('-q, --quiet', 'print only the final scorecard')
+    .option('--no-color', 'no colours (also: NO_COLOR)')
+    .option('--model <model>', 'model for every agent (beats front matter and agent fields)')
+    .addOption(new Option('--permission-mode <mode>', 'claude permission mode (default acceptEdits)'))
+    .option('--allowed-tools <tools...>', 'claude --allowedTools')
+    .option('--max-turns <n>', 'claude --max-turns')
+    .option('--max-budget-usd <usd>', 'claude --max-budget-usd')
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 all completed and verification passed; 1 something failed, waits
+for an answer, or is blocked; 2 invalid plan or arguments; 3 another run holds
+the lock; 130 interrupted (run again to resume).`
+    )
+    .action(async (plan: string, flags: RunFlags) => {
+      done(await run(plan, flags))
     })
+
+  async function run(plan: string, flags: RunFlags): Promise<number> {
+    const numbers: Record<string, number | undefined> = {}
+    for (const [name, value] of [
+      ['concurrency', flags.concurrency],
+      ['max-attempts', flags.maxAttempts],
+      ['max-turns', flags.maxTurns],
+      ['max-budget-usd', flags.maxBudgetUsd]
+    ] as const) {
+      if (value === undefined) continue
+      const number = Number(value)
+      if (!Number.isFinite(number) || number <= 0) {
+        io.stderr(`mdplan run: --${name} must be a positive number, got ${JSON.stringify(value)}\n`)
+        return exitCodes.invalid
+      }
+      numbers[name] = number
+    }
+    let agentTimeoutMs: number | undefined
+    if (flags.agentTimeout !== undefined) {
+      agentTimeoutMs = parseDuration(flags.agentTimeout)
+      if (agentTimeoutMs === undefined || agentTimeoutMs <= 0) {
+        io.stderr(`mdplan run: --agent-timeout must be a duration such as 90s, 30m or 1h30m, got ${JSON.stringify(flags.agentTimeout)}\n`)
+        return exitCodes.invalid
+      }
+    }
+    const cwd = flags.cwd ?? io.cwd
+
+    if (flags.dryRun) {
+      try {
+        io.stdout(await dryRun({file: plan, cwd, concurrency: numbers.concurrency, runner: flags.runner}))
+        return exitCodes.ok
+      } catch (error) {
+        return reportFailure(error, io)
+      }
+    }
+
+    const color = flags.color !== false && !io.env.NO_COLOR && io.isTTY
+    const reporter = createReporter({
+      mode: flags.json ? 'json' : flags.quiet ? 'quiet' : io.isTTY ? 'tty' : 'plain',
+      write: io.stdout,
+      color
+    })
+    const controller = new AbortController()
+    let interrupts = 0
+    const onSignal = (signal: NodeJS.Signals): void => {
+      interrupts++
+      if (interrupts > 1) {
+        // A second Ctrl-C: kill at once (spawnAgent's exit hook kills the agents' process groups).
+        io.stderr('\nmdplan: killed; rows stay in_progress and resume on the next run\n')
+        process.exit(exitCodes.interrupted)
+      }
+      io.stderr(`\nmdplan: ${signal}: stopping; running agents are ended and resume on the next run (Ctrl-C again to kill at once)\n`)
+      controller.abort()
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+    try {
+      const result = await runPlan({
+        file: plan,
+        cwd,
+        concurrency: numbers.concurrency,
+        runner: flags.runner,
+        maxAttempts: numbers['max-attempts'],
+        agentTimeoutMs,
+        failFast: flags.failFast,
+        signal: controller.signal,
+        runnerOptions: {
+          model: flags.model,
+          permissionMode: flags.permissionMode,
+          allowedTools: flags.allowedTools,
+          maxTurns: numbers['max-turns'],
+          maxBudgetUsd: numbers['max-budget-usd']
+        },
+        onEvent: (event) => reporter.event(event)
+      })
+      return result.exitCode
+    } catch (error) {
+      return reportFailure(error, io)
+    } finally {
+      reporter.close()
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+    }
+  }
 }

@@ -1,0 +1,566 @@
+import {existsSync, statSync} from 'node:fs'
+import {resolve} from 'node:path'
+import type {RunEvent, Scorecard} from './events.js'
+import type {Agent, Plan, Status} from './plan/types.js'
+import {attemptsInNotes, getNote, setNote} from './plan/notes.js'
+import {validatePlan} from './plan/validate-plan.js'
+import {longestRemainingPath} from './plan/longest-remaining-path.js'
+import {PlanError} from './plan/plan-error.js'
+import {assessAgents, type Assessment} from './schedule/assess-agents.js'
+import {nextLaunches} from './schedule/next-launches.js'
+import {PlanStore, type WriteResult} from './store/plan-store.js'
+import type {RowState, TableState} from './store/table-state.js'
+import {acquireRunLock} from './store/lock.js'
+import type {Runner, RunnerOptions, RunResult} from './runners/runner.js'
+import {resolveRunner} from './runners/resolve-runner.js'
+import {checkRunners} from './runners/check-runners.js'
+import {interpretResult, type Outcome} from './protocol/interpret-result.js'
+import {readAnswers, type OpenQuestion} from './protocol/read-answers.js'
+import {upsertOpenQuestion} from './protocol/upsert-open-question.js'
+import {computeScorecard} from './report/compute-scorecard.js'
+import {formatDuration} from './util/format-duration.js'
+import {logFile} from './run/log-file.js'
+import {runCommands} from './run/run-commands.js'
+import {agentPrompt, withEnv} from './run/agent-prompt.js'
+import {exitCodes} from './cli/exit-codes.js'
+
+export interface RunPlanOptions {
+  file: string
+  /** Where agents and verification commands run (default: the process's cwd). */
+  cwd?: string
+  concurrency?: number
+  /** Overrides every agent's runner. */
+  runner?: string
+  maxAttempts?: number
+  agentTimeoutMs?: number
+  failFast?: boolean
+  runnerOptions?: RunnerOptions
+  /** Aborting stops launching and ends running agents; their rows stay `in_progress`. */
+  signal?: AbortSignal
+  onEvent?: (event: RunEvent) => void
+  /** How long a rate or usage limit pauses launches (first pause; doubles, capped at 15 minutes). */
+  rateLimitPauseMs?: number
+  /** How often to look for a person's edits while nothing else happens. */
+  pollMs?: number
+}
+
+export interface RunPlanResult {
+  exitCode: number
+  scorecard: Scorecard
+}
+
+export const defaultConcurrency = 4
+export const defaultMaxAttempts = 3
+
+interface Running {
+  agent: Agent
+  attempt: number
+  started: number
+  controller: AbortController
+  agentId?: string
+}
+
+/**
+ * Run a plan: validate it, take its lock, launch each agent as soon as its own
+ * dependencies are done, and write the state table after every launch,
+ * completion and failure, so that running it again resumes where it stopped.
+ */
+export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
+  const file = resolve(options.file)
+  const cwd = resolve(options.cwd ?? process.cwd())
+  const emit = (event: DistributiveOmit<RunEvent, 'time'>): void =>
+    options.onEvent?.({time: new Date().toISOString(), ...event} as RunEvent)
+
+  const store = await PlanStore.open(file)
+  const problems = [...store.plan.messages, ...validatePlan(store.plan)].filter((d) => d.severity === 'error')
+  if (problems.length > 0) throw new PlanError(problems)
+
+  const runners = new Map<string, Runner>()
+  for (const agent of store.plan.agents) runners.set(agent.id, resolveRunner(store.plan, agent, options.runner))
+  const missing = await checkRunners(store.plan, runners)
+  if (missing.length > 0) throw new PlanError(missing)
+
+  const lock = await acquireRunLock(file)
+  try {
+    return await execute(store, runners, {...options, file, cwd}, emit)
+  } finally {
+    await lock.release()
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+async function execute(
+  store: PlanStore,
+  runners: ReadonlyMap<string, Runner>,
+  options: RunPlanOptions & {file: string; cwd: string},
+  emit: (event: DistributiveOmit<RunEvent, 'time'>) => void
+): Promise<RunPlanResult> {
+  const {file, cwd} = options
+  const settings = store.plan.settings
+  const concurrency = Math.max(1, options.concurrency ?? settings.concurrency ?? defaultConcurrency)
+  const maxAttempts = Math.max(1, options.maxAttempts ?? settings.maxAttempts ?? defaultMaxAttempts)
+  const timeoutMs = options.agentTimeoutMs ?? settings.agentTimeout
+  const order = store.plan.agents.map((agent) => agent.id)
+  const agentsById = new Map(store.plan.agents.map((agent) => [agent.id, agent]))
+  const priority = longestRemainingPath(store.plan)
+
+  let state: TableState = store.state
+  const running = new Map<string, Running>()
+  /** Attempts a person granted by setting a row back to `pending`. */
+  const extraAttempts = new Map<string, number>()
+  const discoveries: Array<{agent: string; text: string}> = []
+  const runStart = Date.now()
+  let peakConcurrency = 0
+  let stopping = false
+  let failFastTripped = false
+  let pausedUntil = 0
+  let pauseMs = options.rateLimitPauseMs ?? 60_000
+  let storeError: Error | undefined
+  let lastSeenMtime = 0
+
+  const row = (id: string): RowState => state.rows.get(id) ?? {status: 'pending', agentId: '', duration: '', notes: '', extra: {}}
+  const setRow = (id: string, patch: Partial<RowState>): void => {
+    state.rows.set(id, {...row(id), ...patch})
+  }
+  const failuresOf = (id: string): number => {
+    const attempts = attemptsInNotes(row(id).notes)
+    return attempts.length === 0 ? 0 : Math.max(...attempts.map((a) => a.attempt))
+  }
+  const attemptLimit = (id: string): number => maxAttempts + (extraAttempts.get(id) ?? 0)
+
+  // ---- persistence: one write at a time, later changes coalesce into one follow-up write
+  let inflight: Promise<void> | undefined
+  let queued: Promise<void> | undefined
+  const persist = (): Promise<void> => {
+    if (queued) return queued
+    if (!inflight) return (inflight = writeNow().finally(() => (inflight = undefined)))
+    queued = inflight.then(() => {
+      queued = undefined
+      return (inflight = writeNow().finally(() => (inflight = undefined)))
+    })
+    return queued
+  }
+  const writeNow = async (): Promise<void> => {
+    state.meta.lastUpdated = isoSeconds(new Date())
+    try {
+      const result = await store.write(state, {running: new Set(running.keys())})
+      storeError = undefined
+      adopt(result)
+      emit({type: 'state-written', file, bytes: result.bytes, ms: result.ms})
+    } catch (error) {
+      // Disk full, read-only folder, a file that no longer parses: keep the last
+      // good file, stop launching, and say why. Running agents may still finish.
+      if (!storeError) emit({type: 'warning', message: `cannot write ${options.file}: ${messageOf(error)}; no new agents will launch`})
+      storeError = error instanceof Error ? error : new Error(String(error))
+    }
+    lastSeenMtime = mtimeOf(file)
+  }
+  const adopt = (result: WriteResult): void => {
+    state = result.state
+    for (const edit of result.humanEdits) {
+      emit({type: 'human-edit', agent: edit.agent, column: edit.column, value: edit.to})
+      // A person setting a row back to pending asks for one more try, whatever the history says.
+      if (edit.column.toLowerCase() === 'status' && edit.to.toLowerCase() === 'pending') {
+        extraAttempts.set(edit.agent, Math.max(0, failuresOf(edit.agent) + 1 - maxAttempts))
+      }
+    }
+    for (const conflict of result.conflicts) {
+      emit({
+        type: 'warning',
+        message: `${conflict.agent}: ${conflict.column} was edited by hand while mdplan changed it; kept ${conflict.winner === 'person' ? 'the edit' : "mdplan's value"}`
+      })
+    }
+  }
+
+  // ---- the scheduling pass
+  let scheduling = false
+  let again = false
+  let finished: (() => void) | undefined
+  const done = new Promise<void>((resolve) => (finished = resolve))
+
+  const view = () => {
+    const statuses = new Map<string, Status>()
+    for (const id of order) statuses.set(id, row(id).status)
+    const attemptsUsed = new Map(order.map((id) => [id, failuresOf(id)]))
+    return {
+      agents: store.plan.agents,
+      status: statuses,
+      running: new Set(running.keys()),
+      attemptsUsed,
+      attemptLimit,
+      answered: new Set(answeredQuestions().keys()),
+      filesCreated: filesCreated()
+    }
+  }
+  const answeredQuestions = (): Map<string, OpenQuestion> => {
+    const answered = new Map<string, OpenQuestion>()
+    for (const entry of readAnswers(store.plan)) if (entry.answer) answered.set(entry.agent, entry)
+    return answered
+  }
+  const filesCreated = (): Set<string> => {
+    const created = new Set<string>()
+    for (const agent of store.plan.agents) {
+      if (agent.creates.length === 0) continue
+      if (agent.creates.every((path) => existsSync(resolve(cwd, path.path)))) created.add(agent.id)
+    }
+    return created
+  }
+
+  const schedule = async (): Promise<void> => {
+    if (scheduling) {
+      again = true
+      return
+    }
+    scheduling = true
+    try {
+      do {
+        again = false
+        await pass()
+      } while (again)
+    } finally {
+      scheduling = false
+    }
+  }
+
+  const pass = async (): Promise<void> => {
+    const assessments = assessAgents(view())
+    const changedNotes = noteBlocked(assessments)
+    const canLaunch = !stopping && !storeError && !failFastTripped && Date.now() >= pausedUntil
+    const launches = canLaunch
+      ? nextLaunches({order, assessments, runningCount: running.size, concurrency, priority})
+      : []
+    if (launches.length === 0) {
+      if (changedNotes) await persist()
+      // Paused for a rate limit with nothing running: the pause timer schedules again.
+      const paused = !stopping && Date.now() < pausedUntil
+      if (running.size === 0 && !paused) finished?.()
+      return
+    }
+    const starts = launches.map((id) => prepareLaunch(id, assessments.get(id)!))
+    // The rows say in_progress on disk before any of these agents can finish.
+    await persist()
+    for (const start of starts) void start()
+  }
+
+  const noteBlocked = (assessments: ReadonlyMap<string, Assessment>): boolean => {
+    let changed = false
+    for (const id of order) {
+      const assessment = assessments.get(id)!
+      const current = row(id)
+      if (current.status !== 'pending') continue
+      const value =
+        assessment.kind === 'blocked'
+          ? assessment.by.map((b) => (b.why === 'blocked' ? b.id : `${b.id} (${b.why})`)).join(', ')
+          : undefined
+      const before = getNote(current.notes, 'blocked by')
+      if (before === value) continue
+      setRow(id, {notes: setNote(current.notes, 'blocked by', value)})
+      if (value) emit({type: 'blocked', agent: id, by: assessment.kind === 'blocked' ? assessment.by.map((b) => b.id) : []})
+      changed = true
+    }
+    return changed
+  }
+
+  /** Mark an agent launched in the table (not yet on disk) and return the function that spawns it. */
+  const prepareLaunch = (id: string, assessment: Assessment): (() => Promise<void>) => {
+    const agent = agentsById.get(id)!
+    const runner = runners.get(id)!
+    const previous = row(id)
+    const resumeKind = assessment.kind === 'ready' ? assessment.resume : 'fresh'
+    const failures = attemptsInNotes(previous.notes)
+    const attempt = failuresOf(id) + 1
+    const answered = resumeKind === 'answer' ? answeredQuestions().get(id) : undefined
+    // A row left in_progress by a run that died is resumed through the runner when it can.
+    const orphaned = previous.status === 'in_progress' && previous.agentId !== ''
+    const resumeSession =
+      runner.canResume && previous.agentId !== '' && (orphaned || answered !== undefined) ? previous.agentId : undefined
+
+    let notes = setNote(previous.notes, 'blocked by', undefined)
+    notes = setNote(notes, 'paused', undefined)
+    if (orphaned && !resumeSession) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId} ran`)
+    if (answered) notes = setNote(notes, 'question', undefined)
+    const controller = new AbortController()
+    const entry: Running = {agent, attempt, started: Date.now(), controller, agentId: resumeSession}
+    running.set(id, entry)
+    peakConcurrency = Math.max(peakConcurrency, running.size)
+    state.meta.started ??= isoSeconds(new Date())
+    if (state.meta.started === '' || state.meta.started === '—') state.meta.started = isoSeconds(new Date())
+    setRow(id, {status: 'in_progress', agentId: resumeSession ?? '', duration: '', notes})
+
+    const lastFailure = failures.at(-1)
+    const {prompt, env} = agentPrompt(runner, {
+      plan: store.plan,
+      agent,
+      retry:
+        resumeKind === 'retry' && lastFailure
+          ? {attempt, previousFailure: lastFailure.reason, checkpoint: getNote(previous.notes, 'checkpoint')}
+          : undefined,
+      discoveries: discoveries.filter((d) => dependsOnTransitively(agentsById, id, d.agent)),
+      answer: answered
+        ? {question: answered.question, resumeState: answered.resumeState, answer: answered.answer ?? ''}
+        : undefined,
+      resuming: resumeSession !== undefined,
+      resumeInterrupted: orphaned && resumeSession !== undefined
+    })
+    const log = logFile(cwd, file, id, attempt)
+
+    return async () => {
+      emit({type: 'launched', agent: id, agentId: resumeSession, attempt, resumed: resumeSession !== undefined, log})
+      const onAbort = (): void => controller.abort()
+      options.signal?.addEventListener('abort', onAbort, {once: true})
+      let result: RunResult
+      try {
+        result = await runner.run({
+          agent,
+          prompt,
+          cwd,
+          planFile: file,
+          attempt,
+          logFile: log,
+          options: withEnv(agentOptions(options.runnerOptions, store.plan, agent), env),
+          signal: controller.signal,
+          timeoutMs,
+          resume: resumeSession ? {sessionId: resumeSession} : undefined,
+          onAgentId: async (agentId) => {
+            entry.agentId = agentId
+            if (row(id).agentId === agentId) return
+            setRow(id, {agentId})
+            emit({type: 'agent-id', agent: id, agentId})
+            await persist()
+          }
+        })
+      } catch (error) {
+        result = {ok: false, finalText: '', reason: `runner ${runner.name} failed: ${messageOf(error)}`}
+      } finally {
+        options.signal?.removeEventListener('abort', onAbort)
+      }
+      await settle(id, entry, result)
+    }
+  }
+
+  /** An attempt ended: turn its result into the row's new state, persist, and schedule more. */
+  const settle = async (id: string, entry: Running, result: RunResult): Promise<void> => {
+    running.delete(id)
+    const durationMs = Date.now() - entry.started
+    const agentId = result.agentId ?? entry.agentId
+    if (result.interrupted && stopping) {
+      // Interrupted on purpose: the row stays in_progress with its ID, so the next run resumes it.
+      await schedule()
+      return
+    }
+    const outcome: Outcome = interpretResult(result)
+    const current = row(id)
+    let notes = current.notes
+    if (outcome.checkpoint) notes = setNote(notes, 'checkpoint', outcome.checkpoint)
+    for (const text of outcome.discoveries) discoveries.push({agent: id, text})
+
+    if (outcome.rateLimited) {
+      // A limit is not the agent's fault: wait, then try again without using an attempt.
+      pausedUntil = Date.now() + pauseMs
+      const reason = `rate or usage limit (${outcome.reason ?? 'limit reached'}); retrying at ${new Date(pausedUntil).toISOString().slice(11, 19)}Z`
+      emit({type: 'paused', reason, untilMs: pauseMs})
+      setTimeout(() => void schedule(), pauseMs).unref()
+      pauseMs = Math.min(pauseMs * 2, 15 * 60_000)
+      setRow(id, {status: 'pending', agentId: agentId ?? current.agentId, notes: setNote(notes, 'paused', reason)})
+    } else if (outcome.unknownSession) {
+      setRow(id, {
+        status: 'pending',
+        agentId: '',
+        notes: setNote(notes, 'relaunched', `session ${agentId ?? ''} could not be resumed`)
+      })
+    } else if (outcome.kind === 'completed') {
+      for (const key of ['blocked by', 'question', 'relaunched', 'paused']) notes = setNote(notes, key, undefined)
+      if (outcome.note) notes = setNote(notes, 'result', outcome.note)
+      setRow(id, {status: 'completed', agentId: agentId ?? current.agentId, duration: formatDuration(durationMs), notes})
+      emit({type: 'completed', agent: id, agentId, attempt: entry.attempt, durationMs, note: outcome.note, costUsd: result.costUsd})
+    } else if (outcome.kind === 'question' && outcome.question) {
+      const question = outcome.question
+      setRow(id, {
+        status: 'needs_input',
+        agentId: agentId ?? current.agentId,
+        duration: formatDuration(durationMs),
+        notes: setNote(notes, 'question', oneLine(question.question))
+      })
+      emit({type: 'question', agent: id, agentId, question: question.question})
+      try {
+        await store.editSection('Open Questions', (section) =>
+          upsertOpenQuestion(section, {agent: id, ...question}, store.plan.eol, store.plan)
+        )
+      } catch (error) {
+        emit({type: 'warning', message: `could not write the question of ${id}: ${messageOf(error)}`})
+      }
+    } else {
+      const reason = oneLine(outcome.reason ?? result.reason ?? 'failed')
+      notes = setNote(notes, `attempt ${entry.attempt}`, reason)
+      setRow(id, {status: 'failed', agentId: agentId ?? current.agentId, duration: formatDuration(durationMs), notes})
+      const willRetry = entry.attempt < attemptLimit(id) && !options.failFast
+      emit({type: 'failed', agent: id, agentId, attempt: entry.attempt, durationMs, reason, willRetry})
+      if (options.failFast) failFastTripped = true
+    }
+    await persist()
+    await schedule()
+  }
+
+  // ---- start
+  const resumed = order.some((id) => row(id).status !== 'pending')
+  emit({type: 'run-started', plan: file, agents: order.length, concurrency, resumed})
+
+  const abort = (): void => {
+    if (stopping) return
+    stopping = true
+    for (const entry of running.values()) entry.controller.abort()
+    if (running.size === 0) finished?.()
+  }
+  if (options.signal?.aborted) abort()
+  options.signal?.addEventListener('abort', abort, {once: true})
+
+  const everythingDone = order.every((id) => row(id).status === 'completed')
+  if (!everythingDone && !stopping) {
+    const pre = store.plan.preVerification
+    if (pre.length > 0) {
+      emit({type: 'verification-started', phase: 'pre', command: pre.map((c) => c.script).join('\n')})
+      const log = logFile(cwd, file, 'pre-verification', new Date().toISOString().replace(/[:.]/g, '-'))
+      const result = await runCommands(pre, {cwd, logFile: log, signal: options.signal})
+      emit({type: 'verification-finished', phase: 'pre', ok: result.ok, attempts: 1, log})
+      if (!result.ok) {
+        emit({type: 'warning', message: `pre-execution verification failed, nothing launched: ${result.reason} (log: ${log})`})
+        return finish(stopping ? exitCodes.interrupted : exitCodes.failed)
+      }
+    }
+  }
+
+  // Edits made while nothing else happens (a re-queue, an answer) are picked up by polling.
+  lastSeenMtime = mtimeOf(file)
+  // So are files that soft dependencies wait for.
+  const softWaits = store.plan.agents.some((agent) => agent.softDependsOn.length > 0)
+  const poll = setInterval(() => {
+    if (stopping) return
+    const mtime = mtimeOf(file)
+    if (mtime !== lastSeenMtime) void persist().then(schedule)
+    else if (softWaits && running.size < concurrency) void schedule()
+  }, options.pollMs ?? 250)
+  poll.unref()
+
+  try {
+    // The first write adds missing rows and records what we found; then launch.
+    await persist()
+    await schedule()
+    await done
+  } finally {
+    clearInterval(poll)
+    options.signal?.removeEventListener('abort', abort)
+  }
+
+  if (stopping) {
+    await persist()
+    return finish(exitCodes.interrupted)
+  }
+
+  const allCompleted = order.every((id) => row(id).status === 'completed')
+  let verificationFailed = false
+  if (allCompleted && !storeError) verificationFailed = !(await verifyAfter())
+  await persist()
+  if (storeError) emit({type: 'warning', message: `the plan could not be written: ${storeError.message}`})
+  const exitCode = stopping
+    ? exitCodes.interrupted
+    : allCompleted && !verificationFailed && !storeError
+      ? exitCodes.ok
+      : exitCodes.failed
+  return finish(exitCode)
+
+  async function verifyAfter(): Promise<boolean> {
+    let ok = true
+    if (settings.build) {
+      ok = await verifyPhase('build', [{lang: 'sh', script: settings.build, position: store.plan.settings.position ?? zeroSpan}], 'build')
+    }
+    if (ok && store.plan.integrationTests.length > 0) {
+      ok = await verifyPhase('integration', store.plan.integrationTests, 'integration')
+    }
+    return ok
+  }
+
+  async function verifyPhase(
+    phase: 'build' | 'integration',
+    commands: Plan['integrationTests'],
+    key: 'build' | 'integration'
+  ): Promise<boolean> {
+    const previous = /fail \((\d+) attempts?\)/.exec(state.meta[key] ?? '')
+    const attempts = (previous ? Number(previous[1]) : 0) + 1
+    emit({type: 'verification-started', phase, command: commands.map((c) => c.script).join('\n')})
+    const log = logFile(cwd, file, phase, attempts)
+    const result = await runCommands(commands, {cwd, logFile: log, signal: options.signal})
+    state.meta[key] = result.ok ? 'pass' : `fail (${attempts} ${attempts === 1 ? 'attempt' : 'attempts'})`
+    emit({type: 'verification-finished', phase, ok: result.ok, attempts, log})
+    if (!result.ok) emit({type: 'warning', message: `${phase} failed: ${result.reason} (log: ${log})`})
+    return result.ok
+  }
+
+  function finish(exitCode: number): RunPlanResult {
+    const scorecard: Scorecard = {
+      ...computeScorecard(store.plan),
+      peakConcurrency,
+      discoveries: discoveries.map((d) => `${d.agent}: ${d.text}`)
+    }
+    if (scorecard.wallClockMs === undefined) scorecard.wallClockMs = Date.now() - runStart
+    emit({type: 'run-finished', exitCode, scorecard})
+    return {exitCode, scorecard}
+  }
+}
+
+const zeroSpan = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
+
+/** Options for one agent: flags win, then the agent's own fields, then front matter. */
+function agentOptions(flags: RunnerOptions | undefined, plan: Plan, agent: Agent): RunnerOptions {
+  const settings = plan.settings
+  const field = (key: string): string | undefined => agent.fields[key]?.value.trim() || undefined
+  const number = (value: string | undefined): number | undefined =>
+    value === undefined || Number.isNaN(Number(value)) ? undefined : Number(value)
+  return {
+    model: flags?.model ?? field('model') ?? settings.model,
+    permissionMode: flags?.permissionMode ?? field('permission_mode') ?? settings.permissionMode,
+    allowedTools:
+      flags?.allowedTools ??
+      (field('allowed_tools')?.replace(/^\[|\]$/g, '').split(',').map((t) => t.trim().replace(/^`|`$/g, '')).filter(Boolean) ??
+        settings.allowedTools),
+    maxTurns: flags?.maxTurns ?? number(field('max_turns')) ?? settings.maxTurns,
+    maxBudgetUsd: flags?.maxBudgetUsd ?? number(field('max_budget_usd')) ?? settings.maxBudgetUsd,
+    env: flags?.env
+  }
+}
+
+function dependsOnTransitively(agents: ReadonlyMap<string, Agent>, id: string, ancestor: string): boolean {
+  const seen = new Set<string>()
+  const stack = [...(agents.get(id)?.dependsOn ?? []), ...(agents.get(id)?.softDependsOn ?? [])].map((d) => d.id)
+  while (stack.length > 0) {
+    const next = stack.pop()!
+    if (next === ancestor) return true
+    if (seen.has(next)) continue
+    seen.add(next)
+    const agent = agents.get(next)
+    if (agent) stack.push(...agent.dependsOn.map((d) => d.id), ...agent.softDependsOn.map((d) => d.id))
+  }
+  return false
+}
+
+function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  return line.length > 160 ? `${line.slice(0, 157)}…` : line
+}
+
+function mtimeOf(file: string): number {
+  try {
+    return statSync(file).mtimeMs
+  } catch {
+    return 0
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+

@@ -1,0 +1,22 @@
+import type {Runner, RunnerOptions} from '../runners/runner.js'
+import {assemblePrompt, type AssemblePromptInput} from '../protocol/assemble-prompt.js'
+
+/**
+ * What one attempt sends: the assembled prompt for agent CLIs; for the shell
+ * runner the prompt is the script itself, so it goes verbatim and the retry
+ * and answer context travel in the environment instead
+ * (`MDPLAN_PREVIOUS_FAILURE`, `MDPLAN_CHECKPOINT`, `MDPLAN_ANSWER`).
+ */
+export function agentPrompt(runner: Runner, input: AssemblePromptInput): {prompt: string; env: Record<string, string>} {
+  if (runner.name !== 'shell') return {prompt: assemblePrompt(input), env: {}}
+  const env: Record<string, string> = {}
+  if (input.retry) env.MDPLAN_PREVIOUS_FAILURE = input.retry.previousFailure
+  if (input.retry?.checkpoint) env.MDPLAN_CHECKPOINT = input.retry.checkpoint
+  if (input.answer) env.MDPLAN_ANSWER = input.answer.answer
+  return {prompt: input.agent.prompt?.text ?? '', env}
+}
+
+/** Merge the attempt's context variables into the runner options. */
+export function withEnv(options: RunnerOptions, env: Record<string, string>): RunnerOptions {
+  return Object.keys(env).length === 0 ? options : {...options, env: {...options.env, ...env}}
+}
