@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {registerGraph} from '../src/cli/commands/graph.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
 import {renderMermaid} from '../src/report/render-mermaid.js'
+import {mermaidMarker} from '../src/report/upsert-mermaid-block.js'
 import {runCommand} from '../fixtures/report/run-command.js'
 
 async function copyFixture(): Promise<string> {
@@ -31,7 +32,7 @@ describe('mdplan graph', () => {
     expect(run).toMatchObject({code: 0, stdout: 'plan.md: DAG Visualization updated\n'})
     const after = await readFile(file, 'utf8')
     const ascii = '## DAG Visualization\n```\nA ──→ B ──→ end\n └──→ C ──↗\nD ──────────↗\n```\n'
-    const block = '\n```mermaid\n' + renderMermaid(parsePlan(before, file)) + '```\n'
+    const block = '\n```mermaid\n' + renderMermaid(parsePlan(before, file)).replace('flowchart TD\n', `flowchart TD\n${mermaidMarker}\n`) + '```\n'
     expect(after).toBe(before.replace(ascii, ascii + block))
 
     const again = await runCommand(registerGraph, ['graph', 'plan.md', '--write'], {cwd: dir})
@@ -54,7 +55,7 @@ describe('mdplan graph', () => {
     expect((await runCommand(registerGraph, ['graph', 'plan.md', '--write'], {cwd: dir})).code).toBe(0)
     const after = await readFile(join(dir, 'plan.md'), 'utf8')
     expect(after).toBe(
-      '\ufeff# P\r\n\r\n## Agents\r\n\r\n### A: one\r\n- **depends_on**: []\r\n\r\n## DAG Visualization\r\n\r\n```mermaid\r\nflowchart TD\r\n  A["A: one"]\r\n' +
+      `\ufeff# P\r\n\r\n## Agents\r\n\r\n### A: one\r\n- **depends_on**: []\r\n\r\n## DAG Visualization\r\n\r\n\`\`\`mermaid\r\nflowchart TD\r\n${mermaidMarker}\r\n  A["A: one"]\r\n` +
         after.slice(after.indexOf('  classDef pending'), after.indexOf('## Execution State')) +
         '## Execution State\r\n\r\n| Agent | Status |\r\n|---|---|\r\n| A | completed |\r\n'
     )

@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 import {loadPlan} from '../src/plan/load-plan.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
 import {renderMermaid} from '../src/report/render-mermaid.js'
-import {upsertMermaidBlock} from '../src/report/upsert-mermaid-block.js'
+import {mermaidMarker, upsertMermaidBlock} from '../src/report/upsert-mermaid-block.js'
 
 const fixture = (path: string): URL => new URL(`../fixtures/report/${path}`, import.meta.url)
 
@@ -56,36 +56,44 @@ describe('renderMermaid', () => {
 describe('upsertMermaidBlock', () => {
   const mermaid = 'flowchart TD\n  A --> B\n'
   const ascii = '## DAG Visualization\n```\nA ──→ B\n```\n\n'
+  const m = mermaidMarker
 
   it('adds a block after the hand-drawn picture, keeping it and the blank lines before the next section', () => {
-    expect(upsertMermaidBlock(ascii, mermaid, '\n')).toBe('## DAG Visualization\n```\nA ──→ B\n```\n\n```mermaid\nflowchart TD\n  A --> B\n```\n\n')
+    expect(upsertMermaidBlock(ascii, mermaid, '\n')).toBe('## DAG Visualization\n```\nA ──→ B\n```\n\n```mermaid\nflowchart TD\n' + m + '\n  A --> B\n```\n\n')
   })
 
   it('replaces the block it wrote before and nothing else', () => {
     const once = upsertMermaidBlock(ascii, mermaid, '\n')
     const twice = upsertMermaidBlock(once, 'flowchart TD\n  A --> C\n', '\n')
-    expect(twice).toBe('## DAG Visualization\n```\nA ──→ B\n```\n\n```mermaid\nflowchart TD\n  A --> C\n```\n\n')
+    expect(twice).toBe('## DAG Visualization\n```\nA ──→ B\n```\n\n```mermaid\nflowchart TD\n' + m + '\n  A --> C\n```\n\n')
     expect(upsertMermaidBlock(twice, 'flowchart TD\n  A --> C\n', '\n')).toBe(twice)
+  })
+
+  it('keeps a Mermaid picture the person drew and adds its own after it', () => {
+    const drawn = '## DAG Visualization\n```mermaid\ngraph LR\n  A --> B\n```\n'
+    const once = upsertMermaidBlock(drawn, mermaid, '\n')
+    expect(once).toBe(drawn + '\n```mermaid\nflowchart TD\n' + m + '\n  A --> B\n```\n')
+    expect(upsertMermaidBlock(once, 'flowchart TD\n  A --> C\n', '\n')).toBe(drawn + '\n```mermaid\nflowchart TD\n' + m + '\n  A --> C\n```\n')
   })
 
   it('does not take a mermaid fence inside another fence', () => {
     const section = '## DAG Visualization\n````md\n```mermaid\nold\n```\n````\n'
-    expect(upsertMermaidBlock(section, mermaid, '\n')).toBe(section + '\n```mermaid\nflowchart TD\n  A --> B\n```\n')
+    expect(upsertMermaidBlock(section, mermaid, '\n')).toBe(section + '\n```mermaid\nflowchart TD\n' + m + '\n  A --> B\n```\n')
   })
 
   it('keeps CRLF line endings', () => {
     const crlf = ascii.replace(/\n/g, '\r\n')
     const result = upsertMermaidBlock(crlf, mermaid, '\r\n')
-    expect(result).toBe('## DAG Visualization\r\n```\r\nA ──→ B\r\n```\r\n\r\n```mermaid\r\nflowchart TD\r\n  A --> B\r\n```\r\n\r\n')
+    expect(result).toBe('## DAG Visualization\r\n```\r\nA ──→ B\r\n```\r\n\r\n```mermaid\r\nflowchart TD\r\n' + m + '\r\n  A --> B\r\n```\r\n\r\n')
     expect(result.replace(/\r\n/g, '')).not.toContain('\n')
     expect(upsertMermaidBlock(result, mermaid, '\r\n')).toBe(result)
   })
 
   it('keeps a missing final newline at the end of the file', () => {
-    expect(upsertMermaidBlock('## DAG Visualization\nA -> B', mermaid, '\n')).toBe('## DAG Visualization\nA -> B\n\n```mermaid\nflowchart TD\n  A --> B\n```')
+    expect(upsertMermaidBlock('## DAG Visualization\nA -> B', mermaid, '\n')).toBe('## DAG Visualization\nA -> B\n\n```mermaid\nflowchart TD\n' + m + '\n  A --> B\n```')
   })
 
   it('makes the section when there is none', () => {
-    expect(upsertMermaidBlock(undefined, mermaid, '\n')).toBe('## DAG Visualization\n\n```mermaid\nflowchart TD\n  A --> B\n```\n')
+    expect(upsertMermaidBlock(undefined, mermaid, '\n')).toBe('## DAG Visualization\n\n```mermaid\nflowchart TD\n' + m + '\n  A --> B\n```\n')
   })
 })

@@ -1,15 +1,21 @@
 export const dagSectionTitle = 'DAG Visualization'
 
+/** The line that marks a Mermaid block as mdplan's: a block without it is the person's and is never replaced. */
+export const mermaidMarker = '%% mdplan graph: redrawn from the Execution State; edits here are overwritten'
+
 /**
  * The `## DAG Visualization` section with `mermaid` as its ```` ```mermaid ````
- * block: the existing block is replaced; with none, one is added after the
- * section's content; with no section, a new one is made. Every other byte of
- * the section (the hand-drawn ASCII picture above all) stays as it was.
+ * block: the block mdplan wrote before (the one holding `mermaidMarker`) is
+ * replaced; with none, one is added after the section's content; with no
+ * section, a new one is made. Every other byte of the section (the hand-drawn
+ * picture above all, even one drawn in Mermaid) stays as it was.
  *
  * `sectionText` is the whole section, heading included, as it is in the file.
  */
 export function upsertMermaidBlock(sectionText: string | undefined, mermaid: string, eol: '\n' | '\r\n'): string {
-  const body = mermaid.replace(/\r?\n$/, '').split(/\r?\n/)
+  const [first = '', ...rest] = mermaid.replace(/\r?\n$/, '').split(/\r?\n/)
+  // After the diagram type, not before it: some Mermaid versions want the type first.
+  const body = [first, mermaidMarker, ...rest]
   if (sectionText === undefined) {
     return [`## ${dagSectionTitle}`, '', '```mermaid', ...body, '```', ''].join(eol)
   }
@@ -43,7 +49,7 @@ function lineText(line: string): string {
   return line.replace(/\r?\n$/, '')
 }
 
-/** The first fenced block whose info string is `mermaid`, by line index (open and close). */
+/** The first fenced `mermaid` block holding the marker, by line index (open and close). */
 function findMermaidFence(lines: readonly string[]): {open: number; close: number; fence: string; indent: string} | undefined {
   for (let i = 0; i < lines.length; i++) {
     const open = /^( {0,3})(`{3,}|~{3,})\s*([^\s`]*)/.exec(lineText(lines[i]!))
@@ -57,7 +63,8 @@ function findMermaidFence(lines: readonly string[]): {open: number; close: numbe
         break
       }
     }
-    if (info.toLowerCase() === 'mermaid' && close < lines.length) return {open: i, close, fence, indent}
+    const ours = lines.slice(i + 1, close).some((line) => lineText(line).trim() === mermaidMarker)
+    if (info.toLowerCase() === 'mermaid' && close < lines.length && ours) return {open: i, close, fence, indent}
     // Skip past this block: a fence inside it is not a fence.
     i = close
   }
