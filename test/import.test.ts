@@ -117,6 +117,12 @@ describe('mdplan import', () => {
     expect(deps(parsePlan(unknown.text, 'p.md'))).toEqual({P1: [], E1: ['P1']})
   })
 
+  it('issue ids that make the same file name still get their own notes file', () => {
+    const {text} = issuesToPlan(readIssues('{"id":"a/b"}\n{"id":"a b"}', 'q.jsonl'), {source: 'q.jsonl'})
+    const plan = parsePlan(text, 'p.md')
+    expect(plan.agents.filter((agent) => agent.id.startsWith('P')).map((agent) => agent.creates[0]!.path)).toEqual(['.planning/issues/a-b.md', '.planning/issues/a-b-2.md'])
+  })
+
   it('a missing file says so', async () => {
     const run = await runCommand(registerImport, ['import', 'nope.jsonl'], {cwd: tmpdir()})
     expect(run.code).toBe(2)

@@ -66,7 +66,16 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
     const at = waves.indexOf(waveOf(issue))
     return at <= 0 ? [] : ordered.filter((other) => waveOf(other) === waves[at - 1])
   }
-  const notesFile = (issue: Issue): string => `${notesDir}/${safeName(issue.id)}.md`
+  // Ids that differ only in characters a file name cannot hold still get their own notes file.
+  const fileNames = new Map<string, string>()
+  const taken = new Set<string>()
+  for (const issue of ordered) {
+    let name = safeName(issue.id)
+    if (taken.has(name)) name = `${name}-${number.get(issue.id)}`
+    taken.add(name)
+    fileNames.set(issue.id, name)
+  }
+  const notesFile = (issue: Issue): string => `${notesDir}/${fileNames.get(issue.id)}.md`
 
   const out: string[] = []
   if (options.runner) out.push('---', `runner: ${yamlScalar(options.runner)}`, '---', '')
