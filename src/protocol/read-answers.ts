@@ -61,8 +61,8 @@ function readEntry(lines: readonly string[]): {context: string; options: string[
   for (const line of lines) {
     if (fence) {
       if (line.trim().startsWith(fence.marker) && /^[`~]+$/.test(line.trim())) {
-        if (resumeState === undefined && (label === 'resume state' || label === undefined)) resumeState = fence.lines.join('\n')
-        else if (label === 'context') context.push(fence.marker, ...fence.lines, fence.marker)
+        // The resume state is the entry's fenced block (the context is quoted, so its fences are not here).
+        if (resumeState === undefined || label === 'resume state') resumeState = fence.lines.join('\n')
         fence = undefined
       } else fence.lines.push(line)
       continue
@@ -71,6 +71,8 @@ function readEntry(lines: readonly string[]): {context: string; options: string[
     if (answerMatch) {
       answer = [answerMatch[1]!]
       inAnswer = true
+      // Whatever follows the answer item is not part of the question.
+      label = undefined
       continue
     }
     if (inAnswer) {

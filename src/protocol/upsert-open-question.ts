@@ -21,8 +21,12 @@ export function upsertOpenQuestion(
   const section = typeof current === 'object' ? sectionText(current, plan) : current
   const rendered = renderOpenQuestion(entry, eol)
   if (section === undefined || section.trim() === '') return `## ${openQuestionsTitle}${eol}${eol}${rendered}${eol}`
-  const trailing = /\s*$/.exec(section)![0]
-  const content = section.slice(0, section.length - trailing.length)
+  // The line endings and blank lines after the last line with text stay exactly as they were.
+  const lastText = section.search(/\S\s*$/)
+  const lineEnd = section.slice(lastText).search(/\r?\n/)
+  const contentEnd = lineEnd === -1 ? section.length : lastText + lineEnd
+  const trailing = section.slice(contentEnd)
+  const content = section.slice(0, contentEnd)
   const lines = content.split('\n')
   const existing = openQuestionEntries(lines.map((line) => line.replace(/\r$/, ''))).find((candidate) => candidate.agent === entry.agent)
   if (existing) {
