@@ -34,7 +34,7 @@ import {existsSync} from 'node:fs'
 import {createReporter} from './src/report/create-reporter.js'
 const agent = (id, name, deps) => ({id, name, dependsOn: deps.map((d) => ({id: d})), softDependsOn: []})
 const plan = {file: 'plans/demo.md', agents: [agent('A', 'types', []), agent('B', 'api', []), agent('C', 'docs', []), agent('D', 'ui', ['A', 'B']), agent('E', 'e2e', ['D'])]}
-const reporter = createReporter({mode: 'tty', write: (s) => process.stdout.write(s), color: false, plan, columns: process.stdout.columns, rows: process.stdout.rows})
+const reporter = createReporter({mode: 'tty', write: (s) => process.stdout.write(s), color: false, plan, columns: () => process.stdout.columns, rows: () => process.stdout.rows})
 const at = (s) => new Date(Date.now() + s * 1000).toISOString()
 reporter.event({type: 'run-started', time: at(-12), plan: 'plans/demo.md', agents: 5, concurrency: 3, resumed: false})
 reporter.event({type: 'launched', time: at(-12), agent: 'A', attempt: 1, resumed: false, log: '.mdplan/A.log'})

@@ -19,9 +19,9 @@ export interface ReporterOptions {
   now?: () => number
   /** The plan, so the live view knows every agent's name and dependencies before they launch. */
   plan?: Plan
-  /** Terminal size for the live view (default 80×24). */
-  columns?: number
-  rows?: number
+  /** Terminal size for the live view (default 80×24); a function is asked before each redraw, so a resized terminal is followed. */
+  columns?: number | (() => number | undefined)
+  rows?: number | (() => number | undefined)
   /** Least time between two redraws of the live view. */
   minRedrawMs?: number
   /** How often the live view refreshes elapsed times with no event. */
@@ -64,9 +64,17 @@ export function createReporter(options: ReporterOptions): Reporter {
 function createLiveReporter(options: ReporterOptions, color: boolean): Reporter {
   const now = options.now ?? Date.now
   const minRedrawMs = options.minRedrawMs ?? 250
-  const columns = options.columns ?? 80
+  const size = (value: ReporterOptions['columns'], fallback: number): number => (typeof value === 'function' ? value() : value) ?? fallback
   // log-update only needs `write` and the terminal size from its stream.
-  const stream = {write: (text: string) => (options.write(text), true), columns, rows: options.rows ?? 24} as unknown as NodeJS.WriteStream
+  const stream = {
+    write: (text: string) => (options.write(text), true),
+    get columns() {
+      return size(options.columns, 80)
+    },
+    get rows() {
+      return size(options.rows, 24)
+    }
+  } as unknown as NodeJS.WriteStream
   const frame = createLogUpdate(stream, {showCursor: true})
   const state = createProgressState(options.plan)
   let lastDraw = -Infinity
@@ -77,7 +85,7 @@ function createLiveReporter(options: ReporterOptions, color: boolean): Reporter 
     pending = undefined
     if (closed) return
     lastDraw = now()
-    frame(renderLive(state, lastDraw, {color, columns}))
+    frame(renderLive(state, lastDraw, {color, columns: stream.columns}))
   }
   // Redraw at most every `minRedrawMs`: a burst of events costs one frame.
   const schedule = (): void => {

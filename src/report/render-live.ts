@@ -67,7 +67,8 @@ function cut(line: string, width: number): string {
       out += piece
       continue
     }
-    if (visible >= width - 1) return out + '…' + '\x1b[0m'.repeat(out.includes('\x1b') ? 1 : 0)
+    // Close any colour left open, so the cut does not paint the next line.
+    if (visible >= width - 1) return out + '…' + (out.includes('\x1b') ? '\x1b[0m' : '')
     out += piece
     visible++
   }
