@@ -22,6 +22,7 @@ import {formatDuration} from './util/format-duration.js'
 import {logFile} from './run/log-file.js'
 import {runCommands} from './run/run-commands.js'
 import {agentPrompt, withEnv} from './run/agent-prompt.js'
+import {createGitGuard, type NotePatch} from './run/git-guard.js'
 import {exitCodes} from './cli/exit-codes.js'
 
 export interface RunPlanOptions {
@@ -34,6 +35,8 @@ export interface RunPlanOptions {
   maxAttempts?: number
   agentTimeoutMs?: number
   failFast?: boolean
+  /** A change to a file another agent owns fails the agent (in a git repository). */
+  strictScope?: boolean
   runnerOptions?: RunnerOptions
   /** Aborting stops launching and ends running agents; their rows stay `in_progress`. */
   signal?: AbortSignal
@@ -123,6 +126,8 @@ async function execute(
   const setRow = (id: string, patch: Partial<RowState>): void => {
     state.rows.set(id, {...row(id), ...patch})
   }
+  const patchNotes = (notes: string, patch: NotePatch): string =>
+    Object.entries(patch).reduce((cell, [key, value]) => setNote(cell, key, value), notes)
   const failuresOf = (id: string): number => {
     const attempts = attemptsInNotes(row(id).notes)
     return attempts.length === 0 ? 0 : Math.max(...attempts.map((a) => a.attempt))
@@ -307,6 +312,17 @@ async function execute(
 
     return async () => {
       emit({type: 'launched', agent: id, agentId: resumeSession, attempt, resumed: resumeSession !== undefined, log})
+      let agentCwd = cwd
+      if (git) {
+        const launch = await git.beforeLaunch(agent, row(id).notes)
+        for (const message of launch.warnings) emit({type: 'warning', message})
+        if (launch.error) return settle(id, entry, {ok: false, finalText: '', reason: launch.error})
+        agentCwd = launch.cwd
+        if (Object.keys(launch.notes).length > 0) {
+          setRow(id, {notes: patchNotes(row(id).notes, launch.notes)})
+          void persist()
+        }
+      }
       const onAbort = (): void => controller.abort()
       options.signal?.addEventListener('abort', onAbort, {once: true})
       let result: RunResult
@@ -314,7 +330,7 @@ async function execute(
         result = await runner.run({
           agent,
           prompt,
-          cwd,
+          cwd: agentCwd,
           planFile: file,
           attempt,
           logFile: log,
@@ -346,12 +362,25 @@ async function execute(
     const agentId = result.agentId ?? entry.agentId
     if (result.interrupted && stopping) {
       // Interrupted on purpose: the row stays in_progress with its ID, so the next run resumes it.
+      git?.abandon(entry.agent)
       await schedule()
       return
     }
     const outcome: Outcome = interpretResult(result)
+    let gitNotes: NotePatch = {}
+    if (git && !outcome.rateLimited && !outcome.unknownSession) {
+      const checked = await git.afterCompletion(entry.agent, outcome.kind === 'completed')
+      for (const message of checked.warnings) emit({type: 'warning', message})
+      gitNotes = checked.notes
+      if (checked.fail && outcome.kind === 'completed') {
+        outcome.kind = 'failed'
+        outcome.reason = checked.fail
+      }
+    } else {
+      git?.abandon(entry.agent)
+    }
     const current = row(id)
-    let notes = current.notes
+    let notes = patchNotes(current.notes, gitNotes)
     if (outcome.checkpoint) notes = setNote(notes, 'checkpoint', outcome.checkpoint)
     for (const text of outcome.discoveries) discoveries.push({agent: id, text})
 
@@ -415,6 +444,14 @@ async function execute(
   if (options.signal?.aborted) abort()
   options.signal?.addEventListener('abort', abort, {once: true})
 
+  const gitSetup = await createGitGuard({plan: store.plan, planFile: file, cwd, strictScope: options.strictScope ?? false})
+  const git = gitSetup.guard
+  if (gitSetup.notice) emit({type: 'warning', message: gitSetup.notice})
+  if (git) {
+    const cleaned = await git.start((id) => row(id).status === 'in_progress' && row(id).agentId !== '')
+    for (const message of cleaned) emit({type: 'warning', message})
+  }
+
   const everythingDone = order.every((id) => row(id).status === 'completed')
   if (!everythingDone && !stopping) {
     const pre = store.plan.preVerification
@@ -457,6 +494,7 @@ async function execute(
     return finish(exitCodes.interrupted)
   }
 
+  for (const message of git?.report() ?? []) emit({type: 'warning', message})
   const allCompleted = order.every((id) => row(id).status === 'completed')
   let verificationFailed = false
   if (allCompleted && !storeError) verificationFailed = !(await verifyAfter())

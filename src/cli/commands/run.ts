@@ -13,6 +13,7 @@ interface RunFlags {
   maxAttempts?: string
   agentTimeout?: string
   failFast?: boolean
+  strictScope?: boolean
   dryRun?: boolean
   cwd?: string
   json?: boolean
@@ -35,6 +36,7 @@ export const registerRun: RegisterCommand = (program, io, done) => {
     .option('--max-attempts <n>', `attempts per agent before it stays failed (default ${defaultMaxAttempts})`)
     .option('--agent-timeout <duration>', 'kill an agent (its whole process tree) after this long, e.g. 30m')
     .option('--fail-fast', 'stop launching after the first failure')
+    .option('--strict-scope', 'fail an agent that changes a file another agent owns (git repositories)')
     .option('--dry-run', 'print what would launch, in what order, with what prompt; change nothing')
     .option('--cwd <dir>', 'where agents run (default: the current folder)')
     .option('--json', 'print newline-delimited JSON events on stdout')
@@ -120,6 +122,7 @@ the lock; 130 interrupted (run again to resume).`
         maxAttempts: numbers['max-attempts'],
         agentTimeoutMs,
         failFast: flags.failFast,
+        strictScope: flags.strictScope,
         signal: controller.signal,
         runnerOptions: {
           model: flags.model,

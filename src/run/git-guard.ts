@@ -1,0 +1,186 @@
+import {realpathSync} from 'node:fs'
+import {join, relative} from 'node:path'
+import type {Agent, Plan} from '../plan/types.js'
+import {getNote} from '../plan/notes.js'
+import {gitRoot} from '../git/git-root.js'
+import {notGitRepoMessage} from '../git/is-git-repo.js'
+import {ownershipMap} from '../git/ownership-map.js'
+import type {IgnoreOptions} from '../git/ignored-path.js'
+import {takeSnapshot, type Snapshot} from '../git/take-snapshot.js'
+import {changedSince} from '../git/changed-since.js'
+import {attributeChanges, type Attribution} from '../git/attribute-changes.js'
+import {runningWindows} from '../git/running-windows.js'
+import {formatScopeNote} from '../git/format-scope-note.js'
+import {formatScopeReport} from '../git/format-scope-report.js'
+import {formatResumeConflicts, resumeConflicts} from '../git/resume-conflicts.js'
+import {createWorktree} from '../git/create-worktree.js'
+import {mergeWorktree} from '../git/merge-worktree.js'
+import {removeWorktree} from '../git/remove-worktree.js'
+import {cleanOrphanWorktrees, formatCleanup} from '../git/clean-orphan-worktrees.js'
+import {commitAgent} from '../git/commit-agent.js'
+import {commitMessage} from '../git/commit-message.js'
+import {headSha, shortSha} from '../git/head-sha.js'
+import {planSlug} from '../git/worktree-names.js'
+
+/** Notes items to set (a string) or remove (undefined) on an agent's row. */
+export type NotePatch = Record<string, string | undefined>
+
+export interface LaunchGit {
+  /** Where the agent runs: its worktree, or the run's folder. */
+  cwd: string
+  notes: NotePatch
+  /** Things to tell the person before the agent goes on (files changed under it since its base). */
+  warnings: string[]
+  /** The worktree could not be made: the attempt fails with this reason. */
+  error?: string
+}
+
+export interface CompletionGit {
+  notes: NotePatch
+  /** The agent must fail after all (a merge conflict, or `--strict-scope` and a violation). */
+  fail?: string
+  warnings: string[]
+}
+
+export interface GitGuard {
+  /** Once, before any launch: remove worktrees a crashed run left (keeping those of agents about to resume). */
+  start(resuming: (agent: string) => boolean): Promise<string[]>
+  beforeLaunch(agent: Agent, notes: string): Promise<LaunchGit>
+  afterCompletion(agent: Agent, succeeded: boolean): Promise<CompletionGit>
+  /** Forget an attempt that ended without completing (snapshot, window). */
+  abandon(agent: Agent): void
+  /** Once, at the end: what changed that no agent declares, and what could not be attributed. */
+  report(): string[]
+}
+
+interface Active {
+  snapshot?: Snapshot
+  worktree?: {path: string; branch: string}
+}
+
+/**
+ * Git awareness for one run: a base commit and a snapshot at each launch, a
+ * scope check (and optional commit, or worktree merge) at each completion.
+ * Returns undefined, with the one line to print, outside a git repository.
+ */
+export async function createGitGuard(input: {
+  plan: Plan
+  planFile: string
+  cwd: string
+  strictScope: boolean
+}): Promise<{guard?: GitGuard; notice?: string}> {
+  const location = await gitRoot(input.cwd)
+  if (!location) return {notice: notGitRepoMessage}
+  const {root, prefix} = location
+  const {plan} = input
+  const owners = ownershipMap(plan, prefix)
+  const slug = planSlug(input.planFile)
+  const ignore: IgnoreOptions = {planFile: relative(root, realpathSync(input.planFile))}
+  const windows = runningWindows()
+  const active = new Map<string, Active>()
+  const undeclared = new Set<string>()
+  const unattributed: Attribution['unattributed'] = []
+  const title = plan.title ?? slug
+  const setting = (agent: Agent, key: 'isolation' | 'commit'): string | undefined =>
+    agent.fields[key]?.value.trim().toLowerCase() ?? (key === 'isolation' ? plan.settings.isolation : plan.settings.commit?.toString())
+  const isolated = (agent: Agent): boolean => setting(agent, 'isolation') === 'worktree'
+  const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes(setting(agent, 'commit') ?? '')
+
+  const guard: GitGuard = {
+    async start(resuming) {
+      if (!plan.agents.some(isolated)) return []
+      const result = await cleanOrphanWorktrees({root, slug, keep: resuming, agents: plan.agents.map((a) => a.id)})
+      return formatCleanup(result)
+    },
+
+    async beforeLaunch(agent, notes) {
+      const warnings: string[] = []
+      const base = getNote(notes, 'base')
+      if (base) {
+        const conflicts = await resumeConflicts({root, agent: agent.id, base, owners, ignore})
+        const message = formatResumeConflicts(agent.id, conflicts)
+        if (message) warnings.push(message)
+      }
+      const entry: Active = {}
+      let cwd = input.cwd
+      let baseSha: string | undefined
+      if (isolated(agent)) {
+        // A retry after a merge conflict starts over from the current HEAD, which holds the work it collided with.
+        const fresh = /merge conflict/.test(notes)
+        const worktree = await createWorktree({root, slug, agent: agent.id, fresh})
+        if (!worktree.ok) return {cwd, notes: {}, warnings, error: `worktree: ${worktree.reason}`}
+        entry.worktree = {path: worktree.path, branch: worktree.branch}
+        cwd = join(worktree.path, prefix)
+        baseSha = worktree.base
+      } else {
+        const snapshot = await takeSnapshot(root, ignore)
+        if (snapshot.ok) {
+          entry.snapshot = snapshot.snapshot
+          baseSha = snapshot.snapshot.head
+        } else {
+          warnings.push(`git: no snapshot for ${agent.id}, its scope is not checked: ${snapshot.reason}`)
+        }
+        windows.launched(agent.id)
+      }
+      baseSha ??= await headSha(root)
+      active.set(agent.id, entry)
+      return {cwd, notes: baseSha ? {base: shortSha(baseSha)} : {}, warnings}
+    },
+
+    async afterCompletion(agent, succeeded) {
+      const entry = active.get(agent.id)
+      active.delete(agent.id)
+      const notes: NotePatch = {}
+      const warnings: string[] = []
+      if (!entry) return {notes, warnings}
+
+      if (entry.worktree) {
+        if (!succeeded) return {notes, warnings}
+        const merged = await mergeWorktree({
+          root,
+          worktree: entry.worktree.path,
+          branch: entry.worktree.branch,
+          message: commitMessage(title, agent)
+        })
+        if (!merged.ok) {
+          // The branch is kept so a person can resolve it by hand.
+          return {notes, warnings, fail: merged.reason}
+        }
+        if (commits(agent) && merged.workCommit) notes.commit = shortSha(merged.workCommit)
+        const removed = await removeWorktree({root, path: entry.worktree.path, branch: entry.worktree.branch, deleteBranch: 'merged'})
+        if (!removed.ok) warnings.push(`git: could not remove the worktree of ${agent.id}: ${removed.reason}`)
+        return {notes, warnings}
+      }
+
+      const overlapping = windows.finished(agent.id)
+      if (!entry.snapshot) return {notes, warnings}
+      const changed = await changedSince(entry.snapshot, ignore)
+      if (!changed.ok) {
+        warnings.push(`git: could not check the scope of ${agent.id}: ${changed.reason}`)
+        return {notes, warnings}
+      }
+      const attribution = attributeChanges({agent: agent.id, changed: changed.paths, owners, running: overlapping})
+      for (const path of attribution.undeclared) undeclared.add(path)
+      unattributed.push(...attribution.unattributed)
+      const scope = formatScopeNote(attribution.violations)
+      notes.scope = scope
+      if (scope && input.strictScope && succeeded) return {notes, warnings, fail: `scope: ${scope}`}
+      if (succeeded && commits(agent) && attribution.own.length > 0) {
+        const commit = await commitAgent({root, paths: attribution.own, message: commitMessage(title, agent)})
+        if (!commit.ok) warnings.push(`git: could not commit the work of ${agent.id}: ${commit.reason}`)
+        else if (commit.commit) notes.commit = shortSha(commit.commit)
+      }
+      return {notes, warnings}
+    },
+
+    abandon(agent) {
+      if (active.get(agent.id)?.snapshot) windows.finished(agent.id)
+      active.delete(agent.id)
+    },
+
+    report() {
+      return formatScopeReport([...undeclared].sort(), unattributed)
+    }
+  }
+  return {guard}
+}
