@@ -6,6 +6,8 @@ import {registerGraph} from '../src/cli/commands/graph.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
 import {renderMermaid} from '../src/report/render-mermaid.js'
 import {mermaidMarker} from '../src/report/upsert-mermaid-block.js'
+import {dagSection, tracksGraph} from '../src/report/dag-section.js'
+import {PlanStore} from '../src/store/plan-store.js'
 import {runCommand} from '../fixtures/report/run-command.js'
 
 async function copyFixture(): Promise<string> {
@@ -46,6 +48,24 @@ describe('mdplan graph', () => {
     expect(third).toContain('  class A,B completed')
     expect(third.split('```mermaid').length).toBe(2)
     expect(third).toContain(ascii)
+  })
+
+  it('after graph --write, the executor keeps the block current through the store (tracksGraph + dagSection)', async () => {
+    const dir = await copyFixture()
+    const file = join(dir, 'plan.md')
+    const store = await PlanStore.open(file)
+    expect(tracksGraph(store.plan)).toBe(false)
+    await runCommand(registerGraph, ['graph', 'plan.md', '--write'], {cwd: dir})
+    const later = await PlanStore.open(file)
+    expect(tracksGraph(later.plan)).toBe(true)
+    const state = later.state
+    state.rows.get('B')!.status = 'completed'
+    await later.write(state, {running: new Set()})
+    await later.editSection('DAG Visualization', dagSection)
+    const text = await readFile(file, 'utf8')
+    expect(text).toContain('| B | completed |')
+    expect(text).toContain('  class A,B completed')
+    expect(text.split(mermaidMarker).length).toBe(2)
   })
 
   it('--write adds the section to a plan without one, before the Execution State', async () => {

@@ -1,6 +1,6 @@
 import type {Plan, Section} from '../plan/types.js'
 import {renderMermaid} from './render-mermaid.js'
-import {upsertMermaidBlock} from './upsert-mermaid-block.js'
+import {dagSectionTitle, mermaidMarker, upsertMermaidBlock} from './upsert-mermaid-block.js'
 
 /**
  * The new `## DAG Visualization` section for `plan`: its Mermaid block redrawn
@@ -11,4 +11,13 @@ import {upsertMermaidBlock} from './upsert-mermaid-block.js'
 export function dagSection(current: Section | undefined, plan: Plan): string {
   const text = current ? plan.text.slice(current.section.start.offset, current.section.end.offset) : undefined
   return upsertMermaidBlock(text, renderMermaid(plan), plan.eol)
+}
+
+/**
+ * Whether the plan holds a Mermaid block mdplan wrote (`mdplan graph --write`
+ * was run once): then the executor keeps it current after each state write.
+ */
+export function tracksGraph(plan: Plan): boolean {
+  const section = plan.sections.find((s) => s.title.trim().toLowerCase() === dagSectionTitle.toLowerCase())
+  return section !== undefined && section.body.includes(mermaidMarker)
 }
