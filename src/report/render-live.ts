@@ -44,8 +44,8 @@ export function renderLive(state: ProgressState, nowMs: number, options: RenderL
   if (counts.failed > 0) parts.push(colorStatus(`${counts.failed} failed`, 'failed', c))
   lines.push(`  ${parts.join(c.dim(' · '))}`)
 
-  if (state.paused) {
-    const left = Math.max(0, state.paused.untilMs - nowMs)
+  if (state.paused && state.paused.untilMs > nowMs) {
+    const left = state.paused.untilMs - nowMs
     lines.push(`  ${c.yellow('paused')}: ${state.paused.reason} (${formatDuration(left)} left)`)
   }
 
