@@ -93,6 +93,21 @@ describe('live view frame', () => {
     expect(waitingOn(state)).toEqual([{agent: 'E', on: ['B']}])
   })
 
+  it('counts agents waiting for an answer and failed ones, and shows a pause while it lasts', () => {
+    const state = createProgressState()
+    for (const event of run) applyProgressEvent(state, event, 0)
+    applyProgressEvent(state, {type: 'question', time: t(3), agent: 'A', question: 'Which table?'}, 0)
+    applyProgressEvent(state, {type: 'failed', time: t(4), agent: 'B', attempt: 2, durationMs: 3000, reason: 'timeout', willRetry: false}, 0)
+    applyProgressEvent(state, {type: 'paused', time: t(5), reason: 'rate limited', untilMs: Date.parse(t(35))}, 0)
+    expect(renderLive(state, Date.parse(t(10))).split('\n')).toEqual([
+      'mdplan plan.md  10s',
+      '  0 completed · 0 running · 3 pending · 1 need input · 1 failed',
+      '  paused: rate limited (25s left)',
+      '  waiting: E ← B'
+    ])
+    expect(renderLive(state, Date.parse(t(40)))).not.toContain('paused')
+  })
+
   it('cuts long lines to the terminal width', () => {
     const state = createProgressState()
     applyProgressEvent(state, {type: 'run-started', time: t(0), plan: 'x'.repeat(200), agents: 1, concurrency: 1, resumed: false}, 0)
