@@ -303,7 +303,7 @@ async function execute(
           : undefined,
       discoveries: discoveries.filter((d) => dependsOnTransitively(agentsById, id, d.agent)),
       answer: answered
-        ? {question: answered.question, resumeState: answered.resumeState, answer: answered.answer ?? ''}
+        ? {question: answered.question, resumeState: answered.resumeState, answer: answered.answer ?? '', options: answered.options}
         : undefined,
       resuming: resumeSession !== undefined,
       resumeInterrupted: orphaned && resumeSession !== undefined
