@@ -53,12 +53,17 @@ export function readArgvLog(file: string): Array<{argv: string[]; cwd: string}> 
     .map((line) => JSON.parse(line) as {argv: string[]; cwd: string})
 }
 
+/** Whether a process still runs (a zombie waiting for a reaper does not). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return true
   }
 }
 

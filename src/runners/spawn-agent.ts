@@ -135,6 +135,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     kill()
   }
   signal?.addEventListener('abort', onAbort, {once: true})
+  // Aborted while the log folder was being made: the event has already fired.
+  if (signal?.aborted) onAbort()
   if (pid !== undefined) {
     liveGroups.add(pid)
     installExitHook()
