@@ -218,6 +218,16 @@ describe('fake claude', () => {
     expect(stderr).toContain('"do it" was read as a value of --allowedTools, not as a prompt · put a prompt before --allowedTools or after --')
   })
 
+  it('refuses a reused --session-id with the real message', () => {
+    const dir = tempDir()
+    const args = ['-p', '--output-format', 'stream-json', '--verbose', '--session-id', '12345678-1234-4234-8234-123456789abc', '--', 'x']
+    const options = {cwd: dir, stdio: 'pipe' as const, env: {...process.env, FAKE_STATE_DIR: join(dir, 'state')}}
+    execFileSync(join(agentsDir, 'claude'), args, options)
+    expect(() => execFileSync(join(agentsDir, 'claude'), args, options)).toThrow(
+      /Error: Session ID 12345678-1234-4234-8234-123456789abc is already in use\./
+    )
+  })
+
   it('needs --verbose for stream-json', () => {
     const dir = tempDir()
     expect(() =>

@@ -65,6 +65,22 @@ describe('gemini runner', () => {
     expect(elsewhere.reason).toBe('exit 1: No previous sessions found for this project.')
   })
 
+  it('explains exit 55 (untrusted folder) and 42 (input)', async () => {
+    const dir = tempDir()
+    const script = join(dir, 'gemini-like')
+    const {writeFileSync, chmodSync} = await import('node:fs')
+    writeFileSync(script, '#!/bin/sh\necho "The folder is not trusted." >&2\nexit 55\n')
+    chmodSync(script, 0o755)
+    process.env.MDPLAN_GEMINI_BIN = script
+    try {
+      expect((await geminiRunner.run(geminiRequest(dir))).reason).toBe('workspace not trusted (exit 55): The folder is not trusted.')
+      writeFileSync(script, '#!/bin/sh\nexit 42\n')
+      expect((await geminiRunner.run(geminiRequest(dir))).reason).toBe('invalid input (exit 42)')
+    } finally {
+      process.env.MDPLAN_GEMINI_BIN = join(agentsDir, 'gemini')
+    }
+  })
+
   it.each([
     ['not-logged-in', 41, 'not authenticated (exit 41): Please set an Auth method in your settings.json or specify GEMINI_API_KEY.', false],
     ['max-turns', 53, 'turn limit reached (exit 53): Reached max session turns for this session.', false],

@@ -1,4 +1,4 @@
-import {access, constants} from 'node:fs/promises'
+import {access, constants, stat} from 'node:fs/promises'
 import {delimiter, isAbsolute, join, resolve} from 'node:path'
 import type {Diagnostic, Plan} from '../plan/types.js'
 import type {Runner} from './runner.js'
@@ -62,7 +62,8 @@ export async function isInstalled(executable: string, env: NodeJS.ProcessEnv = p
 async function isExecutable(file: string): Promise<boolean> {
   try {
     await access(file, constants.X_OK)
-    return true
+    // A folder is "executable" too.
+    return (await stat(file)).isFile()
   } catch {
     return false
   }
