@@ -18,6 +18,7 @@ import {interpretResult, type Outcome} from './protocol/interpret-result.js'
 import {readAnswers, type OpenQuestion} from './protocol/read-answers.js'
 import {upsertOpenQuestion} from './protocol/upsert-open-question.js'
 import {computeScorecard} from './report/compute-scorecard.js'
+import {dagSection, tracksGraph} from './report/dag-section.js'
 import {formatDuration} from './util/format-duration.js'
 import {logFile} from './run/log-file.js'
 import {runCommands} from './run/run-commands.js'
@@ -41,6 +42,8 @@ export interface RunPlanOptions {
   /** Aborting stops launching and ends running agents; their rows stay `in_progress`. */
   signal?: AbortSignal
   onEvent?: (event: RunEvent) => void
+  /** Called once the plan is read and valid, before any event (live views show every agent from the start). */
+  onPlan?: (plan: Plan) => void
   /** How long a rate or usage limit pauses launches (first pause; doubles, capped at 15 minutes). */
   rateLimitPauseMs?: number
   /** How often to look for a person's edits while nothing else happens. */
@@ -84,6 +87,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   if (missing.length > 0) throw new PlanError(missing)
 
   const lock = await acquireRunLock(file)
+  options.onPlan?.(store.plan)
   try {
     return await execute(store, runners, {...options, file, cwd}, emit)
   } finally {
@@ -121,6 +125,9 @@ async function execute(
   let pauseMs = options.rateLimitPauseMs ?? 60_000
   let storeError: Error | undefined
   let lastSeenMtime = 0
+  // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
+  const graphTracked = tracksGraph(store.plan)
+  let graphStatuses = ''
 
   const row = (id: string): RowState => state.rows.get(id) ?? {status: 'pending', agentId: '', duration: '', notes: '', extra: {}}
   const setRow = (id: string, patch: Partial<RowState>): void => {
@@ -153,6 +160,11 @@ async function execute(
       storeError = undefined
       adopt(result)
       emit({type: 'state-written', file, bytes: result.bytes, ms: result.ms})
+      const statuses = order.map((id) => row(id).status).join()
+      if (graphTracked && statuses !== graphStatuses) {
+        graphStatuses = statuses
+        await store.editSection('DAG Visualization', dagSection)
+      }
     } catch (error) {
       // Disk full, read-only folder, a file that no longer parses: keep the last
       // good file, stop launching, and say why. Running agents may still finish.
@@ -388,7 +400,7 @@ async function execute(
       // A limit is not the agent's fault: wait, then try again without using an attempt.
       pausedUntil = Date.now() + pauseMs
       const reason = `rate or usage limit (${outcome.reason ?? 'limit reached'}); retrying at ${new Date(pausedUntil).toISOString().slice(11, 19)}Z`
-      emit({type: 'paused', reason, untilMs: pauseMs})
+      emit({type: 'paused', reason, untilMs: pausedUntil})
       setTimeout(() => void schedule(), pauseMs).unref()
       pauseMs = Math.min(pauseMs * 2, 15 * 60_000)
       setRow(id, {status: 'pending', agentId: agentId ?? current.agentId, notes: setNote(notes, 'paused', reason)})

@@ -275,6 +275,22 @@ describe('mdplan run', () => {
     for (const id of completedBefore) expect(runs.filter((r) => r === id)).toHaveLength(1)
   })
 
+  it('keeps a tracked Mermaid graph current and never touches the hand-drawn picture', async () => {
+    const text = shellPlan({A: {script: 'true'}, B: {deps: ['A'], script: 'true'}}).replace(
+      '## Execution State',
+      '## DAG Visualization\n\n```\nA ──→ B\n```\n\n## Execution State'
+    )
+    const {dir, plan} = await setupPlan({text})
+    expect((await runCli(['graph', plan, '--write'], {cwd: dir})).exitCode).toBe(0)
+    expect(await readFile(plan, 'utf8')).toContain('class A,B pending')
+    const result = await runCli(['run', plan], {cwd: dir})
+    expect(result.exitCode, result.all).toBe(0)
+    const after = await readFile(plan, 'utf8')
+    expect(after).toContain('```\nA ──→ B\n```')
+    expect(after).toMatch(/```mermaid[\s\S]*class A,B completed[\s\S]*```/)
+    expect((await readTable(plan)).rows.B!.status).toBe('completed')
+  })
+
   it('prints the plan of a dry run and changes nothing', async () => {
     const {dir, plan} = await setupPlan({
       text: shellPlan({A: {script: 'touch a-ran', estimate: '1m'}, B: {deps: ['A'], script: 'touch b-ran', estimate: '2m'}})

@@ -51,7 +51,8 @@ export function createReporter(options: ReporterOptions): Reporter {
     case 'plain':
       return {
         event(event) {
-          options.write(formatEventLine(event, {color}) + '\n')
+          // A line per state write would drown the events people read; `--json` keeps every write.
+          if (event.type !== 'state-written') options.write(formatEventLine(event, {color}) + '\n')
           finish(event)
         },
         close: () => {}

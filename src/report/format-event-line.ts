@@ -48,7 +48,7 @@ function describe(event: RunEvent, c: ReturnType<typeof pc.createColors>): strin
     case 'human-edit':
       return `hand edit kept: ${event.agent} ${event.column} = ${event.value}`
     case 'state-written':
-      return `state written to ${event.file} (${event.bytes} bytes, ${event.ms}ms)`
+      return `state written to ${event.file} (${event.bytes} bytes, ${event.ms.toFixed(1)}ms)`
     case 'warning':
       return `${c.yellow('warning')}: ${event.message}`
     case 'run-finished':

@@ -4,7 +4,9 @@ import {exitCodes} from '../exit-codes.js'
 import {runPlan, defaultConcurrency, defaultMaxAttempts} from '../../run-plan.js'
 import {dryRun} from '../../run/dry-run.js'
 import {parseDuration} from '../../util/parse-duration.js'
-import {createReporter} from '../../report/create-reporter.js'
+import {createReporter, type Reporter} from '../../report/create-reporter.js'
+import {colorEnabled} from '../../report/color-enabled.js'
+import type {Plan} from '../../plan/types.js'
 import {reportFailure} from '../report-failure.js'
 
 interface RunFlags {
@@ -93,12 +95,18 @@ the lock; 130 interrupted (run again to resume).`
       }
     }
 
-    const color = flags.color !== false && !io.env.NO_COLOR && io.isTTY
-    const reporter = createReporter({
-      mode: flags.json ? 'json' : flags.quiet ? 'quiet' : io.isTTY ? 'tty' : 'plain',
-      write: io.stdout,
-      color
-    })
+    const color = flags.color !== false && colorEnabled(io.env, io.isTTY)
+    // The reporter starts once the plan is read, so the live view knows every agent and its dependencies.
+    let reporter: Reporter | undefined
+    const startReporter = (plan?: Plan): Reporter =>
+      (reporter ??= createReporter({
+        mode: flags.json ? 'json' : flags.quiet ? 'quiet' : io.isTTY ? 'tty' : 'plain',
+        write: io.stdout,
+        color,
+        plan,
+        columns: () => process.stdout.columns,
+        rows: () => process.stdout.rows
+      }))
     const controller = new AbortController()
     let interrupts = 0
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -131,13 +139,14 @@ the lock; 130 interrupted (run again to resume).`
           maxTurns: numbers['max-turns'],
           maxBudgetUsd: numbers['max-budget-usd']
         },
-        onEvent: (event) => reporter.event(event)
+        onPlan: (plan) => void startReporter(plan),
+        onEvent: (event) => startReporter().event(event)
       })
       return result.exitCode
     } catch (error) {
       return reportFailure(error, io)
     } finally {
-      reporter.close()
+      reporter?.close()
       process.off('SIGINT', onSignal)
       process.off('SIGTERM', onSignal)
     }
