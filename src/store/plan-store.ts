@@ -7,6 +7,7 @@ import {atomicWrite} from './atomic-write.js'
 import {cleanTempFiles} from './clean-temp-files.js'
 import {normalizeCell} from './escape-cell.js'
 import {mergeState, type Conflict, type HumanEdit} from './merge-state.js'
+import {lineDistance, mergeText} from './merge-text.js'
 import {renderState} from './render-state.js'
 import {replaceSection} from './replace-section.js'
 import {stateLayout, type StateLayout} from './state-layout.js'
@@ -26,6 +27,12 @@ export interface PlanStoreOptions {
   /** The clock that stamps `Last updated:` (tests pin it). */
   now?: () => Date
 }
+
+/** How long a file someone else just wrote must stay unchanged before it is merged. */
+const settleMs = 3
+
+/** How many recent versions a changed file is compared with to find the one it was edited from. */
+const historySize = 8
 
 /** How many times a write starts over because the file changed under it before giving up. */
 const maxAttempts = 50
@@ -57,6 +64,10 @@ export class PlanStore {
   #clean = true
   #fileState: TableState | undefined
   #queue: Promise<unknown> = Promise.resolve()
+  /** Recent versions of the file, oldest first. */
+  #history: Buffer[] = []
+  /** Files our writes replaced, still open, with their bytes when we read them. */
+  #displaced: Array<{fd: number; bytes: Buffer}> = []
 
   private constructor(file: string, bytes: Buffer, plan: Plan, prompts: PromptsSource | undefined, options: PlanStoreOptions) {
     this.file = file
@@ -69,6 +80,7 @@ export class PlanStore {
     this.#layout = stateLayout(plan)
     this.#base = tableStateFromPlan(plan)
     this.#fileState = this.#base
+    this.#history.push(bytes)
   }
 
   /** Read and parse the plan, and remember its bytes as what mdplan last saw. Removes temp files a killed writer left. */
@@ -125,89 +137,174 @@ export class PlanStore {
 
   #write(desired: TableState, running: ReadonlySet<string>): WriteResult {
     const started = performance.now()
-    const want = this.#normalize(desired)
-    const {bytes, result} = this.#commit((source, same) => {
+    // What mdplan wants; once a write is on disk, what it wrote (a second
+    // round, folding in an edit that raced the first, must not undo the first).
+    let mine = this.#normalize(desired)
+    const done = this.#commit((source, same) => {
       if (same && this.#clean && this.#layout) {
-        const rendered = renderState(this.#layout, want)
+        const rendered = renderState(this.#layout, mine)
         const {start, end} = this.#layout
         const text = this.#text.slice(0, start) + rendered.text + this.#text.slice(end)
-        return {text, layout: rendered.layout, merged: {state: keepUnknown(want, this.#base), humanEdits: [], conflicts: []}}
+        const state = keepUnknown(mine, this.#base)
+        return {text, layout: rendered.layout, state, humanEdits: [], conflicts: [], clean: true, committed: () => (mine = state)}
       }
       const plan = same && this.#plan ? this.#plan : this.#parse(source())
-      const merged = mergeState(this.#base, want, {rows: readRows(plan), meta: readMeta(plan)}, running)
+      const merged = mergeState(this.#base, mine, {rows: readRows(plan), meta: readMeta(plan)}, running)
       for (const agent of plan.agents) if (!merged.state.rows.has(agent.id)) merged.state.rows.set(agent.id, emptyRow())
       const layout = stateLayout(plan)
-      if (!layout) return {text: appendStateSection(plan, merged.state), layout: undefined, merged}
+      const common = {state: merged.state, humanEdits: merged.humanEdits, conflicts: merged.conflicts, clean: true, committed: () => (mine = merged.state)}
+      if (!layout) return {text: appendStateSection(plan, merged.state), layout: undefined, ...common}
       const rendered = renderState(layout, merged.state)
-      return {text: plan.text.slice(0, layout.start) + rendered.text + plan.text.slice(layout.end), layout: rendered.layout, merged}
+      return {text: plan.text.slice(0, layout.start) + rendered.text + plan.text.slice(layout.end), layout: rendered.layout, ...common}
     })
-    this.#base = result.merged.state
-    this.#fileState = result.merged.state
-    this.#clean = true
-    return {state: cloneState(result.merged.state), humanEdits: result.merged.humanEdits, conflicts: result.merged.conflicts, bytes, ms: performance.now() - started}
+    return {state: cloneState(this.#base), humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started}
   }
 
   #editSection(title: string, render: (current: Section | undefined, plan: Plan) => string): WriteResult {
     const started = performance.now()
-    let touched = false
-    const {bytes, result} = this.#commit((source, same) => {
+    const done = this.#commit((source, same) => {
       const plan = same && this.#plan ? this.#plan : this.#parse(source())
-      touched = !same || !this.#clean
       const current = plan.sections.find((section) => section.title.trim().toLowerCase() === title.trim().toLowerCase())
       const edit = replaceSection(plan, title, render(current, plan))
-      let layout: StateLayout | undefined
       const old = same ? this.#layout : undefined
-      if (old && edit.end <= old.start) layout = {...old, start: old.start + edit.length - (edit.end - edit.start), end: old.end + edit.length - (edit.end - edit.start)}
+      const shift = edit.length - (edit.end - edit.start)
+      let layout: StateLayout | undefined
+      if (old && edit.end <= old.start) layout = {...old, start: old.start + shift, end: old.end + shift}
       else if (old && edit.start >= old.end) layout = old
-      if (old && !layout) touched = true
-      return {text: edit.text, layout, merged: {state: this.#base, humanEdits: [], conflicts: []}}
+      // A table someone edited meanwhile is merged by the next write.
+      return {text: edit.text, layout, humanEdits: [], conflicts: [], clean: same && this.#clean && layout !== undefined}
     })
-    this.#fileState = undefined
-    // Hand edits to the table read here are merged by the next write.
-    if (touched) this.#clean = false
-    return {state: this.state, humanEdits: [], conflicts: [], bytes, ms: performance.now() - started}
+    return {state: this.state, humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started}
   }
 
   /**
-   * Read the file, let `produce` compute the new text, and write it atomically,
-   * starting over whenever someone else wrote meanwhile:
-   * - a rename landed between our read and our rename: the inode at the path is not the one we read;
-   * - someone wrote in place into the file we read: its bytes differ after our rename. We still hold
-   *   it open, so their bytes are not lost: they are merged on the next attempt, over what we just wrote.
+   * Read the file, let `produce` compute the new text, write it atomically.
+   * Someone else may write the file at any time:
+   * - before our read: the bytes differ from what we last wrote, `produce` merges them;
+   * - a rename between our read and our rename: the inode at the path is no longer the one we read; start over;
+   * - in place, into the file we read, before or after our rename: that file is now replaced, but we
+   *   still hold it open, so we see what they wrote (right after the rename, or at the next write) and
+   *   fold their change into the current file with a three-way text merge, then merge again.
    */
-  #commit<T extends {text: string; layout: StateLayout | undefined}>(produce: (source: () => string, same: boolean) => T): {bytes: number; result: T} {
-    let override: Buffer | undefined
-    let expected: Buffer | undefined
+  #commit(produce: (source: () => string, same: boolean) => Produced): {bytes: number; humanEdits: HumanEdit[]; conflicts: Conflict[]} {
+    let pending = this.#lateEdits()
+    const humanEdits: HumanEdit[] = []
+    const conflicts: Conflict[] = []
+    let bytes = -1
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       const fd = fs.openSync(this.file, 'r')
+      let keep = false
       try {
-        const disk = readAll(fd)
-        if (override && !disk.equals(expected!)) override = undefined
-        const seen = override ?? disk
+        let disk = readAll(fd)
+        let seen = disk
+        if (!disk.equals(this.#bytes)) {
+          disk = settle(fd, disk)
+          seen = this.#rebase(disk)
+          this.#remember(disk)
+        }
+        for (const late of pending) seen = Buffer.from(mergeText(late.from.toString('utf8'), late.to.toString('utf8'), seen.toString('utf8')), 'utf8')
+        pending = []
         const same = seen.equals(this.#bytes)
+        if (same && bytes !== -1) return {bytes, humanEdits, conflicts}
         const result = produce(() => (same ? this.#source() : seen.toString('utf8')), same)
         const bom = same ? this.#bom : seen[0] === 0xef && seen[1] === 0xbb && seen[2] === 0xbf
         const data = Buffer.from(bom ? '\uFEFF' + result.text : result.text, 'utf8')
-        const mode = fs.fstatSync(fd).mode & 0o7777
-        const ino = fs.fstatSync(fd).ino
-        if (!atomicWrite(this.file, data, {mode, beforeRename: () => fs.statSync(this.file).ino === ino})) continue
-        const after = readAll(fd)
-        if (!after.equals(disk)) {
-          override = after
-          expected = data
-          continue
-        }
+        const stat = fs.fstatSync(fd)
+        if (!atomicWrite(this.file, data, {mode: stat.mode & 0o7777, beforeRename: () => fs.statSync(this.file).ino === stat.ino})) continue
         this.#bytes = data
+        this.#remember(data)
         this.#bom = bom
         this.#text = result.text
         this.#plan = undefined
         this.#layout = result.layout
-        return {bytes: data.length, result}
+        if (result.state) {
+          this.#base = result.state
+          this.#fileState = result.state
+          this.#clean = true
+        } else {
+          this.#fileState = undefined
+          this.#clean = result.clean
+        }
+        result.committed?.()
+        humanEdits.push(...result.humanEdits)
+        conflicts.push(...result.conflicts)
+        bytes = data.length
+        const after = readAll(fd)
+        if (after.length > 0 && !after.equals(disk)) {
+          // Written in place into the file we just replaced: fold it in now.
+          const late = settle(fd, after)
+          this.#remember(late)
+          pending = [{from: disk, to: late}]
+          continue
+        }
+        // Keep the replaced file open until the next write: an in-place writer
+        // that opened it before our rename may still write into it.
+        this.#displaced.push({fd, bytes: disk})
+        keep = true
+        return {bytes, humanEdits, conflicts}
       } finally {
-        fs.closeSync(fd)
+        if (!keep) fs.closeSync(fd)
       }
     }
     throw new Error(`${this.file}: the file kept changing while mdplan tried to write it (${maxAttempts} attempts)`)
+  }
+
+  /**
+   * A file someone else wrote, rebased onto what mdplan last wrote. They
+   * edited some version they had read: usually our last write, but a save
+   * that raced our rename started from an older one, and simply taking their
+   * file would undo whatever we wrote since. So find the recent version their
+   * file is closest to (its parent) and merge their edit from it into ours.
+   */
+  #rebase(disk: Buffer): Buffer {
+    const text = disk.toString('utf8')
+    const mine = this.#bytes.toString('utf8')
+    let parent = mine
+    let best = lineDistance(mine, text)
+    for (const version of this.#history) {
+      if (best === 0) break
+      const candidate = version.toString('utf8')
+      if (candidate === parent) continue
+      const distance = lineDistance(candidate, text)
+      if (distance < best) {
+        best = distance
+        parent = candidate
+      }
+    }
+    return parent === mine ? disk : Buffer.from(mergeText(parent, mine, text), 'utf8')
+  }
+
+  /** Recent versions of the file (read or written), the candidates for `#rebase`. */
+  #remember(bytes: Buffer): void {
+    if (this.#history.some((version) => version.equals(bytes))) return
+    this.#history.push(bytes)
+    if (this.#history.length > historySize) this.#history.shift()
+  }
+
+  /** What late in-place writers wrote into files our earlier writes replaced. */
+  #lateEdits(): Array<{from: Buffer; to: Buffer}> {
+    const edits: Array<{from: Buffer; to: Buffer}> = []
+    const watching: Array<{fd: number; bytes: Buffer}> = []
+    for (const displaced of this.#displaced) {
+      const now = readAll(displaced.fd)
+      // Empty: truncated by a writer that has not written yet; look again next time.
+      if (now.length === 0 && displaced.bytes.length > 0) {
+        watching.push(displaced)
+        continue
+      }
+      if (!now.equals(displaced.bytes)) edits.push({from: displaced.bytes, to: settle(displaced.fd, now)})
+      fs.closeSync(displaced.fd)
+    }
+    // A few at most: a writer stuck that long has lost its race anyway.
+    while (watching.length > 4) fs.closeSync(watching.shift()!.fd)
+    this.#displaced = watching
+    return edits
+  }
+
+  /** Stop watching the files earlier writes replaced (a store needs no other cleanup). */
+  close(): void {
+    for (const displaced of this.#displaced) fs.closeSync(displaced.fd)
+    this.#displaced = []
   }
 
   #source(): string {
@@ -234,6 +331,19 @@ export class PlanStore {
   }
 }
 
+interface Produced {
+  text: string
+  layout: StateLayout | undefined
+  /** The table as written, when this wrote the table: the next merge's base. */
+  state?: TableState
+  humanEdits: HumanEdit[]
+  conflicts: Conflict[]
+  /** Whether the table in `text` is exactly the base (no hand edit waits to be merged). */
+  clean: boolean
+  /** Called once the text is on disk. */
+  committed?: () => void
+}
+
 /** Rows of the table the executor does not know stay, and stay in the state. */
 function keepUnknown(want: TableState, base: TableState): TableState {
   let rows: Map<string, RowState> | undefined
@@ -243,6 +353,28 @@ function keepUnknown(want: TableState, base: TableState): TableState {
     rows.set(agent, row)
   }
   return rows ? {rows, meta: want.meta} : want
+}
+
+/**
+ * The bytes of a file someone else is writing, once they settle: in-place
+ * writers truncate, then write, so we may catch one halfway. Two reads a
+ * moment apart must agree; an empty file gets up to a second to fill.
+ */
+function settle(fd: number, seen: Buffer): Buffer {
+  let last = seen
+  for (let waited = 0; waited < 1000; ) {
+    const pause = last.length === 0 ? 10 : settleMs
+    sleep(pause)
+    waited += pause
+    const again = readAll(fd)
+    if (again.equals(last) && again.length > 0) return again
+    last = again
+  }
+  return last
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
 function readAll(fd: number): Buffer {
