@@ -1,5 +1,5 @@
-import {existsSync, statSync} from 'node:fs'
-import {resolve} from 'node:path'
+import {existsSync, readFileSync, statSync} from 'node:fs'
+import {dirname, join, resolve} from 'node:path'
 import type {RunEvent, Scorecard} from './events.js'
 import type {Agent, Plan, Status} from './plan/types.js'
 import {attemptsInNotes, getNote, setNote} from './plan/notes.js'
@@ -11,6 +11,7 @@ import {nextLaunches} from './schedule/next-launches.js'
 import {PlanStore, type WriteResult} from './store/plan-store.js'
 import type {RowState, TableState} from './store/table-state.js'
 import {acquireRunLock} from './store/lock.js'
+import {importStateJson} from './store/import-state-json.js'
 import type {Runner, RunnerOptions, RunResult} from './runners/runner.js'
 import {resolveRunner} from './runners/resolve-runner.js'
 import {checkRunners} from './runners/check-runners.js'
@@ -83,7 +84,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
 
   const runners = new Map<string, Runner>()
   for (const agent of store.plan.agents) runners.set(agent.id, resolveRunner(store.plan, agent, options.runner))
-  const missing = await checkRunners(store.plan, runners)
+  const missing = await checkRunners(store.plan, runners, process.env, resolve(options.cwd ?? process.cwd()))
   if (missing.length > 0) throw new PlanError(missing)
 
   const lock = await acquireRunLock(file)
@@ -113,6 +114,13 @@ async function execute(
   const priority = longestRemainingPath(store.plan)
 
   let state: TableState = store.state
+  // A plan whose progress lives in the JSON side-file some executors moved to: bring it into the table,
+  // once, while the table has no progress of its own.
+  const sideFile = join(dirname(file), '.parallel-plan-state.json')
+  if (existsSync(sideFile) && [...state.rows.values()].every((r) => r.status === 'pending' && r.agentId === '')) {
+    state = importStateJson(JSON.parse(readFileSync(sideFile, 'utf8')) as unknown, store.plan)
+    emit({type: 'warning', message: `imported ${sideFile} into the Execution State table`})
+  }
   const running = new Map<string, Running>()
   /** Attempts a person granted by setting a row back to `pending`. */
   const extraAttempts = new Map<string, number>()
@@ -393,6 +401,12 @@ async function execute(
     }
     const current = row(id)
     let notes = patchNotes(current.notes, gitNotes)
+    if (result.costUsd !== undefined) {
+      // Notes keep the agent's total; a resumed claude session reports its own running total.
+      const before = Number(getNote(notes, 'cost')?.replace(/^\$/, '') ?? 0) || 0
+      const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
+      notes = setNote(notes, 'cost', `$${(before + spent).toFixed(4)}`)
+    }
     if (outcome.checkpoint) notes = setNote(notes, 'checkpoint', outcome.checkpoint)
     for (const text of outcome.discoveries) discoveries.push({agent: id, text})
 
@@ -560,14 +574,18 @@ async function execute(
 
 const zeroSpan = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
-/** Options for one agent: flags win, then the agent's own fields, then front matter. */
+/**
+ * Options for one agent: flags win, then the agent's own fields, then front
+ * matter; except the model, where an agent's own `model:` wins (model names
+ * differ per runner, and a plan picks a bigger model for its hardest agent).
+ */
 function agentOptions(flags: RunnerOptions | undefined, plan: Plan, agent: Agent): RunnerOptions {
   const settings = plan.settings
   const field = (key: string): string | undefined => agent.fields[key]?.value.trim() || undefined
   const number = (value: string | undefined): number | undefined =>
     value === undefined || Number.isNaN(Number(value)) ? undefined : Number(value)
   return {
-    model: flags?.model ?? field('model') ?? settings.model,
+    model: field('model') ?? flags?.model ?? settings.model,
     permissionMode: flags?.permissionMode ?? field('permission_mode') ?? settings.permissionMode,
     allowedTools:
       flags?.allowedTools ??

@@ -56,6 +56,9 @@ describe('questions that bubble up', () => {
     expect(second.exitCode, second.all).toBe(0)
     const done = await readTable(file)
     expect(done.rows.A).toMatchObject({status: 'completed', agentId: sessionId})
+    // The fake reports claude 2.1.330's running session total: $0.0008, then $0.0016 after the resume.
+    expect(asked.rows.A!.notes).toContain('cost: $0.0008')
+    expect(done.rows.A!.notes).toContain('cost: $0.0016')
     expect(done.rows.B!.status).toBe('completed')
 
     const calls = (await readFile(argvLog, 'utf8'))

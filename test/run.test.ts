@@ -198,7 +198,7 @@ describe('mdplan run', () => {
   it('resumes from the file: completed skipped, failed retried with history, needs_input waits', async () => {
     const text = shellPlan({
       A: {script: 'touch a-ran'},
-      B: {script: 'echo "$MDPLAN_ATTEMPT" > b-attempt'},
+      B: {script: 'echo "$MDPLAN_ATTEMPT $MDPLAN_PREVIOUS_FAILURE" > b-attempt'},
       C: {script: 'touch c-ran'},
       D: {deps: ['C'], script: 'touch d-ran'}
     })
@@ -212,7 +212,7 @@ describe('mdplan run', () => {
     expect(existsSync(join(dir, 'a-ran'))).toBe(false)
     expect(rows.A).toMatchObject({status: 'completed', agentId: 'sh-00000001', duration: '2s'})
     expect(rows.B!.status).toBe('completed')
-    expect(await readFile(join(dir, 'b-attempt'), 'utf8')).toBe('2\n')
+    expect(await readFile(join(dir, 'b-attempt'), 'utf8')).toBe('2 boom\n')
     expect(rows.B!.notes).toContain('attempt 1: boom')
     expect(rows.C!.status).toBe('needs_input')
     expect(rows.D).toMatchObject({status: 'pending', notes: 'blocked by: C (needs input)'})

@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {shellRunner, shellScript} from '../src/runners/shell.js'
+import {shellRunner} from '../src/runners/shell.js'
 import {fakeAgent, request, tempDir} from './runner-support.js'
 
 describe('shellRunner', () => {
@@ -41,21 +41,5 @@ describe('shellRunner', () => {
     expect(result.ok).toBe(false)
     expect(result.timedOut).toBe(true)
     expect(result.reason).toBe('timed out after 200ms')
-  })
-})
-
-describe('shellScript', () => {
-  it("runs the agent's own script when the prompt was assembled around it, and passes the whole text in MDPLAN_PROMPT", async () => {
-    const dir = tempDir()
-    const agent = fakeAgent('A')
-    const script = 'printf "%s" "$MDPLAN_PROMPT" > prompt.txt\necho "RESULT: SUCCESS"\n'
-    agent.prompt = {text: script, source: 'inline', file: 'plan.md', position: agent.position}
-    const assembled = `## Shared Contract\nTypes here.\n\n${script.trimEnd()}\n\n## Previous attempt\n\nAttempt 1 failed: x`
-    expect(shellScript(request(dir, {agent, prompt: assembled}))).toBe(script)
-    const result = await shellRunner.run(request(dir, {agent, prompt: assembled}))
-    expect(result.ok).toBe(true)
-    expect(result.finalText).toBe('RESULT: SUCCESS\n')
-    expect(readFileSync(`${dir}/prompt.txt`, 'utf8')).toBe(assembled)
-    expect(shellScript(request(dir, {agent, prompt: 'echo other'}))).toBe('echo other')
   })
 })
