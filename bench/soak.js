@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// `npm run soak`: proof under stress. Kill soak (SIGKILL `mdplan run` at random moments and resume)
+// and concurrent editors (hand saves while a plan runs). Prints a table of figures with targets and
+// exits 1 when one is missed.
+//
+//   node bench/soak.js [--agents 100] [--kills 50] [--editor-agents 200] [--edits 200] [--seed 1]
+//                      [--only kill|editors] [--json] [--keep] [--verbose]
+// Environment: SOAK_AGENTS, SOAK_KILLS, SOAK_EDITOR_AGENTS, SOAK_EDITS, SOAK_SEED.
+import {parseArgs} from 'node:util'
+import {killSoak} from './soak/kill-soak.js'
+import {editorSoak} from './soak/editor-soak.js'
+
+const {values} = parseArgs({
+  options: {
+    agents: {type: 'string', default: process.env.SOAK_AGENTS ?? '100'},
+    kills: {type: 'string', default: process.env.SOAK_KILLS ?? '50'},
+    'editor-agents': {type: 'string', default: process.env.SOAK_EDITOR_AGENTS ?? '200'},
+    edits: {type: 'string', default: process.env.SOAK_EDITS ?? '200'},
+    seed: {type: 'string', default: process.env.SOAK_SEED ?? '1'},
+    'min-ms': {type: 'string', default: '50'},
+    'max-ms': {type: 'string', default: '300'},
+    'max-kill-ms': {type: 'string', default: '1000'},
+    gap: {type: 'string', default: '25'},
+    only: {type: 'string'},
+    json: {type: 'boolean', default: false},
+    keep: {type: 'boolean', default: false},
+    verbose: {type: 'boolean', default: false}
+  }
+})
+
+const n = (name) => {
+  const value = Number(values[name])
+  if (!Number.isFinite(value) || value < 0) {
+    process.stderr.write(`soak: --${name} must be a number, got ${values[name]}\n`)
+    process.exit(2)
+  }
+  return value
+}
+const seed = n('seed')
+const log = values.verbose ? (line) => process.stderr.write(`soak: ${line}\n`) : () => {}
+const results = {}
+
+if (!values.only || values.only === 'kill') {
+  process.stderr.write(`soak: kill soak, ${n('agents')} agents, ${n('kills')} kills…\n`)
+  results.kill = await killSoak({agents: n('agents'), kills: n('kills'), seed, minMs: n('min-ms'), maxMs: n('max-ms'), maxKillMs: n('max-kill-ms'), keep: values.keep, log})
+}
+if (!values.only || values.only === 'editors') {
+  process.stderr.write(`soak: editors, ${n('editor-agents')} agents, ${n('edits')} saves…\n`)
+  results.editors = await editorSoak({agents: n('editor-agents'), edits: n('edits'), gapMs: n('gap'), seed: seed + 1, minMs: n('min-ms'), maxMs: n('max-ms'), keep: values.keep, log})
+}
+
+const rows = Object.values(results).flatMap((r) => r.rows)
+const missed = rows.filter((r) => r.holds === false)
+if (values.json) {
+  process.stdout.write(JSON.stringify(results, null, 2) + '\n')
+} else {
+  const header = ['figure', 'value', 'target', 'holds']
+  const cells = rows.map((r) => [r.figure, String(r.value), r.target ?? '—', r.holds === null ? '—' : r.holds ? 'yes' : 'NO'])
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)))
+  const line = (c) => '| ' + c.map((v, i) => v.padEnd(widths[i])).join(' | ') + ' |'
+  console.log(line(header))
+  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|')
+  for (const c of cells) console.log(line(c))
+  console.log(`\n${rows.length} figures, ${missed.length} off target`)
+  // The details of a miss, so a failure can be reproduced and read.
+  for (const [name, r] of Object.entries(results)) {
+    const details = Object.entries(r).filter(([key, v]) => key !== 'rows' && Array.isArray(v) && v.length > 0)
+    for (const [key, v] of details) console.log(`${name}.${key}: ${v.slice(0, 10).join(' | ')}${v.length > 10 ? ` … (${v.length})` : ''}`)
+    if (r.finalOutput) console.log(`${name}.finalOutput: ${r.finalOutput.slice(-800)}`)
+    if (r.stderr) console.log(`${name}.stderr: ${r.stderr.slice(-800)}`)
+  }
+}
+process.exitCode = missed.length > 0 ? 1 : 0

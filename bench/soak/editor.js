@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// A person editing the plan while it runs, saving the way editors do: read the
+// file, change it, write a temp file and rename it over the plan. Each save is
+// one of: a line added to `## Context`, a finished row's Notes rewritten, a
+// completed row set back to `pending`. Every save is recorded as one JSON line.
+//
+// node editor.js <plan> <runs.log> <edits> <mean gap ms> <seed> <record file>
+import {appendFileSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync} from 'node:fs'
+import {random, sleep} from './util.js'
+
+const [plan, runsLog, editsArg, gapArg, seedArg, record] = process.argv.slice(2)
+const edits = Number(editsArg)
+const gap = Number(gapArg)
+const rand = random(Number(seedArg))
+/** Each agent gets at most one row edit, so every check at the end is unambiguous. */
+const touched = new Set(['GATE'])
+let raced = 0
+
+const size = (file) => {
+  try {
+    return statSync(file).size
+  } catch {
+    return 0
+  }
+}
+
+/** The cells of a table line, split on unescaped pipes (first and last are the outside of the row). */
+const cellsOf = (line) => line.split(/(?<!\\)\|/)
+
+function rowsIn(text) {
+  const rows = []
+  const start = text.indexOf('\n## Execution State')
+  const lines = text.slice(start).split('\n')
+  let offset = start
+  for (const line of lines) {
+    const cells = cellsOf(line)
+    if (line.startsWith('| ') && cells.length === 7 && !/^\s*(Agent|-+)\s*$/.test(cells[1])) {
+      rows.push({id: cells[1].trim(), status: cells[2].trim(), line, offset})
+    }
+    offset += line.length + 1
+  }
+  return rows
+}
+
+function replaceLine(text, row, cells) {
+  return text.slice(0, row.offset) + cells.join('|') + text.slice(row.offset + row.line.length)
+}
+
+/** One edit, computed from the text as read. */
+function plan1(text, n) {
+  const roll = rand()
+  const done = rowsIn(text).filter((r) => r.status === 'completed' && !touched.has(r.id))
+  const pick = () => done[Math.floor(rand() * done.length)]
+  if (roll < 0.35 && done.length > 0) {
+    const row = pick()
+    const note = `hand note ${n}, kept as written`
+    const cells = cellsOf(row.line)
+    cells[5] = ` ${note} `
+    return {edit: {kind: 'note', agent: row.id, note}, text: replaceLine(text, row, cells)}
+  }
+  if (roll < 0.6 && done.length > 0) {
+    const row = pick()
+    const cells = cellsOf(row.line)
+    cells[2] = ' pending '
+    return {edit: {kind: 'requeue', agent: row.id}, text: replaceLine(text, row, cells)}
+  }
+  const line = `- editor line ${n}: context written by hand while the plan ran.`
+  const at = text.indexOf('\n## Agents')
+  return {edit: {kind: 'context', line}, text: text.slice(0, at) + line + '\n' + text.slice(at)}
+}
+
+for (let n = 1; n <= edits; n++) {
+  await sleep(rand() * 2 * gap)
+  for (;;) {
+    const before = statSync(plan)
+    const text = readFileSync(plan, 'utf8')
+    const {edit, text: next} = plan1(text, n)
+    const runsBefore = size(runsLog)
+    const temp = `${plan}.editor-${process.pid}.tmp`
+    const fd = openSync(temp, 'w')
+    writeSync(fd, next)
+    fsyncSync(fd)
+    closeSync(fd)
+    // A careful editor: if the file changed since it was read, read it again (as editors
+    // ask "the file changed on disk"). What remains is the instant between this check and the rename.
+    const now = statSync(plan)
+    if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size) {
+      raced++
+      continue
+    }
+    renameSync(temp, plan)
+    if (edit.agent) touched.add(edit.agent)
+    const seenLines = (text.match(/^- editor line \d+/gm) ?? []).map((l) => Number(l.slice(14)))
+    appendFileSync(record, JSON.stringify({n, ...edit, runsBefore, time: Date.now(), seen: seenLines, ino: before.ino}) + '\n')
+    break
+  }
+}
+appendFileSync(record, JSON.stringify({kind: 'end', reread: raced}) + '\n')

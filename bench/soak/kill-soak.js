@@ -1,0 +1,133 @@
+// Kill soak: run a shell plan, SIGKILL `mdplan run` (and its agents, as a crash would) at random
+// moments, resume each time, and count what went wrong.
+import {spawn} from 'node:child_process'
+import {existsSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {fileSize, killAgents, leftoverTempFiles, random, readPlan, readRuns, row, sleep, soakPlan} from './util.js'
+
+// MDPLAN_BIN: soak another build (a checkout of a commit, say) with the same harness.
+const bin = process.env.MDPLAN_BIN ?? fileURLToPath(new URL('../../bin/mdplan.js', import.meta.url))
+
+/** Start `mdplan run`; resolves {code, signal, output} when it ends. */
+export function startRun(plan, cwd, args = []) {
+  const child = spawn(process.execPath, [bin, 'run', plan, '--quiet', ...args], {cwd, env: {...process.env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({code, signal, output})))
+  return {child, exited}
+}
+
+/**
+ * @param {object} o
+ * @param {number} o.agents
+ * @param {number} o.kills
+ * @param {number} [o.seed]
+ * @param {number} [o.minMs] shortest agent sleep
+ * @param {number} [o.maxMs] longest agent sleep
+ * @param {number} [o.maxKillMs] a kill comes between 0 and this long after the run starts
+ * @param {boolean} [o.keep] keep the temp folder
+ */
+export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300, maxKillMs = 1000, concurrency = 8, keep = false, log = () => {}}) {
+  const dir = mkdtempSync(join(tmpdir(), 'mdplan-soak-kill-'))
+  const plan = join(dir, 'plan.md')
+  const runsLog = join(dir, 'runs.log')
+  const {text, ids} = soakPlan({agents, seed, minMs, maxMs, concurrency})
+  writeFileSync(plan, text)
+  const rand = random(seed * 7919)
+
+  const snapshots = []
+  const parseFailures = []
+  const unexpectedExits = []
+  let killsDone = 0
+  let finishedEarly = 0
+  let completedLost = 0
+  let previous = new Set()
+  const started = Date.now()
+
+  for (let k = 0; k < kills; k++) {
+    const before = statSync(plan).ino
+    const {child, exited} = startRun(plan, dir)
+    let ended = false
+    void exited.then(() => (ended = true))
+    // Most kills land in the run proper (after its first write); some during its start-up.
+    const early = rand() < 0.2
+    const at = Math.floor(rand() * (early ? 600 : maxKillMs))
+    if (!early) while (!ended && statSync(plan).ino === before) await sleep(5)
+    const raced = await Promise.race([exited.then(() => 'exited'), sleep(at).then(() => 'timer')])
+    if (raced === 'timer') {
+      child.kill('SIGKILL')
+      killsDone++
+    }
+    const result = await exited
+    if (raced === 'exited') {
+      // It finished (or refused) before its kill: only a clean finish is fine.
+      if (result.code === 0) finishedEarly++
+      else unexpectedExits.push(`run ${k + 1}: exit ${result.code}: ${result.output.trim().split('\n').slice(-3).join(' / ')}`)
+    }
+    await killAgents(plan)
+    const state = readPlan(plan, ids)
+    if (!state.ok) parseFailures.push(`after kill ${k + 1} (${early ? 'start-up, ' : ''}${at} ms): ${state.problems.slice(0, 3).join('; ')}`)
+    const completed = new Set([...state.rows].filter(([, r]) => r.status === 'completed').map(([id]) => id))
+    for (const id of previous) if (!completed.has(id)) completedLost++
+    previous = completed
+    snapshots.push({completed, offset: fileSize(runsLog)})
+    log(`kill ${k + 1}/${kills} ${early ? 'in start-up, ' : ''}${at} ms ${early ? 'after spawn' : 'after its first write'}: ${completed.size}/${ids.length} completed${state.ok ? '' : ' — PLAN BROKEN'}`)
+    if (result.code === 0 && completed.size === ids.length) {
+      // Done already: start over from a fresh table, so every kill lands in a live run.
+      writeFileSync(plan, text)
+      rmSync(runsLog, {force: true})
+      previous = new Set()
+      snapshots.length = 0
+    }
+  }
+
+  const final = await startRun(plan, dir).exited
+  const state = readPlan(plan, ids)
+  if (!state.ok) parseFailures.push(`after the final run: ${state.problems.slice(0, 3).join('; ')}`)
+  const notCompleted = ids.filter((id) => state.rows.get(id)?.status !== 'completed')
+
+  // A completed row on disk is a promise: that agent must never start again.
+  const firstCompletedAt = new Map()
+  for (const snapshot of snapshots) for (const id of snapshot.completed) if (!firstCompletedAt.has(id)) firstCompletedAt.set(id, snapshot.offset)
+  const runs = readRuns(runsLog)
+  const reran = new Set()
+  for (const entry of runs) {
+    const offset = firstCompletedAt.get(entry.id)
+    if (entry.kind === 'start' && offset !== undefined && entry.offset >= offset) reran.add(entry.id)
+  }
+  const neverDone = ids.filter((id) => !runs.some((e) => e.kind === 'done' && e.id === id))
+  const temps = leftoverTempFiles(dir)
+  const lockLeft = existsSync(`${plan}.lock`)
+  const seconds = (Date.now() - started) / 1000
+  if (!keep) rmSync(dir, {recursive: true, force: true})
+
+  const result = {
+    agents: ids.length,
+    kills: killsDone,
+    finishedEarly,
+    parseFailures,
+    unexpectedExits,
+    reran: [...reran],
+    completedLost,
+    finalExit: final.code,
+    finalOutput: final.code === 0 ? '' : final.output,
+    notCompleted,
+    neverDone,
+    leftoverTemps: temps,
+    lockLeft,
+    seconds,
+    dir: keep ? dir : undefined
+  }
+  const survived = killsDone - parseFailures.length
+  result.rows = [
+    row(`kill soak (${ids.length} agents): SIGKILLs of mdplan run, each resumed`, `${killsDone} kills, ${survived} survived (${finishedEarly} runs finished first; ${seconds.toFixed(0)} s)`, `all ${killsDone}`, survived === killsDone && unexpectedExits.length === 0),
+    row('kill soak: times the plan failed to parse or validate after a kill', parseFailures.length, '0', parseFailures.length === 0),
+    row('kill soak: completed agents that ran again', reran.size, '0', reran.size === 0),
+    row('kill soak: completed rows that went back', completedLost, '0', completedLost === 0),
+    row('kill soak: final state', `exit ${final.code}, ${ids.length - notCompleted.length}/${ids.length} completed, temp files ${temps.length}, lock ${lockLeft ? 'left' : 'released'}`, `exit 0, all completed`, final.code === 0 && notCompleted.length === 0 && neverDone.length === 0 && temps.length === 0 && !lockLeft)
+  ]
+  return result
+}
