@@ -37,8 +37,12 @@ export function splitRow(text: string, start: number, end: number, at: Locator):
   return cells
 }
 
-/** Trimmed, `\|` unescaped, `—` read as empty. */
+/**
+ * Trimmed, `\|` unescaped, `—` read as empty. The exact inverse of the store's
+ * `escapeCell`, which doubles a run of backslashes before a pipe: inside a cell a
+ * pipe always follows an odd run (an even one would end the cell), so halve it.
+ */
 export function cellValue(raw: string): string {
-  const value = raw.trim().replace(/\\\|/g, '|')
+  const value = raw.trim().replace(/(\\+)\|/g, (_, run: string) => '\\'.repeat((run.length - 1) / 2) + '|')
   return none.has(value) ? '' : value
 }
