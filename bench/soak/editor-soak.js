@@ -33,8 +33,8 @@ export async function editorSoak({agents, edits, gapMs = 25, seed = 2, minMs = 5
   run.stderr.on('data', (chunk) => (stderr += chunk))
   const exited = new Promise((resolve) => run.on('close', (code) => resolve(code)))
 
-  // Start editing once the run has written its first table.
-  while (!readFileSync(plan, 'utf8').includes('in_progress')) await sleep(20)
+  // Start editing once an agent has completed, so there are finished rows to edit.
+  while (!/\| completed \|/.test(readFileSync(plan, 'utf8'))) await sleep(20)
   const person = spawn(process.execPath, [editor, plan, runsLog, String(edits), String(gapMs), String(seed), record], {cwd: dir, stdio: ['ignore', 'inherit', 'inherit']})
   const editorCode = await new Promise((resolve) => person.on('close', resolve))
   log(`editor finished ${edits} saves after ${((Date.now() - started) / 1000).toFixed(1)} s`)
