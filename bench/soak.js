@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// `npm run soak`: proof under stress. Kill soak (SIGKILL `mdplan run` at random moments and resume)
-// and concurrent editors (hand saves while a plan runs). Prints a table of figures with targets and
+// `npm run soak`: proof under stress. Kill soak (SIGKILL `mdplan run` at random moments and resume),
+// concurrent editors (hand saves while a plan runs) and parser fuzzing. Prints a table of figures with targets and
 // exits 1 when one is missed.
 //
 //   node bench/soak.js [--agents 100] [--kills 50] [--editor-agents 200] [--edits 200] [--seed 1]
-//                      [--only kill|editors] [--json] [--keep] [--verbose]
-// Environment: SOAK_AGENTS, SOAK_KILLS, SOAK_EDITOR_AGENTS, SOAK_EDITS, SOAK_SEED.
+//                      [--fuzz-runs 5000] [--only kill|editors|fuzz] [--json] [--keep] [--verbose]
+// Environment: SOAK_AGENTS, SOAK_KILLS, SOAK_EDITOR_AGENTS, SOAK_EDITS, SOAK_FUZZ_RUNS, SOAK_SEED.
+// MDPLAN_BIN: soak another build of mdplan (the fuzz part always reads this checkout's dist/).
 import {parseArgs} from 'node:util'
 import {killSoak} from './soak/kill-soak.js'
 import {editorSoak} from './soak/editor-soak.js'
+import {fuzz} from './soak/fuzz.js'
 
 const {values} = parseArgs({
   options: {
@@ -16,6 +18,7 @@ const {values} = parseArgs({
     kills: {type: 'string', default: process.env.SOAK_KILLS ?? '50'},
     'editor-agents': {type: 'string', default: process.env.SOAK_EDITOR_AGENTS ?? '200'},
     edits: {type: 'string', default: process.env.SOAK_EDITS ?? '200'},
+    'fuzz-runs': {type: 'string', default: process.env.SOAK_FUZZ_RUNS ?? '5000'},
     seed: {type: 'string', default: process.env.SOAK_SEED ?? '1'},
     'min-ms': {type: 'string', default: '50'},
     'max-ms': {type: 'string', default: '300'},
@@ -47,6 +50,11 @@ if (!values.only || values.only === 'kill') {
 if (!values.only || values.only === 'editors') {
   process.stderr.write(`soak: editors, ${n('editor-agents')} agents, ${n('edits')} saves…\n`)
   results.editors = await editorSoak({agents: n('editor-agents'), edits: n('edits'), gapMs: n('gap'), seed: seed + 1, minMs: n('min-ms'), maxMs: n('max-ms'), keep: values.keep, log})
+}
+
+if (!values.only || values.only === 'fuzz') {
+  process.stderr.write(`soak: fuzz, ${n('fuzz-runs')} mutated plans…\n`)
+  results.fuzz = fuzz({runs: n('fuzz-runs'), seed})
 }
 
 const rows = Object.values(results).flatMap((r) => r.rows)

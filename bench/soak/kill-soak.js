@@ -47,7 +47,8 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
   let previous = new Set()
   const started = Date.now()
 
-  for (let k = 0; k < kills; k++) {
+  // Count only kills that hit a live run: a run that finished first is not a kill.
+  for (let k = 0; killsDone < kills && k < kills * 3; k++) {
     const before = statSync(plan).ino
     const {child, exited} = startRun(plan, dir)
     let ended = false
@@ -69,12 +70,12 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
     }
     await killAgents(plan)
     const state = readPlan(plan, ids)
-    if (!state.ok) parseFailures.push(`after kill ${k + 1} (${early ? 'start-up, ' : ''}${at} ms): ${state.problems.slice(0, 3).join('; ')}`)
+    if (!state.ok) parseFailures.push(`after run ${k + 1} (${early ? 'start-up, ' : ''}${at} ms): ${state.problems.slice(0, 3).join('; ')}`)
     const completed = new Set([...state.rows].filter(([, r]) => r.status === 'completed').map(([id]) => id))
     for (const id of previous) if (!completed.has(id)) completedLost++
     previous = completed
     snapshots.push({completed, offset: fileSize(runsLog)})
-    log(`kill ${k + 1}/${kills} ${early ? 'in start-up, ' : ''}${at} ms ${early ? 'after spawn' : 'after its first write'}: ${completed.size}/${ids.length} completed${state.ok ? '' : ' — PLAN BROKEN'}`)
+    log(`run ${k + 1}, kill ${killsDone}/${kills} ${early ? 'in start-up, ' : ''}${at} ms ${early ? 'after spawn' : 'after its first write'}: ${completed.size}/${ids.length} completed${state.ok ? '' : ' — PLAN BROKEN'}`)
     if (result.code === 0 && completed.size === ids.length) {
       // Done already: start over from a fresh table, so every kill lands in a live run.
       writeFileSync(plan, text)
