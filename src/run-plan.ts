@@ -105,20 +105,23 @@ async function execute(
   emit: (event: DistributiveOmit<RunEvent, 'time'>) => void
 ): Promise<RunPlanResult> {
   const {file, cwd} = options
-  const settings = store.plan.settings
+  // The plan as read at the start: agents, prompts and sections are fixed for the run. `store.plan`
+  // re-parses the file after writes, so the loop only asks it for what a person may change meanwhile.
+  const plan = store.plan
+  const settings = plan.settings
   const concurrency = Math.max(1, options.concurrency ?? settings.concurrency ?? defaultConcurrency)
   const maxAttempts = Math.max(1, options.maxAttempts ?? settings.maxAttempts ?? defaultMaxAttempts)
   const timeoutMs = options.agentTimeoutMs ?? settings.agentTimeout
-  const order = store.plan.agents.map((agent) => agent.id)
-  const agentsById = new Map(store.plan.agents.map((agent) => [agent.id, agent]))
-  const priority = longestRemainingPath(store.plan)
+  const order = plan.agents.map((agent) => agent.id)
+  const agentsById = new Map(plan.agents.map((agent) => [agent.id, agent]))
+  const priority = longestRemainingPath(plan)
 
   let state: TableState = store.state
   // A plan whose progress lives in the JSON side-file some executors moved to: bring it into the table,
   // once, while the table has no progress of its own.
   const sideFile = join(dirname(file), '.parallel-plan-state.json')
   if (existsSync(sideFile) && [...state.rows.values()].every((r) => r.status === 'pending' && r.agentId === '')) {
-    state = importStateJson(JSON.parse(readFileSync(sideFile, 'utf8')) as unknown, store.plan)
+    state = importStateJson(JSON.parse(readFileSync(sideFile, 'utf8')) as unknown, plan)
     emit({type: 'warning', message: `imported ${sideFile} into the Execution State table`})
   }
   const running = new Map<string, Running>()
@@ -134,12 +137,15 @@ async function execute(
   let storeError: Error | undefined
   let lastSeenMtime = 0
   // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
-  const graphTracked = tracksGraph(store.plan)
+  const graphTracked = tracksGraph(plan)
   let graphStatuses = ''
 
   const row = (id: string): RowState => state.rows.get(id) ?? {status: 'pending', agentId: '', duration: '', notes: '', extra: {}}
+  /** Rows changed since the last write began. */
+  let dirty = false
   const setRow = (id: string, patch: Partial<RowState>): void => {
     state.rows.set(id, {...row(id), ...patch})
+    dirty = true
   }
   const patchNotes = (notes: string, patch: NotePatch): string =>
     Object.entries(patch).reduce((cell, [key, value]) => setNote(cell, key, value), notes)
@@ -162,6 +168,7 @@ async function execute(
     return queued
   }
   const writeNow = async (): Promise<void> => {
+    dirty = false
     state.meta.lastUpdated = isoSeconds(new Date())
     try {
       const result = await store.write(state, {running: new Set(running.keys())})
@@ -209,7 +216,7 @@ async function execute(
     for (const id of order) statuses.set(id, row(id).status)
     const attemptsUsed = new Map(order.map((id) => [id, failuresOf(id)]))
     return {
-      agents: store.plan.agents,
+      agents: plan.agents,
       status: statuses,
       running: new Set(running.keys()),
       attemptsUsed,
@@ -220,12 +227,15 @@ async function execute(
   }
   const answeredQuestions = (): Map<string, OpenQuestion> => {
     const answered = new Map<string, OpenQuestion>()
+    // Answers are written by people (or \`mdplan answer\`) meanwhile: read the file as it is now,
+    // but only when an agent waits for one (a parse of a large plan is not free).
+    if (!order.some((id) => row(id).status === 'needs_input')) return answered
     for (const entry of readAnswers(store.plan)) if (entry.answer) answered.set(entry.agent, entry)
     return answered
   }
   const filesCreated = (): Set<string> => {
     const created = new Set<string>()
-    for (const agent of store.plan.agents) {
+    for (const agent of plan.agents) {
       if (agent.creates.length === 0) continue
       if (agent.creates.every((path) => existsSync(resolve(cwd, path.path)))) created.add(agent.id)
     }
@@ -250,26 +260,26 @@ async function execute(
 
   const pass = async (): Promise<void> => {
     const assessments = assessAgents(view())
-    const changedNotes = noteBlocked(assessments)
+    noteBlocked(assessments)
     const canLaunch = !stopping && !storeError && !failFastTripped && Date.now() >= pausedUntil
     const launches = canLaunch
       ? nextLaunches({order, assessments, runningCount: running.size, concurrency, priority})
       : []
     if (launches.length === 0) {
-      if (changedNotes) await persist()
+      if (dirty) await persist()
       // Paused for a rate limit with nothing running: the pause timer schedules again.
       const paused = !stopping && Date.now() < pausedUntil
       if (running.size === 0 && !paused) finished?.()
       return
     }
     const starts = launches.map((id) => prepareLaunch(id, assessments.get(id)!))
-    // The rows say in_progress on disk before any of these agents can finish.
+    // One write records these launches (with their IDs when the runner draws them
+    // up front) and whatever finished since: on disk before any of them can finish.
     await persist()
     for (const start of starts) void start()
   }
 
-  const noteBlocked = (assessments: ReadonlyMap<string, Assessment>): boolean => {
-    let changed = false
+  const noteBlocked = (assessments: ReadonlyMap<string, Assessment>): void => {
     for (const id of order) {
       const assessment = assessments.get(id)!
       const current = row(id)
@@ -282,9 +292,7 @@ async function execute(
       if (before === value) continue
       setRow(id, {notes: setNote(current.notes, 'blocked by', value)})
       if (value) emit({type: 'blocked', agent: id, by: assessment.kind === 'blocked' ? assessment.by.map((b) => b.id) : []})
-      changed = true
     }
-    return changed
   }
 
   /** Mark an agent launched in the table (not yet on disk) and return the function that spawns it. */
@@ -306,16 +314,17 @@ async function execute(
     if (orphaned && !resumeSession) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId} ran`)
     if (answered) notes = setNote(notes, 'question', undefined)
     const controller = new AbortController()
-    const entry: Running = {agent, attempt, started: Date.now(), controller, agentId: resumeSession}
+    const presetId = resumeSession === undefined ? runner.newAgentId?.() : undefined
+    const entry: Running = {agent, attempt, started: Date.now(), controller, agentId: resumeSession ?? presetId}
     running.set(id, entry)
     peakConcurrency = Math.max(peakConcurrency, running.size)
     state.meta.started ??= isoSeconds(new Date())
     if (state.meta.started === '' || state.meta.started === '—') state.meta.started = isoSeconds(new Date())
-    setRow(id, {status: 'in_progress', agentId: resumeSession ?? '', duration: '', notes})
+    setRow(id, {status: 'in_progress', agentId: entry.agentId ?? '', duration: '', notes})
 
     const lastFailure = failures.at(-1)
     const {prompt, env} = agentPrompt(runner, {
-      plan: store.plan,
+      plan: plan,
       agent,
       retry:
         resumeKind === 'retry' && lastFailure
@@ -331,7 +340,7 @@ async function execute(
     const log = logFile(cwd, file, id, attempt)
 
     return async () => {
-      emit({type: 'launched', agent: id, agentId: resumeSession, attempt, resumed: resumeSession !== undefined, log})
+      emit({type: 'launched', agent: id, agentId: entry.agentId, attempt, resumed: resumeSession !== undefined, log})
       let agentCwd = cwd
       if (git) {
         const launch = await git.beforeLaunch(agent, row(id).notes)
@@ -343,8 +352,6 @@ async function execute(
           void persist()
         }
       }
-      const onAbort = (): void => controller.abort()
-      options.signal?.addEventListener('abort', onAbort, {once: true})
       let result: RunResult
       try {
         result = await runner.run({
@@ -354,10 +361,11 @@ async function execute(
           planFile: file,
           attempt,
           logFile: log,
-          options: withEnv(agentOptions(options.runnerOptions, store.plan, agent), env),
+          options: withEnv(agentOptions(options.runnerOptions, plan, agent), env),
           signal: controller.signal,
           timeoutMs,
           resume: resumeSession ? {sessionId: resumeSession} : undefined,
+          agentId: presetId,
           onAgentId: async (agentId) => {
             entry.agentId = agentId
             if (row(id).agentId === agentId) return
@@ -368,8 +376,6 @@ async function execute(
         })
       } catch (error) {
         result = {ok: false, finalText: '', reason: `runner ${runner.name} failed: ${messageOf(error)}`}
-      } finally {
-        options.signal?.removeEventListener('abort', onAbort)
       }
       await settle(id, entry, result)
     }
@@ -440,7 +446,7 @@ async function execute(
       emit({type: 'question', agent: id, agentId, question: question.question})
       try {
         await store.editSection('Open Questions', (section) =>
-          upsertOpenQuestion(section, {agent: id, ...question}, store.plan.eol, store.plan)
+          upsertOpenQuestion(section, {agent: id, ...question}, plan.eol, plan)
         )
       } catch (error) {
         emit({type: 'warning', message: `could not write the question of ${id}: ${messageOf(error)}`})
@@ -453,7 +459,7 @@ async function execute(
       emit({type: 'failed', agent: id, agentId, attempt: entry.attempt, durationMs, reason, willRetry})
       if (options.failFast) failFastTripped = true
     }
-    await persist()
+    // The next pass writes this outcome together with the launches it unblocks.
     await schedule()
   }
 
@@ -470,7 +476,7 @@ async function execute(
   if (options.signal?.aborted) abort()
   options.signal?.addEventListener('abort', abort, {once: true})
 
-  const gitSetup = await createGitGuard({plan: store.plan, planFile: file, cwd, strictScope: options.strictScope ?? false})
+  const gitSetup = await createGitGuard({plan: plan, planFile: file, cwd, strictScope: options.strictScope ?? false})
   const git = gitSetup.guard
   if (gitSetup.notice) emit({type: 'warning', message: gitSetup.notice})
   if (git) {
@@ -480,7 +486,7 @@ async function execute(
 
   const everythingDone = order.every((id) => row(id).status === 'completed')
   if (!everythingDone && !stopping) {
-    const pre = store.plan.preVerification
+    const pre = plan.preVerification
     if (pre.length > 0) {
       emit({type: 'verification-started', phase: 'pre', command: pre.map((c) => c.script).join('\n')})
       const log = logFile(cwd, file, 'pre-verification', new Date().toISOString().replace(/[:.]/g, '-'))
@@ -496,7 +502,7 @@ async function execute(
   // Edits made while nothing else happens (a re-queue, an answer) are picked up by polling.
   lastSeenMtime = mtimeOf(file)
   // So are files that soft dependencies wait for.
-  const softWaits = store.plan.agents.some((agent) => agent.softDependsOn.length > 0)
+  const softWaits = plan.agents.some((agent) => agent.softDependsOn.length > 0)
   const poll = setInterval(() => {
     if (stopping) return
     const mtime = mtimeOf(file)
@@ -536,10 +542,10 @@ async function execute(
   async function verifyAfter(): Promise<boolean> {
     let ok = true
     if (settings.build) {
-      ok = await verifyPhase('build', [{lang: 'sh', script: settings.build, position: store.plan.settings.position ?? zeroSpan}], 'build')
+      ok = await verifyPhase('build', [{lang: 'sh', script: settings.build, position: plan.settings.position ?? zeroSpan}], 'build')
     }
-    if (ok && store.plan.integrationTests.length > 0) {
-      ok = await verifyPhase('integration', store.plan.integrationTests, 'integration')
+    if (ok && plan.integrationTests.length > 0) {
+      ok = await verifyPhase('integration', plan.integrationTests, 'integration')
     }
     return ok
   }

@@ -19,6 +19,7 @@ export const claudeRunner: Runner = {
   executableEnv: 'MDPLAN_CLAUDE_BIN',
   install: 'npm install -g @anthropic-ai/claude-code',
   canResume: true,
+  newAgentId: randomUUID,
   run: runClaude
 }
 
@@ -66,7 +67,7 @@ function claudeStream(onOutput?: (line: string) => void) {
 async function runClaude(request: RunRequest): Promise<RunResult> {
   const file = executableOf(claudeRunner) ?? 'claude'
   const resume = request.resume !== undefined
-  let sessionId = request.resume?.sessionId ?? randomUUID()
+  let sessionId = request.resume?.sessionId ?? request.agentId ?? randomUUID()
   let relaunched = false
   for (;;) {
     await request.onAgentId?.(sessionId)

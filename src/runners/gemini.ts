@@ -18,6 +18,7 @@ export const geminiRunner: Runner = {
   executableEnv: 'MDPLAN_GEMINI_BIN',
   install: 'npm install -g @google/gemini-cli',
   canResume: true,
+  newAgentId: randomUUID,
   run: runGemini
 }
 
@@ -54,7 +55,7 @@ export function geminiArgs(input: {sessionId: string; resume: boolean; options: 
 async function runGemini(request: RunRequest): Promise<RunResult> {
   const file = executableOf(geminiRunner) ?? 'gemini'
   const resume = request.resume !== undefined
-  const sessionId = request.resume?.sessionId ?? randomUUID()
+  const sessionId = request.resume?.sessionId ?? request.agentId ?? randomUUID()
   await request.onAgentId?.(sessionId)
   const started = Date.now()
   const texts: string[] = []

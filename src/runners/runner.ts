@@ -30,6 +30,11 @@ export interface RunRequest {
   /** Kill the whole process tree after this many milliseconds. */
   timeoutMs?: number
   /**
+   * The Agent ID to use, drawn earlier with `runner.newAgentId()`, so the
+   * executor writes the row's status and ID in one write before spawning.
+   */
+  agentId?: string
+  /**
    * Resume an earlier session instead of starting a new one: `sessionId` is the
    * Agent ID recorded in the table, `prompt` is then the follow-up message.
    */
@@ -91,5 +96,7 @@ export interface Runner {
   install?: string
   /** Whether `run` honours `request.resume`. */
   canResume: boolean
+  /** For runners that choose the Agent ID themselves (claude and gemini `--session-id`, shell): a new one. */
+  newAgentId?: () => string
   run(request: RunRequest): Promise<RunResult>
 }

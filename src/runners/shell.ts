@@ -20,11 +20,12 @@ export const shellRunner: Runner = {
   executable: 'sh',
   install: 'install a POSIX shell (`sh`)',
   canResume: false,
+  newAgentId: () => `sh-${randomBytes(4).toString('hex')}`,
   run: runShell
 }
 
 async function runShell(request: RunRequest): Promise<RunResult> {
-  const agentId = `sh-${randomBytes(4).toString('hex')}`
+  const agentId = request.agentId ?? shellRunner.newAgentId!()
   await request.onAgentId?.(agentId)
   const started = Date.now()
   const result = await spawnAgent({
