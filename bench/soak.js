@@ -23,7 +23,7 @@ const {values} = parseArgs({
     'min-ms': {type: 'string', default: '50'},
     'max-ms': {type: 'string', default: '300'},
     'max-kill-ms': {type: 'string', default: '1000'},
-    gap: {type: 'string', default: '50'},
+    gap: {type: 'string', default: '100'},
     only: {type: 'string'},
     json: {type: 'boolean', default: false},
     keep: {type: 'boolean', default: false},

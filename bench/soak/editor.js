@@ -66,7 +66,7 @@ function plan1(text, n) {
   }
   const line = `- editor line ${n}: context written by hand while the plan ran.`
   const at = text.indexOf('\n## Agents')
-  return {edit: {kind: 'context', line}, text: text.slice(0, at) + line + '\n' + text.slice(at)}
+  return {edit: {kind: 'context', line, finished: done.length}, text: text.slice(0, at) + line + '\n' + text.slice(at)}
 }
 
 for (let n = 1; n <= edits; n++) {
