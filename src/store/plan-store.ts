@@ -32,7 +32,7 @@ export interface PlanStoreOptions {
 const settleMs = 3
 
 /** How many recent versions a changed file is compared with to find the one it was edited from. */
-const historySize = 8
+const ancestrySize = 12
 
 /** How many times a write starts over because the file changed under it before giving up. */
 const maxAttempts = 50
@@ -64,8 +64,8 @@ export class PlanStore {
   #clean = true
   #fileState: TableState | undefined
   #queue: Promise<unknown> = Promise.resolve()
-  /** Recent versions of the file, oldest first. */
-  #history: Buffer[] = []
+  /** Recent versions of the file whose content the last write includes, newest first: where a person's edit may start from. */
+  #ancestry: Buffer[] = []
   /** Files our writes replaced, still open, with their bytes when we read them. */
   #displaced: Array<{fd: number; bytes: Buffer}> = []
 
@@ -80,7 +80,7 @@ export class PlanStore {
     this.#layout = stateLayout(plan)
     this.#base = tableStateFromPlan(plan)
     this.#fileState = this.#base
-    this.#history.push(bytes)
+    this.#ancestry.push(bytes)
   }
 
   /** Read and parse the plan, and remember its bytes as what mdplan last saw. Removes temp files a killed writer left. */
@@ -200,10 +200,8 @@ export class PlanStore {
         if (!disk.equals(this.#bytes)) {
           disk = settle(fd, disk)
           seen = this.#rebase(disk)
-          this.#remember(disk)
         }
-        for (const late of pending) seen = Buffer.from(mergeText(late.from.toString('utf8'), late.to.toString('utf8'), seen.toString('utf8')), 'utf8')
-        pending = []
+        for (const late of pending) seen = this.#fold(late, seen)
         const same = seen.equals(this.#bytes)
         if (same && bytes !== -1) return {bytes, humanEdits, conflicts}
         const result = produce(() => (same ? this.#source() : seen.toString('utf8')), same)
@@ -212,7 +210,8 @@ export class PlanStore {
         const stat = fs.fstatSync(fd)
         if (!atomicWrite(this.file, data, {mode: stat.mode & 0o7777, beforeRename: () => fs.statSync(this.file).ino === stat.ino})) continue
         this.#bytes = data
-        this.#remember(data)
+        this.#ancestry = [data, seen, disk, ...pending.map((late) => late.to), ...this.#ancestry].filter((version, k, all) => all.findIndex((other) => other.equals(version)) === k).slice(0, ancestrySize)
+        pending = []
         this.#bom = bom
         this.#text = result.text
         this.#plan = undefined
@@ -232,9 +231,7 @@ export class PlanStore {
         const after = readAll(fd)
         if (after.length > 0 && !after.equals(disk)) {
           // Written in place into the file we just replaced: fold it in now.
-          const late = settle(fd, after)
-          this.#remember(late)
-          pending = [{from: disk, to: late}]
+          pending = [{from: disk, to: settle(fd, after)}]
           continue
         }
         // Keep the replaced file open until the next write: an in-place writer
@@ -259,26 +256,32 @@ export class PlanStore {
   #rebase(disk: Buffer): Buffer {
     const text = disk.toString('utf8')
     const mine = this.#bytes.toString('utf8')
-    let parent = mine
-    let best = lineDistance(mine, text)
-    for (const version of this.#history) {
+    const parent = this.#parentOf(text, mine)
+    return parent === mine ? disk : Buffer.from(mergeText(parent, mine, text), 'utf8')
+  }
+
+  /** Fold an edit found in a file we had replaced into `current`, from the version it was made on. */
+  #fold(late: {from: Buffer; to: Buffer}, current: Buffer): Buffer {
+    const text = late.to.toString('utf8')
+    const parent = this.#parentOf(text, late.from.toString('utf8'))
+    return Buffer.from(mergeText(parent, text, current.toString('utf8')), 'utf8')
+  }
+
+  /** The version `text` is closest to among `first` and those the last write includes (`first` wins ties). */
+  #parentOf(text: string, first: string): string {
+    let parent = first
+    let best = lineDistance(first, text)
+    for (const version of this.#ancestry) {
       if (best === 0) break
       const candidate = version.toString('utf8')
-      if (candidate === parent) continue
+      if (candidate === parent || candidate === text) continue
       const distance = lineDistance(candidate, text)
       if (distance < best) {
         best = distance
         parent = candidate
       }
     }
-    return parent === mine ? disk : Buffer.from(mergeText(parent, mine, text), 'utf8')
-  }
-
-  /** Recent versions of the file (read or written), the candidates for `#rebase`. */
-  #remember(bytes: Buffer): void {
-    if (this.#history.some((version) => version.equals(bytes))) return
-    this.#history.push(bytes)
-    if (this.#history.length > historySize) this.#history.shift()
+    return parent
   }
 
   /** What late in-place writers wrote into files our earlier writes replaced. */
