@@ -28,9 +28,10 @@ export function startRun(plan, cwd, args = []) {
  * @param {number} [o.minMs] shortest agent sleep
  * @param {number} [o.maxMs] longest agent sleep
  * @param {number} [o.maxKillMs] a kill comes between 0 and this long after the run starts
+ * @param {boolean} [o.keepOrphans] leave the killed run's agents running (as a SIGKILL of mdplan alone does)
  * @param {boolean} [o.keep] keep the temp folder
  */
-export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300, maxKillMs = 1000, concurrency = 8, keep = false, log = () => {}}) {
+export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300, maxKillMs = 1000, concurrency = 8, keepOrphans = false, keep = false, log = () => {}}) {
   const dir = mkdtempSync(join(tmpdir(), 'mdplan-soak-kill-'))
   const plan = join(dir, 'plan.md')
   const runsLog = join(dir, 'runs.log')
@@ -68,7 +69,8 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
       if (result.code === 0) finishedEarly++
       else unexpectedExits.push(`run ${k + 1}: exit ${result.code}: ${result.output.trim().split('\n').slice(-3).join(' / ')}`)
     }
-    await killAgents(plan)
+    // By default a kill is a crash of the whole session: mdplan and its agents.
+    if (!keepOrphans) await killAgents(plan)
     const state = readPlan(plan, ids)
     if (!state.ok) parseFailures.push(`after run ${k + 1} (${early ? 'start-up, ' : ''}${at} ms): ${state.problems.slice(0, 3).join('; ')}`)
     const completed = new Set([...state.rows].filter(([, r]) => r.status === 'completed').map(([id]) => id))
@@ -85,7 +87,9 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
     }
   }
 
+  if (keepOrphans) await sleep(maxMs + 200)
   const final = await startRun(plan, dir).exited
+  await killAgents(plan)
   const state = readPlan(plan, ids)
   if (!state.ok) parseFailures.push(`after the final run: ${state.problems.slice(0, 3).join('; ')}`)
   const notCompleted = ids.filter((id) => state.rows.get(id)?.status !== 'completed')
@@ -98,6 +102,17 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
   for (const entry of runs) {
     const offset = firstCompletedAt.get(entry.id)
     if (entry.kind === 'start' && offset !== undefined && entry.offset >= offset) reran.add(entry.id)
+  }
+  // Two instances of one agent at once: an orphan of a killed run still going when a later run relaunched it.
+  const overlapped = new Set()
+  const open = new Map()
+  for (const entry of runs) {
+    const instances = open.get(entry.id) ?? new Set()
+    if (entry.kind === 'start') {
+      if (instances.size > 0) overlapped.add(entry.id)
+      instances.add(entry.agentId)
+    } else instances.delete(entry.agentId)
+    open.set(entry.id, instances)
   }
   const neverDone = ids.filter((id) => !runs.some((e) => e.kind === 'done' && e.id === id))
   const temps = leftoverTempFiles(dir)
@@ -112,6 +127,7 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
     parseFailures,
     unexpectedExits,
     reran: [...reran],
+    overlapped: [...overlapped],
     completedLost,
     finalExit: final.code,
     finalOutput: final.code === 0 ? '' : final.output,
@@ -128,6 +144,7 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
     row('kill soak: times the plan failed to parse or validate after a kill', parseFailures.length, '0', parseFailures.length === 0),
     row('kill soak: completed agents that ran again', reran.size, '0', reran.size === 0),
     row('kill soak: completed rows that went back', completedLost, '0', completedLost === 0),
+    ...(keepOrphans ? [row('kill soak (agents left running): agents relaunched while their orphan still ran', overlapped.size, 'reported', null)] : []),
     row('kill soak: final state', `exit ${final.code}, ${ids.length - notCompleted.length}/${ids.length} completed, temp files ${temps.length}, lock ${lockLeft ? 'left' : 'released'}`, `exit 0, all completed`, final.code === 0 && notCompleted.length === 0 && neverDone.length === 0 && temps.length === 0 && !lockLeft)
   ]
   return result
