@@ -3,7 +3,7 @@ import type {Heading, RootContent} from 'mdast'
 import {extractAgents} from './extract-agents.js'
 import {inlineText} from './inline-text.js'
 import {locate, type Locator} from './locate.js'
-import {parseMarkdown} from './parse-markdown.js'
+import {closedFence, parseMarkdown} from './parse-markdown.js'
 import {readCommands} from './read-commands.js'
 import {readFrontMatter} from './read-front-matter.js'
 import {readPromptsFile} from './read-prompts-file.js'
@@ -31,7 +31,7 @@ export function parsePlan(source: string, file: string, prompts?: PromptsSource)
   const firstBreak = text.indexOf('\n')
   const at = locate(text)
   const messages: Diagnostic[] = []
-  const nodes = parseMarkdown(text).children
+  const nodes = parseMarkdown(text, {lean: true}).children
 
   const plan: Plan = {
     file,
@@ -144,20 +144,15 @@ function unterminatedFence(nodes: RootContent[], text: string, at: Locator, file
     if (node.type === 'code') {
       const start = node.position!.start.offset!
       const end = node.position!.end.offset!
-      const open = /^[ \t]*(`{3,}|~{3,})/.exec(text.slice(start, at.lineEnd(start)))
-      if (open) {
-        const lastLine = text.slice(at.lineStart(end), end)
-        const close = /^[ \t]*(`{3,}|~{3,})[ \t]*$/.exec(lastLine)
-        const closed = close && at.lineStart(end) > start && close[1]![0] === open[1]![0] && close[1]!.length >= open[1]!.length
-        if (!closed && text.slice(end).trim() === '') {
-          messages.push({
-            severity: 'error',
-            rule: 'unterminated-fence',
-            reason: `code fence opened with ${open[1]} is never closed: everything after it is read as code`,
-            file,
-            place: at.span(start, at.lineEnd(start))
-          })
-        }
+      if (!closedFence(text, start, end) && text.slice(end).trim() === '') {
+        const fence = /[`~]{3,}/.exec(text.slice(start, at.lineEnd(start)))![0]
+        messages.push({
+          severity: 'error',
+          rule: 'unterminated-fence',
+          reason: `code fence opened with ${fence} is never closed: everything after it is read as code`,
+          file,
+          place: at.span(start, at.lineEnd(start))
+        })
       }
       return
     }

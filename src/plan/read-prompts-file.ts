@@ -13,7 +13,7 @@ import type {Prompt} from './types.js'
 export function readPromptsFile(source: string, file: string): Map<string, Prompt> {
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source
   const at = locate(text)
-  const nodes = parseMarkdown(text).children
+  const nodes = parseMarkdown(text, {lean: true}).children
   const prompts = new Map<string, Prompt>()
   for (let index = 0; index < nodes.length; index++) {
     const node = nodes[index]!
