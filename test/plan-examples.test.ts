@@ -3,6 +3,7 @@ import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {checkPlan} from '../src/plan/check-plan.js'
 import {loadPlan} from '../src/plan/load-plan.js'
+import {parsePlan} from '../src/plan/parse-plan.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const plans = readdirSync(new URL('../plans/', import.meta.url)).filter((name) => name.endsWith('.md') && !name.endsWith('.prompts.md'))
@@ -31,5 +32,21 @@ describe('example plans in plans/', () => {
     const plan = await loadPlan('plans/claude-two-file.md', {cwd: root})
     expect(plan.agents.map((agent) => agent.prompt?.source)).toEqual(['prompts-file', 'prompts-file', 'prompts-file'])
     expect(plan.agents[0]!.prompt!.text).toMatch(/^Create `src\/lib\/rate-limit.ts`/)
+  })
+
+  it('bench/generate-plan.js makes valid plans, shell-runnable when asked', async () => {
+    // Plain JS without types: imported through a URL so TypeScript does not need a declaration.
+    const url: string = new URL('../bench/generate-plan.js', import.meta.url).href
+    const {generatePlan} = (await import(url)) as {generatePlan: (options: Record<string, unknown>) => string}
+    for (const options of [{agents: 26}, {agents: 200, shell: true, sleepMs: 100}, {agents: 30, withState: false}]) {
+      const plan = parsePlan(generatePlan(options), 'generated.md')
+      expect(checkPlan(plan).filter((d) => d.severity !== 'info')).toEqual([])
+      expect(plan.agents).toHaveLength(options.agents)
+      expect(plan.state === undefined).toBe(options.withState === false)
+      if (options.shell) {
+        expect(plan.settings.runner).toBe('shell')
+        expect(plan.agents[0]!.prompt!.text).toMatch(/^set -e\nmkdir -p \.mdplan\/bench-out\nsleep 0\.100\n/)
+      }
+    }
   })
 })
