@@ -86,7 +86,7 @@ export function extractAgents(input: AgentsInput): Agent[] {
       let anyField = false
       for (const item of node.children) {
         const itemStart = item.position!.start.offset!
-        if (itemStart < restStart && anyField) continue
+        if (itemStart < restStart) continue
         const read = readField(item, text, at, sectionEnd)
         if (!read) continue
         anyField = true
