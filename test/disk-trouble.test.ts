@@ -74,7 +74,7 @@ describe.skipIf(cannotMount !== undefined)('disk trouble mid-run', () => {
       // Once: the marker lives on the other disk, so the resumed run's A just succeeds.
       A: {
         estimate: '10m',
-        script: `touch a.started\nwhile [ ! -f go ]; do sleep 0.05; done\n[ -f filled ] && exit 0\nhead -c 1048576 /dev/zero > "${mnt}/fill" 2>/dev/null\ntouch filled\necho "the disk is full now, and this reason makes the table longer" >&2\nexit 1`
+        script: `echo run >> a.runs\ntouch a.started\nwhile [ ! -f go ]; do sleep 0.05; done\n[ -f filled ] && exit 0\nhead -c 1048576 /dev/zero > "${mnt}/fill" 2>/dev/null\ntouch filled\necho "the disk is full now, and this reason makes the table longer" >&2\nexit 1`
       },
       C: {estimate: '1s', script: 'touch c-ran'}
     }))
@@ -104,7 +104,9 @@ describe.skipIf(cannotMount !== undefined)('disk trouble mid-run', () => {
 
     expect(result.exitCode, result.all).toBe(1)
     expect(result.all).toMatch(new RegExp(`cannot write ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*ENOSPC.*no new agents will launch`))
-    expect(existsSync(join(work, 'c-ran'))).toBe(false)
+    expect(existsSync(join(work, 'c-ran')), result.all).toBe(false)
+    // Its retry is not launched either: the file could not say it was.
+    expect(readFileSync(join(work, 'a.runs'), 'utf8'), result.all).toBe('run\n')
     expect(readFileSync(plan).equals(lastGood)).toBe(true)
     expect(parsePlan(readFileSync(plan, 'utf8'), plan).messages.filter((d) => d.severity === 'error')).toEqual([])
     expect(tempFiles(mnt)).toEqual([])
@@ -134,7 +136,7 @@ describe.skipIf(cannotMount !== undefined)('disk trouble mid-run', () => {
 
     expect(result.exitCode, result.all).toBe(1)
     expect(result.all).toMatch(new RegExp(`cannot write ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*EROFS.*no new agents will launch`))
-    expect(existsSync(join(work, 'b-ran'))).toBe(false)
+    expect(existsSync(join(work, 'b-ran')), result.all).toBe(false)
     expect(readFileSync(plan).equals(lastGood)).toBe(true)
 
     execFileSync('mount', ['-o', 'remount,bind,rw', mnt])
