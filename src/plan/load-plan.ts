@@ -1,7 +1,7 @@
 import {readFile, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {PlanError} from './plan-error.js'
-import {parsePlan, type PromptsSource} from './parse-plan.js'
+import {applyPromptsFile, parsePlan, type PromptsSource} from './parse-plan.js'
 import type {Diagnostic, Plan} from './types.js'
 
 const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
@@ -29,7 +29,8 @@ export async function loadPlan(file: string, options: {cwd?: string} = {}): Prom
     )
     return plan
   }
-  return parsePlan(source, file, prompts)
+  applyPromptsFile(plan, prompts)
+  return plan
 }
 
 /** The file's text, or a PlanError saying in one line why it is not a readable text file. */

@@ -109,17 +109,22 @@ export function parsePlan(source: string, file: string, prompts?: PromptsSource)
 
   unterminatedFence(nodes, text, at, file, messages)
   findPromptsFile(plan, nodes, at)
-  if (plan.promptsFile && prompts) {
-    const byId = readPromptsFile(prompts.source, prompts.file)
-    for (const agent of plan.agents) {
-      // An explicit `prompt` key in the plan wins; otherwise the prompts file
-      // wins over stray text left in the agent's section.
-      if (agent.prompt && agent.prompt.source !== 'rest') continue
-      const prompt = byId.get(agent.id)
-      if (prompt) agent.prompt = prompt
-    }
-  }
+  if (plan.promptsFile && prompts) applyPromptsFile(plan, prompts)
   return plan
+}
+
+/**
+ * Give the agents of a two-file plan their prompts from the prompts file
+ * (`## <ID>: <name>` sections). An explicit `prompt` key in the plan wins;
+ * otherwise the prompts file wins over stray text left in the agent's section.
+ */
+export function applyPromptsFile(plan: Plan, prompts: PromptsSource): void {
+  const byId = readPromptsFile(prompts.source, prompts.file)
+  for (const agent of plan.agents) {
+    if (agent.prompt && agent.prompt.source !== 'rest') continue
+    const prompt = byId.get(agent.id)
+    if (prompt) agent.prompt = prompt
+  }
 }
 
 /** `Pre-Execution Verification` → `pre execution verification`. */
