@@ -52,6 +52,13 @@ describe('mdplan status', () => {
     expect(status.started).toBeNull()
   })
 
+  it('a two-file plan whose prompts file is missing still shows its status (the file alone is enough)', async () => {
+    const result = await runCommand(registerStatus, ['status', 'plan.md'], join(fixtures, 'validate', 'missing-prompts-file'))
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('Ready now:     A')
+    expect(result.stdout).toContain('1 problem in the plan: run `mdplan validate plan.md`')
+  })
+
   for (const bad of ['malformed-table', 'unterminated-fence', 'no-agents-section', 'empty-file', 'binary-file', 'not-a-file', 'file-not-found']) {
     it(`bad input (${bad}): one clear message on stderr, exit 2`, async () => {
       const result = await runCommand(registerStatus, ['status', 'plan.md'], join(fixtures, 'validate', bad))

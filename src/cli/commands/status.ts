@@ -7,6 +7,8 @@ import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {planStatus} from '../../plan/plan-status.js'
 
+const unreadable = new Set(['no-agents-section', 'no-agents', 'unterminated-fence', 'malformed-table'])
+
 export const registerStatus: RegisterCommand = (program, io, done) => {
   program
     .command('status')
@@ -18,8 +20,9 @@ export const registerStatus: RegisterCommand = (program, io, done) => {
       try {
         const plan = await loadPlan(file, {cwd: io.cwd})
         const problems = checkPlan(plan)
-        // Without its agents or its table the plan cannot say where it stands.
-        const fatal = plan.messages.filter((d) => d.severity === 'error')
+        // Without its agents or its table the plan cannot say where it stands;
+        // anything else (a missing prompts file, a bad setting) does not stop it.
+        const fatal = plan.messages.filter((d) => d.severity === 'error' && unreadable.has(d.rule))
         if (fatal.length > 0) throw new PlanError(fatal)
         const status = planStatus(plan)
         if (flags.json) io.stdout(JSON.stringify(status, null, 2) + '\n')
