@@ -92,6 +92,31 @@ describe('prompts and IDs never reach a shell', () => {
     expect(rows.A!.agentId).toMatch(/^[0-9a-f-]{36}$/)
   })
 
+  it.each(['codex', 'gemini', 'opencode'])('%s: the hostile prompt arrives whole in one argv element and a hostile table ID runs nothing', async (runner) => {
+    const {dir, plan} = await setupPlan({text: hostilePlan()})
+    mkdirSync(join(dir, 'victim'))
+    execFileSync('touch', [join(dir, 'victim', 'keep')])
+    const argvLog = join(dir, 'argv.log')
+    const result = await runCli(['run', plan, '--runner', runner], {
+      cwd: dir,
+      env: {
+        [`MDPLAN_${runner.toUpperCase()}_BIN`]: join(root, 'fixtures', 'agents', runner),
+        FAKE_ARGV_LOG: argvLog,
+        FAKE_STATE_DIR: join(dir, 'state'),
+        FAKE_RESULT_TEXT: 'Done.\n\nRESULT: SUCCESS'
+      }
+    })
+    expect(result.exitCode, result.all).toBe(0)
+    const calls = readFileSync(argvLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as {argv: string[]})
+    // Every launch with the plan's prompt carries it as exactly one argv element.
+    const withPrompt = calls.filter((call) => call.argv.some((arg) => arg.includes(hostile)))
+    expect(withPrompt.length).toBeGreaterThanOrEqual(2)
+    for (const call of withPrompt) expect(call.argv.filter((arg) => arg.includes('touch pwned'))).toHaveLength(1)
+    // The hostile ID from the table, if used to resume, is one argv element too.
+    for (const call of calls) for (const arg of call.argv) if (arg.includes('pwned4')) expect(arg).toBe('$(touch pwned4)`touch pwned5`')
+    expectNothingInjected(dir)
+  })
+
   it('command template with a shell (`sh -c`): placeholders become quoted variables, never spliced script', async () => {
     const {dir, plan} = await setupPlan({text: hostilePlan().replace('| A | in_progress | $(touch pwned4)`touch pwned5` | — | |', '| A | pending | — | — | |')})
     mkdirSync(join(dir, 'victim'))
