@@ -22,6 +22,9 @@ import {computeScorecard} from './report/compute-scorecard.js'
 import {dagSection, tracksGraph} from './report/dag-section.js'
 import {formatDuration} from './util/format-duration.js'
 import {logFile} from './run/log-file.js'
+import {planSlug} from './git/worktree-names.js'
+import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
+import {trackProcessGroups} from './runners/spawn-agent.js'
 import {runCommands} from './run/run-commands.js'
 import {agentPrompt, withEnv} from './run/agent-prompt.js'
 import {createGitGuard, type NotePatch} from './run/git-guard.js'
@@ -272,11 +275,18 @@ async function execute(
       if (running.size === 0 && !paused) finished?.()
       return
     }
-    const starts = launches.map((id) => prepareLaunch(id, assessments.get(id)!))
+    const launchesNow = launches.map((id) => prepareLaunch(id, assessments.get(id)!))
     // One write records these launches (with their IDs when the runner draws them
     // up front) and whatever finished since: on disk before any of them can finish.
     await persist()
-    for (const start of starts) void start()
+    if (storeError) {
+      // Not on disk, so not launched: the next run would not know they ran.
+      for (const launch of launchesNow) launch.undo()
+      again = false
+      if (running.size === 0) finished?.()
+      return
+    }
+    for (const launch of launchesNow) void launch.start()
   }
 
   const noteBlocked = (assessments: ReadonlyMap<string, Assessment>): void => {
@@ -295,8 +305,8 @@ async function execute(
     }
   }
 
-  /** Mark an agent launched in the table (not yet on disk) and return the function that spawns it. */
-  const prepareLaunch = (id: string, assessment: Assessment): (() => Promise<void>) => {
+  /** Mark an agent launched in the table (not yet on disk); `start` spawns it, `undo` takes the mark back. */
+  const prepareLaunch = (id: string, assessment: Assessment): {start: () => Promise<void>; undo: () => void} => {
     const agent = agentsById.get(id)!
     const runner = runners.get(id)!
     const previous = row(id)
@@ -339,7 +349,11 @@ async function execute(
     })
     const log = logFile(cwd, file, id, attempt)
 
-    return async () => {
+    const undo = (): void => {
+      running.delete(id)
+      state.rows.set(id, previous)
+    }
+    const start = async (): Promise<void> => {
       emit({type: 'launched', agent: id, agentId: entry.agentId, attempt, resumed: resumeSession !== undefined, log})
       let agentCwd = cwd
       if (git) {
@@ -379,6 +393,7 @@ async function execute(
       }
       await settle(id, entry, result)
     }
+    return {start, undo}
   }
 
   /** An attempt ended: turn its result into the row's new state, persist, and schedule more. */
@@ -476,6 +491,14 @@ async function execute(
   if (options.signal?.aborted) abort()
   options.signal?.addEventListener('abort', abort, {once: true})
 
+  // Agents a killed run left running would work twice beside their relaunch: end them first.
+  const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file)}.agents.json`)
+  const ended = await endRecordedGroups(registryFile)
+  if (ended.length > 0) {
+    emit({type: 'warning', message: `ended ${ended.length} agent process ${ended.length === 1 ? 'group' : 'groups'} a killed run left running (pid ${ended.join(', ')})`})
+  }
+  trackProcessGroups(new ProcessRegistry(registryFile))
+
   const gitSetup = await createGitGuard({plan: plan, planFile: file, cwd, strictScope: options.strictScope ?? false})
   const git = gitSetup.guard
   if (gitSetup.notice) emit({type: 'warning', message: gitSetup.notice})
@@ -567,6 +590,7 @@ async function execute(
   }
 
   function finish(exitCode: number): RunPlanResult {
+    trackProcessGroups(undefined)
     const scorecard: Scorecard = {
       ...computeScorecard(store.plan),
       peakConcurrency,

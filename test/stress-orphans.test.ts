@@ -14,11 +14,9 @@ async function waitFor(predicate: () => boolean, ms = 15_000): Promise<void> {
 }
 
 describe('agents of a SIGKILLed run', () => {
-  // Known bug (see the stress report): agents run in their own process groups, so a SIGKILL of
-  // `mdplan run` alone leaves them running; the next run takes the dead owner's lock and
-  // relaunches their `in_progress` rows at once, so one agent runs twice at the same time.
-  // `it.fails` keeps `npm test` green while the bug stands and turns red once it is fixed.
-  it.fails('are not running twice at once after the next run resumes', async () => {
+  // Agents run in their own process groups, so a SIGKILL of `mdplan run` alone leaves them
+  // running; the next run ends them (from .mdplan/run/<plan>.agents.json) before relaunching.
+  it('are not running twice at once after the next run resumes', async () => {
     const {dir, plan} = await setupPlan({
       text: shellPlan({A: {script: 'echo "start $MDPLAN_AGENT_ID" >> runs\nsleep 3\necho "done $MDPLAN_AGENT_ID" >> runs'}})
     })

@@ -3,6 +3,7 @@ import {mkdir} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
 import {execa} from 'execa'
+import type {ProcessRegistry} from './process-registry.js'
 
 export interface SpawnAgentOptions {
   file: string
@@ -37,6 +38,12 @@ export const killGraceMs = 2000
 // detached children are outside execa's own cleanup and outside the terminal's Ctrl-C.
 const liveGroups = new Set<number>()
 let exitHookInstalled = false
+let registry: ProcessRegistry | undefined
+
+/** Record every agent's process group in `next` while it lives (one run at a time per process). */
+export function trackProcessGroups(next: ProcessRegistry | undefined): void {
+  registry = next
+}
 
 function installExitHook(): void {
   if (exitHookInstalled) return
@@ -137,8 +144,10 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   signal?.addEventListener('abort', onAbort, {once: true})
   // Aborted while the log folder was being made: the event has already fired.
   if (signal?.aborted) onAbort()
+  const tracked = registry
   if (pid !== undefined) {
     liveGroups.add(pid)
+    tracked?.add(pid)
     installExitHook()
     // Leftover children that still hold stdout would keep the run waiting, and an
     // agent's helpers should not outlive it: end the rest of its group with it.
@@ -150,7 +159,10 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const result = await subprocess
   if (timer) clearTimeout(timer)
   signal?.removeEventListener('abort', onAbort)
-  if (pid !== undefined) liveGroups.delete(pid)
+  if (pid !== undefined) {
+    liveGroups.delete(pid)
+    tracked?.remove(pid)
+  }
   if (decoder) {
     const rest = partial + decoder.end()
     if (rest !== '') emit(rest)

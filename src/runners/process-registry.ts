@@ -1,0 +1,100 @@
+import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {dirname} from 'node:path'
+
+/** A live agent process group: its leader's pid and the kernel's start time for it (so a reused pid is never mistaken for it). */
+export interface ProcessRecord {
+  pid: number
+  start: string
+}
+
+/**
+ * The agents' process groups of one run, kept in a small file while they live.
+ * Agents run in their own process groups (so a timeout can kill a whole tree),
+ * which also means a SIGKILL of mdplan leaves them running: the next run reads
+ * this file and ends them before it resumes or relaunches their rows.
+ */
+export class ProcessRegistry {
+  readonly file: string
+  readonly #live = new Map<number, ProcessRecord>()
+
+  constructor(file: string) {
+    this.file = file
+  }
+
+  add(pid: number): void {
+    this.#live.set(pid, {pid, start: startTime(pid)})
+    this.#save()
+  }
+
+  remove(pid: number): void {
+    if (this.#live.delete(pid)) this.#save()
+  }
+
+  #save(): void {
+    try {
+      if (this.#live.size === 0) {
+        rmSync(this.file, {force: true})
+        return
+      }
+      mkdirSync(dirname(this.file), {recursive: true})
+      const temp = `${this.file}.${process.pid}.tmp`
+      writeFileSync(temp, JSON.stringify([...this.#live.values()]) + '\n')
+      renameSync(temp, this.file)
+    } catch {
+      // Losing this file only loses the clean-up after a crash; the run itself goes on.
+    }
+  }
+}
+
+/**
+ * End the process groups a killed run left in `file` (still alive and still
+ * the same processes), then remove the file. Returns the pids it ended.
+ */
+export async function endRecordedGroups(file: string, graceMs = 2000): Promise<number[]> {
+  let records: ProcessRecord[]
+  try {
+    records = JSON.parse(readFileSync(file, 'utf8')) as ProcessRecord[]
+  } catch {
+    return []
+  }
+  const live = records.filter((record) => Number.isInteger(record.pid) && record.pid > 1 && alive(record.pid) && startTime(record.pid) === record.start)
+  for (const record of live) signalGroup(record.pid, 'SIGTERM')
+  const deadline = Date.now() + graceMs
+  while (live.some((record) => alive(record.pid)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
+  for (const record of live) signalGroup(record.pid, 'SIGKILL')
+  rmSync(file, {force: true})
+  return live.map((record) => record.pid)
+}
+
+/** Field 22 of `/proc/<pid>/stat` (start time in clock ticks since boot); '' where there is no /proc. */
+function startTime(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''
+  } catch {
+    return ''
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  // A zombie is dead (some containers' init never reaps orphans).
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z'
+  } catch {
+    return true
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // Already gone.
+  }
+}
