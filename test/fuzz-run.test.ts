@@ -42,7 +42,7 @@ describe('mdplan run on mutated plans', () => {
         expect([0, 1], result.all).toContain(result.exitCode)
         expect(errorsOf(after, plan), after).toEqual([])
       }),
-      {numRuns: Number(process.env.FUZZ_RUN_CASES ?? 8), seed: Number(process.env.FUZZ_SEED ?? 42)}
+      {numRuns: Number(process.env.FUZZ_RUN_CASES ?? 6), seed: Number(process.env.FUZZ_SEED ?? 42)}
     )
     // With the default seed both paths are taken, so the property checks both.
     console.info(`fuzz-run: ${outcomes.ran} mutated plans ran, ${outcomes.refused} refused`)
