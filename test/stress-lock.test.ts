@@ -1,4 +1,4 @@
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, utimesSync} from 'node:fs'
 import {readFile, writeFile} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
@@ -51,5 +51,17 @@ describe('two runs of one plan', () => {
     expect(rows.A!.status).toBe('completed')
     expect(rows.B!.status).toBe('completed')
     expect(existsSync(`${plan}.lock`)).toBe(false)
+  })
+
+  // Known gap (see the stress report): a run killed between the lock's mkdir and writing its
+  // owner.json leaves a lock with no owner, which blocks every run (exit 3) until it goes stale
+  // after 30 s, although a live owner writes owner.json within milliseconds of the mkdir.
+  it.fails('takes over an ownerless lock left by a run killed while taking it', async () => {
+    const {dir, plan} = await setupPlan({text: shellPlan({A: {script: 'true'}})})
+    mkdirSync(`${plan}.lock`)
+    const old = new Date(Date.now() - 5000)
+    utimesSync(`${plan}.lock`, old, old)
+    const result = await runCli(['run', plan], {cwd: dir})
+    expect(result.exitCode, result.all).toBe(0)
   })
 })
