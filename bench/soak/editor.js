@@ -4,11 +4,12 @@
 // one of: a line added to `## Context`, a finished row's Notes rewritten, a
 // completed row set back to `pending`. Every save is recorded as one JSON line.
 //
-// node editor.js <plan> <runs.log> <edits> <mean gap ms> <seed> <record file>
-import {appendFileSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync} from 'node:fs'
+// node editor.js <plan> <runs.log> <edits> <mean gap ms> <seed> <record file> [rename|in-place|mixed]
+// in-place: save the way some editors and scripts do, truncating the file and writing into it.
+import {appendFileSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync} from 'node:fs'
 import {random, sleep} from './util.js'
 
-const [plan, runsLog, editsArg, gapArg, seedArg, record] = process.argv.slice(2)
+const [plan, runsLog, editsArg, gapArg, seedArg, record, mode = 'rename'] = process.argv.slice(2)
 const edits = Number(editsArg)
 const gap = Number(gapArg)
 const rand = random(Number(seedArg))
@@ -76,6 +77,18 @@ for (let n = 1; n <= edits; n++) {
     const text = readFileSync(plan, 'utf8')
     const {edit, text: next} = plan1(text, n)
     const runsBefore = size(runsLog)
+    if (mode === 'in-place' || (mode === 'mixed' && rand() < 0.5)) {
+      // No rename: whoever has the file open sees it emptied, then refilled.
+      const now = statSync(plan)
+      if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size) {
+        raced++
+        continue
+      }
+      writeFileSync(plan, next)
+      if (edit.agent) touched.add(edit.agent)
+      appendFileSync(record, JSON.stringify({n, ...edit, runsBefore, time: Date.now(), inPlace: true}) + '\n')
+      break
+    }
     const temp = `${plan}.editor-${process.pid}.tmp`
     const fd = openSync(temp, 'w')
     writeSync(fd, next)
