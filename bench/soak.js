@@ -4,7 +4,7 @@
 // exits 1 when one is missed.
 //
 //   node bench/soak.js [--agents 100] [--kills 50] [--editor-agents 200] [--edits 200] [--seed 1]
-//                      [--fuzz-runs 5000] [--only kill|editors|fuzz] [--editor-mode rename|in-place|mixed] [--keep-orphans] [--json] [--keep] [--verbose]
+//                      [--fuzz-runs 5000] [--only kill|editors|fuzz] [--editor-mode rename|in-place|mixed] [--careless] [--keep-orphans] [--json] [--keep] [--verbose]
 // Environment: SOAK_AGENTS, SOAK_KILLS, SOAK_EDITOR_AGENTS, SOAK_EDITS, SOAK_FUZZ_RUNS, SOAK_SEED.
 // MDPLAN_BIN: soak another build of mdplan (the fuzz part always reads this checkout's dist/).
 import {parseArgs} from 'node:util'
@@ -25,6 +25,7 @@ const {values} = parseArgs({
     'max-kill-ms': {type: 'string', default: '1000'},
     gap: {type: 'string', default: '100'},
     'editor-mode': {type: 'string', default: 'rename'},
+    careless: {type: 'boolean', default: false},
     only: {type: 'string'},
     json: {type: 'boolean', default: false},
     'keep-orphans': {type: 'boolean', default: false},
@@ -51,7 +52,7 @@ if (!values.only || values.only === 'kill') {
 }
 if (!values.only || values.only === 'editors') {
   process.stderr.write(`soak: editors, ${n('editor-agents')} agents, ${n('edits')} saves…\n`)
-  results.editors = await editorSoak({agents: n('editor-agents'), edits: n('edits'), mode: values['editor-mode'], gapMs: n('gap'), seed: seed + 1, minMs: n('min-ms'), maxMs: n('max-ms'), keep: values.keep, log})
+  results.editors = await editorSoak({agents: n('editor-agents'), edits: n('edits'), mode: values['editor-mode'], careless: values.careless, gapMs: n('gap'), seed: seed + 1, minMs: n('min-ms'), maxMs: n('max-ms'), keep: values.keep, log})
 }
 
 if (!values.only || values.only === 'fuzz') {

@@ -18,7 +18,7 @@ const editor = fileURLToPath(new URL('./editor.js', import.meta.url))
  * @param {number} [o.gapMs] mean time between two saves
  * @param {'rename'|'in-place'|'mixed'} [o.mode] how the editor saves
  */
-export async function editorSoak({agents, edits, mode = 'rename', gapMs = 25, seed = 2, minMs = 50, maxMs = 300, concurrency = 8, timeoutMs = 600_000, keep = false, log = () => {}}) {
+export async function editorSoak({agents, edits, mode = 'rename', careless = false, gapMs = 25, seed = 2, minMs = 50, maxMs = 300, concurrency = 8, timeoutMs = 600_000, keep = false, log = () => {}}) {
   const dir = mkdtempSync(join(tmpdir(), 'mdplan-soak-edit-'))
   const plan = join(dir, 'plan.md')
   const runsLog = join(dir, 'runs.log')
@@ -36,7 +36,7 @@ export async function editorSoak({agents, edits, mode = 'rename', gapMs = 25, se
 
   // Start editing once an agent has completed, so there are finished rows to edit.
   while (!/\| completed \|/.test(readFileSync(plan, 'utf8'))) await sleep(20)
-  const person = spawn(process.execPath, [editor, plan, runsLog, String(edits), String(gapMs), String(seed), record, mode], {cwd: dir, stdio: ['ignore', 'inherit', 'inherit']})
+  const person = spawn(process.execPath, [editor, plan, runsLog, String(edits), String(gapMs), String(seed), record, mode, careless ? 'careless' : 'careful'], {cwd: dir, stdio: ['ignore', 'inherit', 'inherit']})
   const editorCode = await new Promise((resolve) => person.on('close', resolve))
   log(`editor finished ${edits} saves after ${((Date.now() - started) / 1000).toFixed(1)} s`)
   // Every save landed while the run was going (GATE holds it open); now let it finish.
@@ -111,10 +111,11 @@ export async function editorSoak({agents, edits, mode = 'rename', gapMs = 25, se
     dir: keep ? dir : undefined
   }
   result.rows = [
-    row(`editors${mode === 'rename' ? '' : ` (${mode} saves)`}: hand saves while ${ids.length} agents ran`, `${done.length} saves (${counts.context} context, ${counts.note} notes, ${counts.requeue} re-queues; ${end.reread} re-read after a race; ${seconds.toFixed(0)} s)`, `${edits}`, done.length === edits && editorCode === 0),
+    row(`editors${mode === 'rename' ? '' : ` (${mode} saves)`}${careless ? ' (careless: no re-read before saving)' : ''}: hand saves while ${ids.length} agents ran`, `${done.length} saves (${counts.context} context, ${counts.note} notes, ${counts.requeue} re-queues; ${end.reread} re-read after a race; ${seconds.toFixed(0)} s)`, `${edits}`, done.length === edits && editorCode === 0),
     row('editors: edits lost', lost.length, '0', lost.length === 0),
     row('editors: re-queues not followed (ran again, completed)', ignored.length, '0', ignored.length === 0),
     row('editors: agents rerun that no one re-queued', unasked.length, '0', unasked.length === 0),
+    row('editors: cells mdplan took for hand edits that no one made (a save over a write it had not read)', phantom.length, careless ? 'reported' : '0', careless ? null : phantom.length === 0),
     row('editors: final state', `exit ${code}, ${ids.length - notCompleted.length}/${ids.length} completed, plan ${final.ok ? 'valid' : 'INVALID'}`, 'exit 0, all completed, valid', code === 0 && notCompleted.length === 0 && final.ok)
   ]
   return result

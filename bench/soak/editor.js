@@ -4,12 +4,14 @@
 // one of: a line added to `## Context`, a finished row's Notes rewritten, a
 // completed row set back to `pending`. Every save is recorded as one JSON line.
 //
-// node editor.js <plan> <runs.log> <edits> <mean gap ms> <seed> <record file> [rename|in-place|mixed]
+// node editor.js <plan> <runs.log> <edits> <mean gap ms> <seed> <record file> [rename|in-place|mixed] [careless]
 // in-place: save the way some editors and scripts do, truncating the file and writing into it.
+// careless: never check whether the file changed since it was read (a save can undo mdplan's last write).
 import {appendFileSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync} from 'node:fs'
 import {random, sleep} from './util.js'
 
-const [plan, runsLog, editsArg, gapArg, seedArg, record, mode = 'rename'] = process.argv.slice(2)
+const [plan, runsLog, editsArg, gapArg, seedArg, record, mode = 'rename', care = 'careful'] = process.argv.slice(2)
+const careless = care === 'careless'
 const edits = Number(editsArg)
 const gap = Number(gapArg)
 const rand = random(Number(seedArg))
@@ -80,7 +82,7 @@ for (let n = 1; n <= edits; n++) {
     if (mode === 'in-place' || (mode === 'mixed' && rand() < 0.5)) {
       // No rename: whoever has the file open sees it emptied, then refilled.
       const now = statSync(plan)
-      if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size) {
+      if (!careless && (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size)) {
         raced++
         continue
       }
@@ -97,7 +99,7 @@ for (let n = 1; n <= edits; n++) {
     // A careful editor: if the file changed since it was read, read it again (as editors
     // ask "the file changed on disk"). What remains is the instant between this check and the rename.
     const now = statSync(plan)
-    if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size) {
+    if (!careless && (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size)) {
       raced++
       continue
     }
