@@ -1,6 +1,7 @@
 // A generated plan in the full format, for benches (parse, store, executor, soak).
 // Deterministic for a given seed. Every plan it makes is valid: a DAG, no file
 // conflicts between agents that can run at the same time, a prompt per agent.
+import {random} from './random.js'
 
 /** Agent ids A…Z, then AA, AB, … (what real plans use past 26 agents). */
 export function agentId(index) {
@@ -11,18 +12,6 @@ export function agentId(index) {
     n = Math.floor(n / 26) - 1
   } while (n >= 0)
   return id
-}
-
-/** A small seeded PRNG (mulberry32): same seed, same plan. */
-function random(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /**

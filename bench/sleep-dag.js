@@ -1,16 +1,5 @@
 // A seeded random DAG of sleeping agents, written both as a shell-runner plan and as a Makefile of the same graph.
-
-/** Deterministic PRNG (mulberry32), so every bench run measures the same graph. */
-export function random(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import {random} from './random.js'
 
 /**
  * `agents` nodes; each depends on up to `maxDeps` of the `window` nodes before it,

@@ -1,25 +1,12 @@
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {isAlive} from '../src/store/is-alive.js'
 import {readTable, runCli, setupPlan, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 
 const lines = async (file: string): Promise<string[]> =>
   existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : []
-
-/** Running (a zombie is dead: some containers' init never reaps orphans). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return true
-  }
-}
 
 describe('mdplan run', () => {
   it('runs a fresh plan in dependency order and records every agent', async () => {
@@ -114,7 +101,7 @@ describe('mdplan run', () => {
     expect(rows.A).toMatchObject({status: 'failed', notes: 'attempt 1: timed out after 1s'})
     const child = Number(await readFile(join(dir, 'child.pid'), 'utf8'))
     await new Promise((resolve) => setTimeout(resolve, 300))
-    expect(alive(child)).toBe(false)
+    expect(isAlive(child)).toBe(false)
   })
 
   it('starts a soft dependent once the files it waits for exist, before the dependency finishes', async () => {

@@ -53,19 +53,7 @@ export function readArgvLog(file: string): Array<{argv: string[]; cwd: string}> 
     .map((line) => JSON.parse(line) as {argv: string[]; cwd: string})
 }
 
-/** Whether a process still runs (a zombie waiting for a reaper does not). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return true
-  }
-}
+export {isAlive} from '../src/store/is-alive.js'
 
 export async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
   const until = Date.now() + ms

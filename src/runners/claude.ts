@@ -4,7 +4,8 @@ import {executableOf} from './executable-of.js'
 import {isRateLimited} from './is-rate-limited.js'
 import {numericFields, parseJsonLine} from './parse-json-line.js'
 import {exitReason, lastLine, processReason} from './process-reason.js'
-import {spawnAgent, type SpawnResult} from './spawn-agent.js'
+import type {SpawnResult} from './spawn-agent.js'
+import {spawnRequest} from './spawn-request.js'
 
 /**
  * Claude Code in print mode with stream-json. mdplan draws the session UUID and
@@ -73,16 +74,7 @@ async function runClaude(request: RunRequest): Promise<RunResult> {
     await request.onAgentId?.(sessionId)
     const started = Date.now()
     const stream = claudeStream(request.onOutput)
-    const result = await spawnAgent({
-      file,
-      args: claudeArgs({sessionId, resume, options: request.options, prompt: request.prompt}),
-      cwd: request.cwd,
-      env: request.options.env,
-      logFile: request.logFile,
-      timeoutMs: request.timeoutMs,
-      signal: request.signal,
-      onLine: stream.onLine
-    })
+    const result = await spawnRequest(request, {file, args: claudeArgs({sessionId, resume, options: request.options, prompt: request.prompt}), onLine: stream.onLine})
     if (!resume && !relaunched && result.exitCode === 1 && /Session ID .* is already in use/.test(result.stderr)) {
       relaunched = true
       sessionId = randomUUID()

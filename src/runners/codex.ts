@@ -3,7 +3,7 @@ import {executableOf} from './executable-of.js'
 import {isRateLimited} from './is-rate-limited.js'
 import {numericFields, parseJsonLine} from './parse-json-line.js'
 import {exitReason, processReason} from './process-reason.js'
-import {spawnAgent} from './spawn-agent.js'
+import {spawnRequest} from './spawn-request.js'
 
 /**
  * `codex exec --json`. The thread ID cannot be chosen: it arrives in the first
@@ -83,16 +83,7 @@ async function runCodex(request: RunRequest): Promise<RunResult> {
         break
     }
   }
-  const result = await spawnAgent({
-    file,
-    args: codexArgs({cwd: request.cwd, options: request.options, prompt: request.prompt, resumeId}),
-    cwd: request.cwd,
-    env: request.options.env,
-    logFile: request.logFile,
-    timeoutMs: request.timeoutMs,
-    signal: request.signal,
-    onLine
-  })
+  const result = await spawnRequest(request, {file, args: codexArgs({cwd: request.cwd, options: request.options, prompt: request.prompt, resumeId}), onLine})
   await reported
   const ok = result.exitCode === 0 && turn === 'completed' && !result.timedOut && !result.interrupted
   const failureText = [failure ?? '', lastError ?? '', result.stderr].join('\n')

@@ -3,7 +3,8 @@ import {mkdir, writeFile} from 'node:fs/promises'
 import {dirname, basename} from 'node:path'
 import type {Runner, RunRequest, RunResult} from './runner.js'
 import {exitReason} from './process-reason.js'
-import {spawnAgent} from './spawn-agent.js'
+import {spawnRequest} from './spawn-request.js'
+import {agentEnv} from './agent-env.js'
 import {splitTemplate} from './split-template.js'
 
 /**
@@ -91,23 +92,15 @@ async function runCommand(template: readonly string[], request: RunRequest): Pro
   if (file === undefined) {
     return {ok: false, finalText: '', reason: 'the runner template is empty', spawnFailed: true, durationMs: 0}
   }
-  const result = await spawnAgent({
+  const result = await spawnRequest(request, {
     file: argv[0]!,
     args: argv.slice(1),
-    cwd: request.cwd,
     env: {
-      ...request.options.env,
-      MDPLAN_PLAN: request.planFile,
-      MDPLAN_AGENT: request.agent.id,
-      MDPLAN_AGENT_ID: resumeId ?? '',
-      MDPLAN_ATTEMPT: String(request.attempt),
+      ...agentEnv(request, resumeId ?? ''),
       ...(usesFile ? {MDPLAN_PROMPT_FILE: promptFile} : {}),
       // Only a shell script reads the prompt from the environment (argv carries it otherwise).
       ...(shellScript ? {MDPLAN_PROMPT: request.prompt} : {})
     },
-    logFile: request.logFile,
-    timeoutMs: request.timeoutMs,
-    signal: request.signal,
     onLine: (line) => {
       const match = /^mdplan-agent-id:\s*(\S+)\s*$/i.exec(line)
       if (match && match[1] !== agentId) {

@@ -4,7 +4,7 @@ import {executableOf} from './executable-of.js'
 import {isRateLimited} from './is-rate-limited.js'
 import {parseJsonLine} from './parse-json-line.js'
 import {exitReason, lastLine, processReason} from './process-reason.js'
-import {spawnAgent} from './spawn-agent.js'
+import {spawnRequest} from './spawn-request.js'
 
 /**
  * Gemini CLI headless with stream-json. mdplan chooses the session UUID
@@ -70,16 +70,7 @@ async function runGemini(request: RunRequest): Promise<RunResult> {
     else if (event.type === 'error' && typeof event.message === 'string') lastError = event.message
     else if (event.type === 'tool_use' && request.onOutput) request.onOutput(`→ ${String(event.tool_name)}`)
   }
-  const result = await spawnAgent({
-    file,
-    args: geminiArgs({sessionId, resume, options: request.options, prompt: request.prompt}),
-    cwd: request.cwd,
-    env: request.options.env,
-    logFile: request.logFile,
-    timeoutMs: request.timeoutMs,
-    signal: request.signal,
-    onLine
-  })
+  const result = await spawnRequest(request, {file, args: geminiArgs({sessionId, resume, options: request.options, prompt: request.prompt}), onLine})
   const finalText = texts.join('')
   if (request.onOutput) for (const text of finalText.split('\n')) request.onOutput(text)
   const ok = result.exitCode === 0 && final?.status === 'success' && !result.timedOut && !result.interrupted

@@ -3,7 +3,7 @@ import {executableOf} from './executable-of.js'
 import {isRateLimited} from './is-rate-limited.js'
 import {parseJsonLine} from './parse-json-line.js'
 import {exitReason, processReason} from './process-reason.js'
-import {spawnAgent} from './spawn-agent.js'
+import {spawnRequest} from './spawn-request.js'
 
 /**
  * `opencode run --format json`. The session ID (`ses_…`) arrives on every
@@ -92,16 +92,7 @@ async function runOpencode(request: RunRequest): Promise<RunResult> {
       }
     }
   }
-  const result = await spawnAgent({
-    file,
-    args: opencodeArgs({options: request.options, prompt: request.prompt, resumeId}),
-    cwd: request.cwd,
-    env: request.options.env,
-    logFile: request.logFile,
-    timeoutMs: request.timeoutMs,
-    signal: request.signal,
-    onLine
-  })
+  const result = await spawnRequest(request, {file, args: opencodeArgs({options: request.options, prompt: request.prompt, resumeId}), onLine})
   await reported
   const ok = result.exitCode === 0 && error === undefined && !result.timedOut && !result.interrupted
   const errorText = error ? [error.name, error.message].filter(Boolean).join(': ') : undefined

@@ -1,5 +1,6 @@
 import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname} from 'node:path'
+import {isAlive} from '../store/is-alive.js'
 
 /** A live agent process group: its leader's pid and the kernel's start time for it (so a reused pid is never mistaken for it). */
 export interface ProcessRecord {
@@ -57,10 +58,10 @@ export async function endRecordedGroups(file: string, graceMs = 2000): Promise<n
   } catch {
     return []
   }
-  const live = records.filter((record) => Number.isInteger(record.pid) && record.pid > 1 && alive(record.pid) && startTime(record.pid) === record.start)
+  const live = records.filter((record) => Number.isInteger(record.pid) && record.pid > 1 && isAlive(record.pid) && startTime(record.pid) === record.start)
   for (const record of live) signalGroup(record.pid, 'SIGTERM')
   const deadline = Date.now() + graceMs
-  while (live.some((record) => alive(record.pid)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
+  while (live.some((record) => isAlive(record.pid)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
   for (const record of live) signalGroup(record.pid, 'SIGKILL')
   rmSync(file, {force: true})
   return live.map((record) => record.pid)
@@ -73,21 +74,6 @@ function startTime(pid: number): string {
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''
   } catch {
     return ''
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  // A zombie is dead (some containers' init never reaps orphans).
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z'
-  } catch {
-    return true
   }
 }
 

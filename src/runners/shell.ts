@@ -1,7 +1,8 @@
 import {randomBytes} from 'node:crypto'
 import type {Runner, RunRequest, RunResult} from './runner.js'
 import {exitReason} from './process-reason.js'
-import {spawnAgent} from './spawn-agent.js'
+import {spawnRequest} from './spawn-request.js'
+import {agentEnv} from './agent-env.js'
 
 /**
  * The prompt IS the script: `sh -c <prompt>` in the agent's folder. The only
@@ -28,22 +29,7 @@ async function runShell(request: RunRequest): Promise<RunResult> {
   const agentId = request.agentId ?? shellRunner.newAgentId!()
   await request.onAgentId?.(agentId)
   const started = Date.now()
-  const result = await spawnAgent({
-    file: 'sh',
-    args: ['-c', request.prompt],
-    cwd: request.cwd,
-    env: {
-      ...request.options.env,
-      MDPLAN_PLAN: request.planFile,
-      MDPLAN_AGENT: request.agent.id,
-      MDPLAN_AGENT_ID: agentId,
-      MDPLAN_ATTEMPT: String(request.attempt)
-    },
-    logFile: request.logFile,
-    timeoutMs: request.timeoutMs,
-    signal: request.signal,
-    onLine: request.onOutput
-  })
+  const result = await spawnRequest(request, {file: 'sh', args: ['-c', request.prompt], env: agentEnv(request, agentId), onLine: request.onOutput})
   const ok = result.exitCode === 0 && !result.timedOut && !result.interrupted
   return {
     ok,

@@ -1,0 +1,19 @@
+import type {RunRequest} from './runner.js'
+import {spawnAgent, type SpawnResult} from './spawn-agent.js'
+
+/** Run one attempt's command the way every runner does: the request's folder, environment, log, timeout and abort signal. */
+export function spawnRequest(
+  request: RunRequest,
+  command: {file: string; args: readonly string[]; env?: Record<string, string>; onLine?: (line: string) => void}
+): Promise<SpawnResult> {
+  return spawnAgent({
+    file: command.file,
+    args: command.args,
+    cwd: request.cwd,
+    env: command.env ? {...request.options.env, ...command.env} : request.options.env,
+    logFile: request.logFile,
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    onLine: command.onLine
+  })
+}
