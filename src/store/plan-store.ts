@@ -54,8 +54,10 @@ export class PlanStore {
   /** The file's bytes as mdplan last read or wrote them. */
   #bytes: Buffer
   #bom: boolean
-  /** `#bytes` decoded, without the byte-order mark. */
-  #text: string
+  /** `#bytes` decoded, without the byte-order mark (decoded on demand after a fast write). */
+  #textCache: string | undefined
+  /** Where the state section is in `#bytes` (the fast path splices bytes, not strings). */
+  #sectionBytes: {start: number; end: number} | undefined
   #plan: Plan | undefined
   #layout: StateLayout | undefined
   /** The table as mdplan last wrote it (or first read it): the base of every merge. */
@@ -75,7 +77,7 @@ export class PlanStore {
     this.#prompts = prompts
     this.#bytes = bytes
     this.#bom = plan.bom
-    this.#text = plan.text
+    this.#textCache = plan.text
     this.#plan = plan
     this.#layout = stateLayout(plan)
     this.#base = tableStateFromPlan(plan)
@@ -143,10 +145,15 @@ export class PlanStore {
     const done = this.#commit((source, same) => {
       if (same && this.#clean && this.#layout) {
         const rendered = renderState(this.#layout, mine)
-        const {start, end} = this.#layout
-        const text = this.#text.slice(0, start) + rendered.text + this.#text.slice(end)
+        const at = this.#sectionAt(this.#layout)
+        const old = this.#bytes
+        const size = Buffer.byteLength(rendered.text)
+        const data = Buffer.allocUnsafe(at.start + size + old.length - at.end)
+        old.copy(data, 0, 0, at.start)
+        data.write(rendered.text, at.start, 'utf8')
+        old.copy(data, at.start + size, at.end)
         const state = keepUnknown(mine, this.#base)
-        return {text, layout: rendered.layout, state, humanEdits: [], conflicts: [], clean: true, committed: () => (mine = state)}
+        return {data, sectionBytes: {start: at.start, end: at.start + size}, layout: rendered.layout, state, humanEdits: [], conflicts: [], clean: true, committed: () => (mine = state)}
       }
       const plan = same && this.#plan ? this.#plan : this.#parse(source())
       const merged = mergeState(this.#base, mine, {rows: readRows(plan), meta: readMeta(plan)}, running)
@@ -195,25 +202,26 @@ export class PlanStore {
       const fd = fs.openSync(this.file, 'r')
       let keep = false
       try {
-        let disk = readAll(fd)
+        let disk = this.#bytes
         let seen = disk
-        if (!disk.equals(this.#bytes)) {
-          disk = settle(fd, disk)
+        if (!holds(fd, disk)) {
+          disk = settle(fd, readAll(fd))
           seen = this.#rebase(disk)
         }
         for (const late of pending) seen = this.#fold(late, seen)
-        const same = seen.equals(this.#bytes)
+        const same = seen === this.#bytes || seen.equals(this.#bytes)
         if (same && bytes !== -1) return {bytes, humanEdits, conflicts}
         const result = produce(() => (same ? this.#source() : seen.toString('utf8')), same)
         const bom = same ? this.#bom : seen[0] === 0xef && seen[1] === 0xbb && seen[2] === 0xbf
-        const data = Buffer.from(bom ? '\uFEFF' + result.text : result.text, 'utf8')
+        const data = result.data ?? Buffer.from(bom ? '\uFEFF' + result.text! : result.text!, 'utf8')
         const stat = fs.fstatSync(fd)
         if (!atomicWrite(this.file, data, {mode: stat.mode & 0o7777, beforeRename: () => fs.statSync(this.file).ino === stat.ino})) continue
         this.#bytes = data
-        this.#ancestry = [data, seen, disk, ...pending.map((late) => late.to), ...this.#ancestry].filter((version, k, all) => all.findIndex((other) => other.equals(version)) === k).slice(0, ancestrySize)
+        this.#ancestry = [...new Set([data, seen, disk, ...pending.map((late) => late.to), ...this.#ancestry])].slice(0, ancestrySize)
         pending = []
         this.#bom = bom
-        this.#text = result.text
+        this.#textCache = result.text
+        this.#sectionBytes = result.sectionBytes
         this.#plan = undefined
         this.#layout = result.layout
         if (result.state) {
@@ -228,11 +236,13 @@ export class PlanStore {
         humanEdits.push(...result.humanEdits)
         conflicts.push(...result.conflicts)
         bytes = data.length
-        const after = readAll(fd)
-        if (after.length > 0 && !after.equals(disk)) {
-          // Written in place into the file we just replaced: fold it in now.
-          pending = [{from: disk, to: settle(fd, after)}]
-          continue
+        if (!holds(fd, disk)) {
+          const after = readAll(fd)
+          if (after.length > 0) {
+            // Written in place into the file we just replaced: fold it in now.
+            pending = [{from: disk, to: settle(fd, after)}]
+            continue
+          }
         }
         // Keep the replaced file open until the next write: an in-place writer
         // that opened it before our rename may still write into it.
@@ -289,6 +299,10 @@ export class PlanStore {
     const edits: Array<{from: Buffer; to: Buffer}> = []
     const watching: Array<{fd: number; bytes: Buffer}> = []
     for (const displaced of this.#displaced) {
+      if (holds(displaced.fd, displaced.bytes)) {
+        fs.closeSync(displaced.fd)
+        continue
+      }
       const now = readAll(displaced.fd)
       // Empty: truncated by a writer that has not written yet; look again next time.
       if (now.length === 0 && displaced.bytes.length > 0) {
@@ -311,7 +325,22 @@ export class PlanStore {
   }
 
   #source(): string {
-    return (this.#bom ? '\uFEFF' : '') + this.#text
+    return (this.#bom ? '\uFEFF' : '') + this.#text()
+  }
+
+  #text(): string {
+    this.#textCache ??= this.#bytes.toString('utf8', this.#bom ? 3 : 0)
+    return this.#textCache
+  }
+
+  /** The byte range of the layout's section in `#bytes`. */
+  #sectionAt(layout: StateLayout): {start: number; end: number} {
+    if (!this.#sectionBytes) {
+      const text = this.#text()
+      const start = (this.#bom ? 3 : 0) + Buffer.byteLength(text.slice(0, layout.start))
+      this.#sectionBytes = {start, end: start + Buffer.byteLength(text.slice(layout.start, layout.end))}
+    }
+    return this.#sectionBytes
   }
 
   #parse(source: string): Plan {
@@ -335,7 +364,10 @@ export class PlanStore {
 }
 
 interface Produced {
-  text: string
+  /** The new text without BOM, or the new bytes themselves (`data`). */
+  text?: string
+  data?: Buffer
+  sectionBytes?: {start: number; end: number}
   layout: StateLayout | undefined
   /** The table as written, when this wrote the table: the next merge's base. */
   state?: TableState
@@ -378,6 +410,20 @@ function settle(fd: number, seen: Buffer): Buffer {
 
 function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+const chunk = Buffer.allocUnsafe(256 * 1024)
+
+/** Whether an open file holds exactly `bytes`: read in chunks into one reused buffer, no allocation. */
+function holds(fd: number, bytes: Buffer): boolean {
+  const size = fs.fstatSync(fd).size
+  if (size !== bytes.length) return false
+  for (let at = 0; at < size; ) {
+    const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at)
+    if (n === 0 || chunk.compare(bytes, at, at + n, 0, n) !== 0) return false
+    at += n
+  }
+  return fs.fstatSync(fd).size === size
 }
 
 function readAll(fd: number): Buffer {

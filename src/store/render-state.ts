@@ -33,11 +33,12 @@ export function renderState(layout: StateLayout, desired: TableState): RenderedS
   let widen = false
   for (const [agent, row] of desired.rows) {
     const old = existing.get(agent)
-    const values = cellValues(agent, row, layout, old)
     if (old) {
       previous = old
-      if (sameValues(old.values, values, layout.index.status)) continue
+      if (unchanged(old, row, layout)) continue
     }
+    const values = cellValues(agent, row, layout, old)
+    if (old && sameValues(old.values, values, layout.index.status)) continue
     const cells = values.map((value, i) => displayCell(value, i, layout))
     if (style.aligned && cells.some((cell, i) => cell.length > (style.widths[i] ?? 0))) widen = true
     const line: LayoutRow = {text: renderRow(cells, style), eol, agent, values}
@@ -114,6 +115,21 @@ function cellValues(agent: string, row: RowState, layout: StateLayout, old: Layo
     const value = row.extra[column]
     return value === undefined ? (old?.values[i] ?? '') : normalizeCell(value)
   })
+}
+
+/** A quick check, without building the row's cells (most rows do not change). */
+function unchanged(old: LayoutRow, row: RowState, layout: StateLayout): boolean {
+  const {index, columns} = layout
+  const v = old.values
+  if (v[index.status] !== row.status) return false
+  if (index.agentId !== -1 && v[index.agentId] !== row.agentId) return false
+  if (index.duration !== -1 && v[index.duration] !== row.duration) return false
+  if (index.notes !== -1 && v[index.notes] !== row.notes) return false
+  for (const column in row.extra) {
+    const i = columns.indexOf(column)
+    if (i !== -1 && !isStandard(i, index) && v[i] !== row.extra[column]) return false
+  }
+  return true
 }
 
 function displayCell(value: string, i: number, layout: StateLayout): string {

@@ -1,0 +1,140 @@
+// The cost of one state write after an event at 1000 agents (read-compare, splice,
+// temp + fsync + rename), the bytes and lines it changes, and the same for the
+// naive way (parse the whole document, edit the tree, stringify it, write it).
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {unified} from 'unified'
+import remarkParse from 'remark-parse'
+import remarkGfm from 'remark-gfm'
+import remarkFrontmatter from 'remark-frontmatter'
+import remarkStringify from 'remark-stringify'
+import {PlanStore} from '../../dist/store/plan-store.js'
+import {atomicWrite} from '../../dist/store/atomic-write.js'
+import {generatePlan, agentId} from '../generate-plan.js'
+
+const agents = 1000
+const events = 600
+const naiveEvents = 3
+
+function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+}
+
+function now() {
+  return Number(process.hrtime.bigint()) / 1e6
+}
+
+/** Bytes and lines that differ between two versions (lines compared in place when the count is unchanged). */
+function changed(before, after) {
+  let prefix = 0
+  while (prefix < before.length && prefix < after.length && before[prefix] === after[prefix]) prefix++
+  let suffix = 0
+  while (suffix < before.length - prefix && suffix < after.length - prefix && before[before.length - 1 - suffix] === after[after.length - 1 - suffix]) suffix++
+  const a = before.split('\n')
+  const b = after.split('\n')
+  let lines = 0
+  if (a.length === b.length) for (let i = 0; i < a.length; i++) lines += a[i] === b[i] ? 0 : 1
+  else lines = Math.max(a.length, b.length)
+  // Bytes: the changed lines' bytes (what a diff shows), not the span between the first and last change.
+  let bytes = 0
+  if (a.length === b.length) for (let i = 0; i < a.length; i++) bytes += a[i] === b[i] ? 0 : Buffer.byteLength(b[i]) + 1
+  else bytes = Math.max(before.length, after.length) - prefix - suffix
+  return {bytes, lines}
+}
+
+/** The i-th event: agents launch in plan order, then complete with a duration. */
+function apply(state, i) {
+  const id = agentId(Math.floor(i / 2) % agents)
+  const row = state.rows.get(id)
+  if (i % 2 === 0) Object.assign(row, {status: 'in_progress', agentId: `agent-${i.toString(36)}`})
+  else Object.assign(row, {status: 'completed', duration: `${1 + (i % 59)}s`, notes: i % 10 === 1 ? 'checkpoint: tests | lint' : row.notes})
+  return id
+}
+
+export async function run() {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-bench-store-'))
+  const file = path.join(folder, 'plan.md')
+  const text = generatePlan({agents, withState: true})
+  fs.writeFileSync(file, text)
+  const size = Buffer.byteLength(text)
+
+  // The disk alone: write + fsync + rename of a file that size, one before each
+  // store write, so that both see the same disk (its speed drifts with load).
+  const data = Buffer.from(text)
+  const disk = []
+  for (let i = 0; i < 20; i++) atomicWrite(path.join(folder, 'bare.md'), data)
+
+  const store = await PlanStore.open(file)
+  let state = store.state
+  const running = new Set()
+  const ms = []
+  const bytes = []
+  const lines = []
+  let before = fs.readFileSync(file, 'utf8')
+  for (let i = 0; i < events; i++) {
+    const id = apply(state, i)
+    if (i % 2 === 0) running.add(id)
+    else running.delete(id)
+    data[data.length - 2] = 97 + (i % 26)
+    const bare = now()
+    atomicWrite(path.join(folder, 'bare.md'), data)
+    if (i >= 2) disk.push(now() - bare)
+    const start = now()
+    state = (await store.write(state, {running})).state
+    const elapsed = now() - start
+    const after = fs.readFileSync(file, 'utf8')
+    // The first write re-stamps Last updated and takes the plan's parse; count events after it.
+    if (i >= 2) {
+      ms.push(elapsed)
+      const diff = changed(before, after)
+      bytes.push(diff.bytes)
+      lines.push(diff.lines)
+    }
+    before = after
+  }
+  store.close()
+
+  // Naive: parse the whole document, change the row in the tree, stringify, write atomically.
+  const processor = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(remarkGfm).use(remarkStringify)
+  const naiveFile = path.join(folder, 'naive.md')
+  fs.writeFileSync(naiveFile, text)
+  const naiveMs = []
+  const naiveLines = []
+  const naiveBytes = []
+  let naiveBefore = text
+  for (let i = 0; i < naiveEvents; i++) {
+    const start = now()
+    const source = fs.readFileSync(naiveFile, 'utf8')
+    const tree = processor.parse(source)
+    const table = tree.children.findLast((node) => node.type === 'table')
+    const id = agentId(Math.floor(i / 2) % agents)
+    const row = table.children.find((r) => r.children[0].children[0]?.value === id)
+    row.children[1].children = [{type: 'text', value: i % 2 === 0 ? 'in_progress' : 'completed'}]
+    const out = processor.stringify(tree)
+    atomicWrite(naiveFile, Buffer.from(out))
+    naiveMs.push(now() - start)
+    const diff = changed(naiveBefore, out)
+    naiveLines.push(diff.lines)
+    naiveBytes.push(diff.bytes)
+    naiveBefore = out
+  }
+  const firstNaive = changed(text, fs.readFileSync(naiveFile, 'utf8'))
+  fs.rmSync(folder, {recursive: true, force: true})
+
+  const diskMs = quantile(disk, 0.5)
+  const median = quantile(ms, 0.5)
+  const p99 = quantile(ms, 0.99)
+  const maxLines = Math.max(...lines)
+  return [
+    {figure: `${agents} agents (${Math.round(size / 1024)} KB): bare write + fsync + rename (the disk), median / p99`, value: `${diskMs.toFixed(2)} / ${quantile(disk, 0.99).toFixed(2)} ms`, target: null, holds: null},
+    {figure: `${agents} agents: one state write after an event, median (read-compare, splice, temp + fsync + rename)`, value: `${median.toFixed(2)} ms`, target: '≤ 2 ms', holds: median <= 2},
+    {figure: `${agents} agents: one state write after an event, p99`, value: `${p99.toFixed(2)} ms`, target: '≤ 10 ms', holds: p99 <= 10},
+    {figure: `${agents} agents: one state write / the bare disk write, medians`, value: `${(median / diskMs).toFixed(2)}×`, target: '≤ 3×', holds: median / diskMs <= 3},
+    {figure: `${agents} agents: lines changed per event (the row and Last updated), median / max`, value: `${quantile(lines, 0.5)} / ${maxLines}`, target: '≤ 2', holds: maxLines <= 2},
+    {figure: `${agents} agents: bytes changed per event (changed lines), median / max`, value: `${quantile(bytes, 0.5)} / ${Math.max(...bytes)} B`, target: null, holds: null},
+    {figure: `${agents} agents: naive parse + remark-stringify + write per event, median / p99`, value: `${quantile(naiveMs, 0.5).toFixed(1)} / ${quantile(naiveMs, 0.99).toFixed(1)} ms`, target: null, holds: null},
+    {figure: `${agents} agents: naive, lines changed by its first write / per event after`, value: `${firstNaive.lines} (${firstNaive.bytes} B) / ${quantile(naiveLines, 0.5)} (${quantile(naiveBytes, 0.5)} B)`, target: null, holds: null}
+  ]
+}
