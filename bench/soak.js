@@ -4,7 +4,7 @@
 // exits 1 when one is missed.
 //
 //   node bench/soak.js [--agents 100] [--kills 50] [--editor-agents 200] [--edits 200] [--seed 1]
-//                      [--fuzz-runs 5000] [--only kill|editors|fuzz] [--editor-mode rename|in-place|mixed] [--careless] [--keep-orphans] [--json] [--keep] [--verbose]
+//                      [--fuzz-runs 5000] [--only kill|editors|fuzz] [--editor-mode rename|in-place|mixed] [--careless] [--crash] [--json] [--keep] [--verbose]
 // Environment: SOAK_AGENTS, SOAK_KILLS, SOAK_EDITOR_AGENTS, SOAK_EDITS, SOAK_FUZZ_RUNS, SOAK_SEED.
 // MDPLAN_BIN: soak another build of mdplan (the fuzz part always reads this checkout's dist/).
 import {parseArgs} from 'node:util'
@@ -28,7 +28,7 @@ const {values} = parseArgs({
     careless: {type: 'boolean', default: false},
     only: {type: 'string'},
     json: {type: 'boolean', default: false},
-    'keep-orphans': {type: 'boolean', default: false},
+    crash: {type: 'boolean', default: false},
     keep: {type: 'boolean', default: false},
     verbose: {type: 'boolean', default: false}
   }
@@ -48,7 +48,7 @@ const results = {}
 
 if (!values.only || values.only === 'kill') {
   process.stderr.write(`soak: kill soak, ${n('agents')} agents, ${n('kills')} kills…\n`)
-  results.kill = await killSoak({agents: n('agents'), kills: n('kills'), seed, minMs: n('min-ms'), maxMs: n('max-ms'), maxKillMs: n('max-kill-ms'), keepOrphans: values['keep-orphans'], keep: values.keep, log})
+  results.kill = await killSoak({agents: n('agents'), kills: n('kills'), seed, minMs: n('min-ms'), maxMs: n('max-ms'), maxKillMs: n('max-kill-ms'), crash: values.crash, keep: values.keep, log})
 }
 if (!values.only || values.only === 'editors') {
   process.stderr.write(`soak: editors, ${n('editor-agents')} agents, ${n('edits')} saves…\n`)

@@ -23,6 +23,7 @@ describe('soak, short version', () => {
     expect(kill.parseFailures).toEqual([])
     expect(kill.unexpectedExits).toEqual([])
     expect(kill.reran).toEqual([])
+    expect(kill.overlapped).toEqual([])
     expect(kill.completedLost).toBe(0)
     expect(kill.finalExit, kill.finalOutput).toBe(0)
     expect(kill.notCompleted).toEqual([])

@@ -28,10 +28,11 @@ export function startRun(plan, cwd, args = []) {
  * @param {number} [o.minMs] shortest agent sleep
  * @param {number} [o.maxMs] longest agent sleep
  * @param {number} [o.maxKillMs] a kill comes between 0 and this long after the run starts
- * @param {boolean} [o.keepOrphans] leave the killed run's agents running (as a SIGKILL of mdplan alone does)
+ * @param {boolean} [o.crash] kill the agents with mdplan, as a crash of the machine or session would
+ *   (default: SIGKILL mdplan alone; its agents run on and the next run must end them before relaunching)
  * @param {boolean} [o.keep] keep the temp folder
  */
-export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300, maxKillMs = 1000, concurrency = 8, keepOrphans = false, keep = false, log = () => {}}) {
+export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300, maxKillMs = 1000, concurrency = 8, crash = false, keep = false, log = () => {}}) {
   const dir = mkdtempSync(join(tmpdir(), 'mdplan-soak-kill-'))
   const plan = join(dir, 'plan.md')
   const runsLog = join(dir, 'runs.log')
@@ -69,8 +70,7 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
       if (result.code === 0) finishedEarly++
       else unexpectedExits.push(`run ${k + 1}: exit ${result.code}: ${result.output.trim().split('\n').slice(-3).join(' / ')}`)
     }
-    // By default a kill is a crash of the whole session: mdplan and its agents.
-    if (!keepOrphans) await killAgents(plan)
+    if (crash) await killAgents(plan)
     const state = readPlan(plan, ids)
     if (!state.ok) parseFailures.push(`after run ${k + 1} (${early ? 'start-up, ' : ''}${at} ms): ${state.problems.slice(0, 3).join('; ')}`)
     const completed = new Set([...state.rows].filter(([, r]) => r.status === 'completed').map(([id]) => id))
@@ -87,7 +87,6 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
     }
   }
 
-  if (keepOrphans) await sleep(maxMs + 200)
   const final = await startRun(plan, dir).exited
   await killAgents(plan)
   const state = readPlan(plan, ids)
@@ -103,16 +102,13 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
     const offset = firstCompletedAt.get(entry.id)
     if (entry.kind === 'start' && offset !== undefined && entry.offset >= offset) reran.add(entry.id)
   }
-  // Two instances of one agent at once: an orphan of a killed run still going when a later run relaunched it.
+  // Two copies of one agent at once: a copy logged a step after a later copy of the same agent
+  // started (a killed run's agent still working beside its relaunch). Granularity: one 50 ms step.
   const overlapped = new Set()
-  const open = new Map()
+  const latest = new Map()
   for (const entry of runs) {
-    const instances = open.get(entry.id) ?? new Set()
-    if (entry.kind === 'start') {
-      if (instances.size > 0) overlapped.add(entry.id)
-      instances.add(entry.agentId)
-    } else instances.delete(entry.agentId)
-    open.set(entry.id, instances)
+    if (entry.kind === 'start') latest.set(entry.id, entry.agentId)
+    else if (latest.get(entry.id) !== entry.agentId) overlapped.add(entry.id)
   }
   const neverDone = ids.filter((id) => !runs.some((e) => e.kind === 'done' && e.id === id))
   const temps = leftoverTempFiles(dir)
@@ -140,11 +136,11 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
   }
   const survived = killsDone - parseFailures.length
   result.rows = [
-    row(`kill soak (${ids.length} agents): SIGKILLs of mdplan run, each resumed`, `${killsDone} kills, ${survived} survived (${finishedEarly} runs finished first; ${seconds.toFixed(0)} s)`, `all ${killsDone}`, survived === killsDone && unexpectedExits.length === 0),
+    row(`kill soak (${ids.length} agents): SIGKILLs of mdplan run${crash ? ' and its agents' : ''}, each resumed`, `${killsDone} kills, ${survived} survived (${finishedEarly} runs finished first; ${seconds.toFixed(0)} s)`, `all ${killsDone}`, survived === killsDone && unexpectedExits.length === 0),
     row('kill soak: times the plan failed to parse or validate after a kill', parseFailures.length, '0', parseFailures.length === 0),
     row('kill soak: completed agents that ran again', reran.size, '0', reran.size === 0),
     row('kill soak: completed rows that went back', completedLost, '0', completedLost === 0),
-    ...(keepOrphans ? [row('kill soak (agents left running): agents relaunched while their orphan still ran', overlapped.size, 'reported', null)] : []),
+    row(crash ? 'kill soak: agents running twice at once' : 'kill soak: agents relaunched while the killed run’s copy still ran', overlapped.size, '0', overlapped.size === 0),
     row('kill soak: final state', `exit ${final.code}, ${ids.length - notCompleted.length}/${ids.length} completed, temp files ${temps.length}, lock ${lockLeft ? 'left' : 'released'}`, `exit 0, all completed`, final.code === 0 && notCompleted.length === 0 && neverDone.length === 0 && temps.length === 0 && !lockLeft)
   ]
   return result

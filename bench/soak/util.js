@@ -3,15 +3,27 @@ import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import {parsePlan} from '../../dist/plan/parse-plan.js'
 import {validatePlan} from '../../dist/plan/validate-plan.js'
 import {agentId} from '../generate-plan.js'
-import {random} from '../sleep-dag.js'
 
-export {agentId, random}
+export {agentId}
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same soak. */
+export function random(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * A shell plan whose agents leave an exact trace: each appends `start <ID> <agent id>`
- * to runs.log when it starts and `done <ID> <agent id>` as its LAST action before exit 0.
+ * to runs.log when it starts, `tick …` every 50 ms of its work, and `done <ID> <agent id>`
+ * as its LAST action before exit 0.
  * A DAG: each agent depends on up to two of the eight agents before it.
  * `gate`: one more agent, `GATE`, that runs until the file `gate.open` exists (keeps a run alive).
  */
@@ -32,7 +44,14 @@ export function soakPlan({agents, seed = 1, minMs = 50, maxMs = 300, concurrency
     const count = i === 0 ? 0 : Math.floor(rand() * 3)
     for (let k = 0; k < count; k++) deps.add(ids[Math.max(0, i - 1 - Math.floor(rand() * Math.min(8, i)))])
     const ms = Math.round(minMs + rand() * (maxMs - minMs))
-    agent(ids[i], [...deps], [`echo "start ${ids[i]} $MDPLAN_AGENT_ID" >> runs.log`, `sleep ${(ms / 1000).toFixed(3)}`, `echo "done ${ids[i]} $MDPLAN_AGENT_ID" >> runs.log`])
+    // Work in 50 ms steps, each logged: a step logged after another copy of the agent started
+    // means two copies ran at once.
+    const steps = Math.max(1, Math.round(ms / 50))
+    agent(ids[i], [...deps], [
+      `echo "start ${ids[i]} $MDPLAN_AGENT_ID" >> runs.log`,
+      `i=0; while [ $i -lt ${steps} ]; do sleep 0.05; echo "tick ${ids[i]} $MDPLAN_AGENT_ID" >> runs.log; i=$((i+1)); done`,
+      `echo "done ${ids[i]} $MDPLAN_AGENT_ID" >> runs.log`
+    ])
   }
   out.push('## Execution State', '', '| Agent | Status | Agent ID | Duration | Notes |', '|-------|--------|----------|----------|-------|')
   for (const id of [...(gate ? ['GATE'] : []), ...ids]) out.push(`| ${id} | pending | — | — | |`)
@@ -64,7 +83,7 @@ export function readPlan(file, expectedIds) {
   return {ok: problems.length === 0, problems, text, rows}
 }
 
-/** runs.log as entries {kind, id, agentId, offset} (offset: where the line starts). */
+/** runs.log as entries {kind: start|tick|done, id, agentId, offset} (offset: where the line starts). */
 export function readRuns(file) {
   if (!existsSync(file)) return []
   const text = readFileSync(file, 'utf8')
@@ -72,7 +91,7 @@ export function readRuns(file) {
   let offset = 0
   for (const line of text.split('\n')) {
     const [kind, id, agentId] = line.split(' ')
-    if (kind === 'start' || kind === 'done') entries.push({kind, id, agentId, offset})
+    if (kind === 'start' || kind === 'tick' || kind === 'done') entries.push({kind, id, agentId, offset})
     offset += Buffer.byteLength(line) + 1
   }
   return entries
