@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import {performance} from 'node:perf_hooks'
+import {loadPlan} from '../plan/load-plan.js'
 import {parsePlan, type PromptsSource} from '../plan/parse-plan.js'
 import type {Plan, Section} from '../plan/types.js'
 import {appendStateSection} from './append-state-section.js'
@@ -85,22 +86,28 @@ export class PlanStore {
     this.#ancestry.push(bytes)
   }
 
-  /** Read and parse the plan, and remember its bytes as what mdplan last saw. Removes temp files a killed writer left. */
+  /**
+   * Read and parse the plan (`loadPlan`: a file that cannot be a plan is a
+   * PlanError), and remember its bytes as what mdplan last saw. Removes temp
+   * files a killed writer left.
+   */
   static async open(file: string, options: PlanStoreOptions = {}): Promise<PlanStore> {
     cleanTempFiles(file)
-    const bytes = await fs.promises.readFile(file)
-    const source = bytes.toString('utf8')
-    let plan = parsePlan(source, file)
-    let prompts: PromptsSource | undefined
-    if (plan.promptsFile) {
-      try {
-        prompts = {file: plan.promptsFile.path, source: await fs.promises.readFile(plan.promptsFile.path, 'utf8')}
-        plan = parsePlan(source, file, prompts)
-      } catch {
-        // The loader reports a missing prompts file; the store only needs the plan.
+    for (let attempt = 0; ; attempt++) {
+      const plan = await loadPlan(file)
+      const bytes = await fs.promises.readFile(file)
+      // Someone may save between the two reads: the bytes must be the parsed ones.
+      if (bytes.toString('utf8') !== (plan.bom ? '\uFEFF' : '') + plan.text && attempt < 10) continue
+      let prompts: PromptsSource | undefined
+      if (plan.promptsFile) {
+        try {
+          prompts = {file: plan.promptsFile.path, source: await fs.promises.readFile(plan.promptsFile.path, 'utf8')}
+        } catch {
+          // loadPlan reported it in plan.messages; later parses go without it.
+        }
       }
+      return new PlanStore(file, bytes, plan, prompts, options)
     }
-    return new PlanStore(file, bytes, plan, prompts, options)
   }
 
   /** The latest parsed plan (parsed on demand after fast-path writes). */
