@@ -83,6 +83,8 @@ export async function editorSoak({agents, edits, mode = 'rename', careless = fal
   const phantom = events.filter((e) => e.type === 'human-edit' && e.agent !== '' && !intended.has(`${e.agent}\0${e.column}`)).map((e) => `${e.agent}.${e.column}=${JSON.stringify(e.value)}`)
   const notCompleted = ids.filter((id) => final.rows.get(id)?.status !== 'completed')
   const warnings = events.filter((e) => e.type === 'warning').map((e) => e.message)
+  // A write mdplan gave up on stops launches until a later write succeeds.
+  const failedWrites = warnings.filter((message) => message.startsWith('cannot write'))
   const temps = leftoverTempFiles(dir)
   const seconds = (Date.now() - started) / 1000
   const counts = {context: 0, note: 0, requeue: 0}
@@ -102,6 +104,7 @@ export async function editorSoak({agents, edits, mode = 'rename', careless = fal
     unasked,
     phantom,
     warnings,
+    failedWrites,
     notCompleted,
     parseOk: final.ok,
     problems: final.problems,
@@ -115,6 +118,7 @@ export async function editorSoak({agents, edits, mode = 'rename', careless = fal
     row('editors: edits lost', lost.length, '0', lost.length === 0),
     row('editors: re-queues not followed (ran again, completed)', ignored.length, '0', ignored.length === 0),
     row('editors: agents rerun that no one re-queued', unasked.length, '0', unasked.length === 0),
+    row('editors: times mdplan could not write the plan (launches stopped meanwhile)', failedWrites.length, '0', failedWrites.length === 0),
     row('editors: cells mdplan took for hand edits that no one made (a save over a write it had not read)', phantom.length, careless ? 'reported' : '0', careless ? null : phantom.length === 0),
     row('editors: final state', `exit ${code}, ${ids.length - notCompleted.length}/${ids.length} completed, plan ${final.ok ? 'valid' : 'INVALID'}`, 'exit 0, all completed, valid', code === 0 && notCompleted.length === 0 && final.ok)
   ]
