@@ -39,6 +39,7 @@ describe('soak, short version', () => {
     expect(editors.lost).toEqual([])
     expect(editors.ignored).toEqual([])
     expect(editors.unasked).toEqual([])
+    expect(editors.failedWrites).toEqual([])
     expect(editors.exitCode, editors.stderr).toBe(0)
     expect(editors.notCompleted).toEqual([])
     expect(editors.parseOk).toBe(true)
