@@ -13,6 +13,9 @@ const none = new Set(['—', '–', '-'])
 
 /** What a cell reads back as: one line, trimmed, a lone dash meaning none (''). */
 export function normalizeCell(value: string): string {
+  // Most cells are already one trimmed line: skip the regex work (a write normalizes every cell).
+  const last = value.length - 1
+  if (last > 0 && value.indexOf('\n') === -1 && value.indexOf('\r') === -1 && value.charCodeAt(0) > 32 && value.charCodeAt(last) > 32) return value
   const line = value.replace(/\r\n|\r|\n/g, ' ').trim()
   return none.has(line) ? '' : line
 }

@@ -21,8 +21,7 @@ export interface RenderedState {
 export function renderState(layout: StateLayout, desired: TableState): RenderedState {
   const {style, eol} = layout
   const columns = layout.columns.length
-  const existing = new Map<string, LayoutRow>()
-  for (const row of layout.rows) if (!existing.has(row.agent)) existing.set(row.agent, row)
+  const positions = rowPositions(layout)
 
   // Rows: changed ones get new text; missing ones are queued after the row of
   // the agent before them in plan order (or at the top).
@@ -32,7 +31,8 @@ export function renderState(layout: StateLayout, desired: TableState): RenderedS
   let changedRows = 0
   let widen = false
   for (const [agent, row] of desired.rows) {
-    const old = existing.get(agent)
+    const at = positions.get(agent)
+    const old = at === undefined ? undefined : layout.rows[at]
     if (old) {
       previous = old
       if (unchanged(old, row, layout)) continue
@@ -53,13 +53,17 @@ export function renderState(layout: StateLayout, desired: TableState): RenderedS
     }
   }
 
-  const rows: LayoutRow[] = []
-  const emit = (row: LayoutRow): void => {
-    rows.push(row)
-    for (const next of after.get(row) ?? []) emit(next)
+  let rows: LayoutRow[]
+  if (after.size === 0) rows = replaced.size === 0 ? layout.rows.slice() : layout.rows.map((row) => replaced.get(row) ?? row)
+  else {
+    rows = []
+    const emit = (row: LayoutRow): void => {
+      rows.push(row)
+      for (const next of after.get(row) ?? []) emit(next)
+    }
+    for (const row of after.get(undefined) ?? []) emit(row)
+    for (const row of layout.rows) emit(replaced.get(row) ?? row)
   }
-  for (const row of after.get(undefined) ?? []) emit(row)
-  for (const row of layout.rows) emit(replaced.get(row) ?? row)
   // A row that was last may not be now: only the last line keeps the table's
   // last line ending (which is '' when the table ends the file).
   const lastOld = layout.rows[layout.rows.length - 1] ?? layout.delimiter
@@ -95,11 +99,25 @@ export function renderState(layout: StateLayout, desired: TableState): RenderedS
   for (const row of rows) parts.push(row.text, row.eol)
   for (const line of post) parts.push(line.text, line.eol)
   const text = parts.join('')
-  return {
-    text,
-    layout: {...layout, end: layout.start + text.length, style: nextStyle, header, delimiter, rows, post},
-    changedRows
+  const next: StateLayout = {...layout, end: layout.start + text.length, style: nextStyle, header, delimiter, rows, post}
+  // No row added: every agent keeps its position, the next render reuses the index.
+  if (after.size === 0) index.set(rows, positions)
+  return {text, layout: next, changedRows}
+}
+
+const index = new WeakMap<readonly LayoutRow[], Map<string, number>>()
+
+/** Where each agent's (first) row is, built once per rows array. */
+function rowPositions(layout: StateLayout): Map<string, number> {
+  let positions = index.get(layout.rows)
+  if (!positions) {
+    positions = new Map()
+    layout.rows.forEach((row, i) => {
+      if (!positions!.has(row.agent)) positions!.set(row.agent, i)
+    })
+    index.set(layout.rows, positions)
   }
+  return positions
 }
 
 /** The values a row's cells should read back as, per column. */
