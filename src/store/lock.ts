@@ -85,8 +85,9 @@ export async function acquireRunLock(planFile: string, options: RunLockOptions =
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error
     const owner = await readOwner(lockPath)
-    if (!owner || owner.host !== os.hostname() || isAlive(owner.pid)) throw new LockHeldError(planFile, owner)
-    // Its owner died without releasing it (SIGKILL, power loss): take it over now.
+    const abandoned = owner ? owner.host === os.hostname() && !isAlive(owner.pid) : await ownerless(lockPath)
+    if (!abandoned) throw new LockHeldError(planFile, owner)
+    // Its owner died without releasing it (SIGKILL, power loss), or while taking it: take it over now.
     await fs.promises.rm(lockPath, {recursive: true, force: true})
     try {
       release = await lockfile.lock(planFile, settings)
@@ -117,6 +118,22 @@ export async function acquireRunLock(planFile: string, options: RunLockOptions =
     }
   }
 }
+
+/**
+ * A lock with no owner.json although its directory is older than a live
+ * owner ever leaves it so (it writes owner.json right after the mkdir): its
+ * taker was killed in between, and nobody else would ever release it.
+ */
+async function ownerless(lockPath: string): Promise<boolean> {
+  try {
+    const {mtimeMs} = await fs.promises.stat(lockPath)
+    return Date.now() - mtimeMs > ownerlessAfterMs
+  } catch {
+    return false
+  }
+}
+
+const ownerlessAfterMs = 2000
 
 /** The lock's owner.json; it is written just after the mkdir, so give a racing owner a moment. */
 async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
