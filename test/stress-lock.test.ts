@@ -53,10 +53,10 @@ describe('two runs of one plan', () => {
     expect(existsSync(`${plan}.lock`)).toBe(false)
   })
 
-  // Bug (see the stress report): a run killed between the lock's mkdir and writing its owner.json
-  // leaves a lock with no owner, which blocks every run (exit 3) until it goes stale after 30 s,
-  // although a live owner writes owner.json within milliseconds of the mkdir. The kill soak hits
-  // it about once in 50 kills (one kill in five lands in start-up, when the lock is taken).
+  // A run killed between the lock's mkdir and writing its owner.json leaves a lock with no owner.
+  // A live owner writes owner.json within milliseconds of the mkdir, so an ownerless lock a few
+  // seconds old is abandoned: it must not block runs until it goes stale (30 s). The kill soak
+  // hit this about once in 50 kills (one kill in five lands in start-up, when the lock is taken).
   it('takes over an ownerless lock left by a run killed while taking it', async () => {
     const {dir, plan} = await setupPlan({text: shellPlan({A: {script: 'true'}})})
     mkdirSync(`${plan}.lock`)
