@@ -492,7 +492,7 @@ async function execute(
   options.signal?.addEventListener('abort', abort, {once: true})
 
   // Agents a killed run left running would work twice beside their relaunch: end them first.
-  const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file)}.agents.json`)
+  const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file)}.agents`)
   const ended = await endRecordedGroups(registryFile)
   if (ended.length > 0) {
     emit({type: 'warning', message: `ended ${ended.length} agent process ${ended.length === 1 ? 'group' : 'groups'} a killed run left running (pid ${ended.join(', ')})`})

@@ -15,7 +15,7 @@ async function waitFor(predicate: () => boolean, ms = 15_000): Promise<void> {
 
 describe('agents of a SIGKILLed run', () => {
   // Agents run in their own process groups, so a SIGKILL of `mdplan run` alone leaves them
-  // running; the next run ends them (from .mdplan/run/<plan>.agents.json) before relaunching.
+  // running; the next run ends them (from .mdplan/run/<plan>.agents) before relaunching.
   it('are not running twice at once after the next run resumes', async () => {
     const {dir, plan} = await setupPlan({
       text: shellPlan({A: {script: 'echo "start $MDPLAN_AGENT_ID" >> runs\nsleep 3\necho "done $MDPLAN_AGENT_ID" >> runs'}})

@@ -1,4 +1,4 @@
-import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {appendFileSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {isAlive} from '../store/is-alive.js'
 
@@ -16,35 +16,44 @@ export interface ProcessRecord {
  */
 export class ProcessRegistry {
   readonly file: string
-  readonly #live = new Map<number, ProcessRecord>()
+  #live = 0
 
   constructor(file: string) {
     this.file = file
   }
 
+  // An append-only log (`+pid start` / `-pid`): one small append per event, no rename on the launch path.
   add(pid: number): void {
-    this.#live.set(pid, {pid, start: startTime(pid)})
-    this.#save()
+    this.#append(`+${pid} ${startTime(pid)}\n`)
+    this.#live++
   }
 
   remove(pid: number): void {
-    if (this.#live.delete(pid)) this.#save()
+    this.#live--
+    if (this.#live === 0) rmSync(this.file, {force: true})
+    else this.#append(`-${pid}\n`)
   }
 
-  #save(): void {
+  #append(line: string): void {
     try {
-      if (this.#live.size === 0) {
-        rmSync(this.file, {force: true})
-        return
-      }
-      mkdirSync(dirname(this.file), {recursive: true})
-      const temp = `${this.file}.${process.pid}.tmp`
-      writeFileSync(temp, JSON.stringify([...this.#live.values()]) + '\n')
-      renameSync(temp, this.file)
+      if (this.#live === 0) mkdirSync(dirname(this.file), {recursive: true})
+      appendFileSync(this.file, line)
     } catch {
       // Losing this file only loses the clean-up after a crash; the run itself goes on.
     }
   }
+}
+
+/** The groups a log still holds: added and not removed. A torn last line is ignored. */
+function readRecords(file: string): ProcessRecord[] {
+  const live = new Map<number, ProcessRecord>()
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const added = /^\+(\d+) (\d*)$/.exec(line)
+    if (added) live.set(Number(added[1]), {pid: Number(added[1]), start: added[2]!})
+    const removed = /^-(\d+)$/.exec(line)
+    if (removed) live.delete(Number(removed[1]))
+  }
+  return [...live.values()]
 }
 
 /**
@@ -54,7 +63,7 @@ export class ProcessRegistry {
 export async function endRecordedGroups(file: string, graceMs = 2000): Promise<number[]> {
   let records: ProcessRecord[]
   try {
-    records = JSON.parse(readFileSync(file, 'utf8')) as ProcessRecord[]
+    records = readRecords(file)
   } catch {
     return []
   }
