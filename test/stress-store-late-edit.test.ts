@@ -1,0 +1,54 @@
+import fs from 'node:fs'
+import {mkdtempSync, openSync, readFileSync, writeFileSync, writeSync, ftruncateSync, closeSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it, vi} from 'vitest'
+import {PlanStore} from '../src/store/plan-store.js'
+import {shellPlan} from './helpers/run-cli.js'
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+describe('an in-place save that lands in the file mdplan just replaced', () => {
+  // Found by `node bench/soak.js --only editors --editor-mode in-place` (200 agents): when a write
+  // gives up ("the file kept changing … (50 attempts)"), edits that in-place savers had written into
+  // files mdplan had replaced were already taken out of those files (#lateEdits closes them) and only
+  // held by the failed write, so they were lost: 9 edits and 4 re-queues in one soak.
+  it('survives a write that gives up: the next write still folds it in', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mdplan-late-edit-'))
+    const file = join(dir, 'plan.md')
+    const text = shellPlan({A: {script: 'true'}, B: {script: 'true'}}).replace('## Agents', '## Context\n\nWhy.\n\n## Agents')
+    writeFileSync(file, text)
+    const store = await PlanStore.open(file)
+    const state = store.state
+
+    // An editor opens the plan to save in place (truncate, write) just before mdplan's rename...
+    const editor = openSync(file, 'r+')
+    state.rows.get('A')!.status = 'in_progress'
+    await store.write(state, {running: new Set(['A'])})
+    // ...and writes its save into the file that rename replaced.
+    const saved = text.replace('Why.\n', 'Why.\n- a line the person added\n')
+    ftruncateSync(editor, 0)
+    writeSync(editor, saved, 0)
+    closeSync(editor)
+
+    // The next write loses every race (someone renames over the plan each time) and gives up.
+    const statSync = fs.statSync
+    const lose = vi.spyOn(fs, 'statSync').mockImplementation(((path: fs.PathLike, options?: fs.StatSyncOptions) => {
+      const stat = statSync(path, options as never) as fs.Stats
+      return String(path) === file ? Object.assign(Object.create(Object.getPrototypeOf(stat)), stat, {ino: -1}) : stat
+    }) as typeof fs.statSync)
+    state.rows.get('B')!.status = 'in_progress'
+    await expect(store.write(state, {running: new Set(['A', 'B'])})).rejects.toThrow(/kept changing/)
+    lose.mockRestore()
+
+    // The file is quiet again: the next write must still carry the person's line.
+    state.rows.get('A')!.status = 'completed'
+    await store.write(state, {running: new Set(['B'])})
+    store.close()
+    const after = readFileSync(file, 'utf8')
+    expect(after).toContain('- a line the person added')
+    expect(after).toMatch(/\| A \| completed \|/)
+  })
+})
