@@ -52,3 +52,30 @@ describe('an in-place save that lands in the file mdplan just replaced', () => {
     expect(after).toMatch(/\| A \| completed \|/)
   })
 })
+
+describe('an editor that saves faster than mdplan can merge', () => {
+  // Found by `node bench/soak.js --only editors` (200 agents, a save every 100 ms): a write that
+  // merges a hand edit re-parses the plan (200-500 ms there), every save lands inside that window,
+  // and after 50 lost races (about 20 s) the write gives up and the run stops launching. Losing
+  // races is a matter of time, not of count: a burst of saves that ends must not fail the write.
+  it('lands once the saves stop, however many races it lost meanwhile', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mdplan-busy-editor-'))
+    const file = join(dir, 'plan.md')
+    writeFileSync(file, shellPlan({A: {script: 'true'}}))
+    const store = await PlanStore.open(file)
+    const state = store.state
+    const statSync = fs.statSync
+    let races = 60
+    vi.spyOn(fs, 'statSync').mockImplementation(((path: fs.PathLike, options?: fs.StatSyncOptions) => {
+      const stat = statSync(path, options as never) as fs.Stats
+      if (String(path) !== file || races === 0) return stat
+      races--
+      return Object.assign(Object.create(Object.getPrototypeOf(stat)), stat, {ino: -1})
+    }) as typeof fs.statSync)
+    state.rows.get('A')!.status = 'in_progress'
+    await store.write(state, {running: new Set(['A'])})
+    store.close()
+    expect(races).toBe(0)
+    expect(readFileSync(file, 'utf8')).toMatch(/\| A \| in_progress \|/)
+  })
+})
