@@ -10,12 +10,14 @@ export function escapeCell(value: string): string {
 }
 
 const none = new Set(['—', '–', '-'])
+/** What `trim()` (and so the reader) removes: any Unicode space, not only ASCII ones. */
+const edgeSpace = /\s/
 
 /** What a cell reads back as: one line, trimmed, a lone dash meaning none (''). */
 export function normalizeCell(value: string): string {
   // Most cells are already one trimmed line: skip the regex work (a write normalizes every cell).
   const last = value.length - 1
-  if (last > 0 && value.indexOf('\n') === -1 && value.indexOf('\r') === -1 && value.charCodeAt(0) > 32 && value.charCodeAt(last) > 32) return value
+  if (last > 0 && value.indexOf('\n') === -1 && value.indexOf('\r') === -1 && !edgeSpace.test(value[0]!) && !edgeSpace.test(value[last]!)) return value
   const line = value.replace(/\r\n|\r|\n/g, ' ').trim()
   return none.has(line) ? '' : line
 }
