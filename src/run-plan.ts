@@ -9,7 +9,8 @@ import {PlanError} from './plan/plan-error.js'
 import {assessAgents, type Assessment} from './schedule/assess-agents.js'
 import {nextLaunches} from './schedule/next-launches.js'
 import {PlanStore, type WriteResult} from './store/plan-store.js'
-import type {RowState, TableState} from './store/table-state.js'
+import {metaKeys, type RowState, type TableState} from './store/table-state.js'
+import {cells} from './store/merge-state.js'
 import {acquireRunLock} from './store/lock.js'
 import {importStateJson} from './store/import-state-json.js'
 import type {Runner, RunnerOptions, RunResult} from './runners/runner.js'
@@ -95,7 +96,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   try {
     return await execute(store, runners, {...options, file, cwd}, emit)
   } finally {
-    await lock.release()
+    store.close()
+    try {
+      await lock.release()
+    } catch (error) {
+      // A read-only folder keeps the lock directory: the next run takes it over (its owner is gone).
+      emit({type: 'warning', message: `could not remove the lock ${lock.path}: ${messageOf(error)}; the next run takes it over`})
+    }
   }
 }
 
@@ -192,7 +199,7 @@ async function execute(
     lastSeenMtime = mtimeOf(file)
   }
   const adopt = (result: WriteResult): void => {
-    state = result.state
+    adoptEdits(state, result)
     for (const edit of result.humanEdits) {
       emit({type: 'human-edit', agent: edit.agent, column: edit.column, value: edit.to})
       // A person setting a row back to pending asks for one more try, whatever the history says.
@@ -212,7 +219,7 @@ async function execute(
   let scheduling = false
   let again = false
   let finished: (() => void) | undefined
-  const done = new Promise<void>((resolve) => (finished = resolve))
+  let done = new Promise<void>((resolve) => (finished = resolve))
 
   const view = () => {
     const statuses = new Map<string, Status>()
@@ -269,7 +276,13 @@ async function execute(
       ? nextLaunches({order, assessments, runningCount: running.size, concurrency, priority})
       : []
     if (launches.length === 0) {
+      const failedBefore = storeError !== undefined
       if (dirty) await persist()
+      // The plan could not be written before and now could: launching goes on.
+      if (failedBefore && !storeError && !stopping) {
+        again = true
+        return
+      }
       // Paused for a rate limit with nothing running: the pause timer schedules again.
       const paused = !stopping && Date.now() < pausedUntil
       if (running.size === 0 && !paused) finished?.()
@@ -537,8 +550,15 @@ async function execute(
   try {
     // The first write adds missing rows and records what we found; then launch.
     await persist()
-    await schedule()
-    await done
+    for (;;) {
+      await schedule()
+      await done
+      if (stopping || storeError || failFastTripped) break
+      // A last look at the file: a person may have re-queued an agent just as the rest finished.
+      await persist()
+      if (![...assessAgents(view()).values()].some((a) => a.kind === 'ready')) break
+      done = new Promise<void>((resolve) => (finished = resolve))
+    }
   } finally {
     clearInterval(poll)
     options.signal?.removeEventListener('abort', abort)
@@ -639,6 +659,32 @@ function dependsOnTransitively(agents: ReadonlyMap<string, Agent>, id: string, a
     if (agent) stack.push(...agent.dependsOn.map((d) => d.id), ...agent.softDependsOn.map((d) => d.id))
   }
   return false
+}
+
+/**
+ * Take a person's edits (and rows the file added) from a write's result into
+ * the executor's state, cell by cell. Not the whole result: the executor may
+ * have changed other cells while that write waited its turn, and those stand.
+ */
+function adoptEdits(state: TableState, result: WriteResult): void {
+  for (const [agent, row] of result.state.rows) if (!state.rows.has(agent)) state.rows.set(agent, row)
+  for (const edit of result.humanEdits) {
+    const merged = result.state.rows.get(edit.agent)
+    if (edit.agent === '') {
+      const meta = metaKeys.find(([, , label]) => label === edit.column)
+      if (meta) state.meta[meta[0]] = result.state.meta[meta[0]]
+      continue
+    }
+    const current = state.rows.get(edit.agent)
+    if (!merged || !current) continue
+    // A cell mdplan kept (its agent was running) stays as the executor has it now.
+    if (result.conflicts.some((c) => c.agent === edit.agent && c.column === edit.column && c.winner === 'mdplan')) continue
+    const cell = cells.find(([, column]) => column === edit.column)
+    if (cell) current[cell[0]] = merged[cell[0]] as never
+    else current.extra[edit.column] = merged.extra[edit.column] ?? ''
+    const conflict = getNote(merged.notes, 'conflict')
+    if (conflict) current.notes = setNote(current.notes, 'conflict', conflict)
+  }
 }
 
 function isoSeconds(date: Date): string {

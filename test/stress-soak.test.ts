@@ -18,7 +18,7 @@ async function soak(args: string[]): Promise<Record<string, any>> {
 
 describe('soak, short version', () => {
   it('SIGKILL at random moments and resume: the plan always parses, no completed agent runs again, all complete', async () => {
-    const {kill} = await soak(['--only', 'kill', '--agents', '12', '--kills', '6', '--min-ms', '20', '--max-ms', '120', '--max-kill-ms', '800', '--seed', '3'])
+    const {kill} = await soak(['--only', 'kill', '--agents', '20', '--kills', '6', '--min-ms', '40', '--max-ms', '250', '--max-kill-ms', '800', '--seed', '3'])
     expect(kill.kills).toBe(6)
     expect(kill.parseFailures).toEqual([])
     expect(kill.unexpectedExits).toEqual([])

@@ -20,7 +20,8 @@ describe('an in-place save that lands in the file mdplan just replaced', () => {
     const file = join(dir, 'plan.md')
     const text = shellPlan({A: {script: 'true'}, B: {script: 'true'}}).replace('## Agents', '## Context\n\nWhy.\n\n## Agents')
     writeFileSync(file, text)
-    const store = await PlanStore.open(file)
+    // Give up after half a second of lost races (60 s by default), so the test need not wait.
+    const store = await PlanStore.open(file, {giveUpAfterMs: 500})
     const state = store.state
 
     // An editor opens the plan to save in place (truncate, write) just before mdplan's rename...

@@ -21,6 +21,10 @@ export async function writeGraph(file: string, options: {cwd?: string} = {}): Pr
   const current = plan.sections.find((section) => section.title.trim().toLowerCase() === dagSectionTitle.toLowerCase())
   if (replaceSection(plan, dagSectionTitle, dagSection(current, plan)).text === plan.text) return {changed: false}
   const store = await PlanStore.open(options.cwd ? resolve(options.cwd, file) : file)
-  await store.editSection(dagSectionTitle, dagSection)
+  try {
+    await store.editSection(dagSectionTitle, dagSection)
+  } finally {
+    store.close()
+  }
   return {changed: true}
 }

@@ -23,7 +23,8 @@ export interface MergeResult {
 }
 
 type Cell = 'status' | 'agentId' | 'duration' | 'notes'
-const cells: Array<[Cell, string]> = [
+/** The standard cells of a row and their column headers. */
+export const cells: Array<[Cell, string]> = [
   ['status', 'Status'],
   ['agentId', 'Agent ID'],
   ['duration', 'Duration'],

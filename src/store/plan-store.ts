@@ -27,6 +27,8 @@ export interface WriteResult {
 export interface PlanStoreOptions {
   /** The clock that stamps `Last updated:` (tests pin it). */
   now?: () => Date
+  /** How long a write may keep losing races to other writers before it fails (default 60 s). */
+  giveUpAfterMs?: number
 }
 
 /** How long a file someone else just wrote must stay unchanged before it is merged. */
@@ -35,8 +37,12 @@ const settleMs = 3
 /** How many recent versions a changed file is compared with to find the one it was edited from. */
 const ancestrySize = 12
 
-/** How many times a write starts over because the file changed under it before giving up. */
-const maxAttempts = 50
+/**
+ * How long a write keeps starting over because the file changed under it
+ * (someone saving faster than a merge takes) before it gives up. A matter of
+ * time, not of count: a burst of saves that ends must not fail the write.
+ */
+const giveUpAfterMs = 60_000
 
 /**
  * The plan file as a database: one write queue per plan, each write an atomic
@@ -71,10 +77,14 @@ export class PlanStore {
   #ancestry: Buffer[] = []
   /** Files our writes replaced, still open, with their bytes when we read them. */
   #displaced: Array<{fd: number; bytes: Buffer}> = []
+  /** Edits found in files earlier writes replaced, kept until a write that includes them succeeds. */
+  #late: Array<{from: Buffer; to: Buffer}> = []
+  readonly #giveUpAfterMs: number
 
   private constructor(file: string, bytes: Buffer, plan: Plan, prompts: PromptsSource | undefined, options: PlanStoreOptions) {
     this.file = file
     this.#now = options.now ?? (() => new Date())
+    this.#giveUpAfterMs = options.giveUpAfterMs ?? giveUpAfterMs
     this.#prompts = prompts
     this.#bytes = bytes
     this.#bom = plan.bom
@@ -137,19 +147,19 @@ export class PlanStore {
     return this.#enqueue(() => this.#editSection(title, render))
   }
 
-  #enqueue<T>(task: () => T): Promise<T> {
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
     const result = this.#queue.then(task)
     // One failed write must not stop the ones queued after it.
     this.#queue = result.catch(() => undefined)
     return result
   }
 
-  #write(desired: TableState, running: ReadonlySet<string>): WriteResult {
+  async #write(desired: TableState, running: ReadonlySet<string>): Promise<WriteResult> {
     const started = performance.now()
     // What mdplan wants; once a write is on disk, what it wrote (a second
     // round, folding in an edit that raced the first, must not undo the first).
     let mine = this.#normalize(desired)
-    const done = this.#commit((source, same) => {
+    const done = await this.#commit((source, same) => {
       if (same && this.#clean && this.#layout) {
         const rendered = renderState(this.#layout, mine)
         const at = this.#sectionAt(this.#layout)
@@ -174,9 +184,9 @@ export class PlanStore {
     return {state: cloneState(this.#base), humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started}
   }
 
-  #editSection(title: string, render: (current: Section | undefined, plan: Plan) => string): WriteResult {
+  async #editSection(title: string, render: (current: Section | undefined, plan: Plan) => string): Promise<WriteResult> {
     const started = performance.now()
-    const done = this.#commit((source, same) => {
+    const done = await this.#commit((source, same) => {
       const plan = same && this.#plan ? this.#plan : this.#parse(source())
       const current = plan.sections.find((section) => section.title.trim().toLowerCase() === title.trim().toLowerCase())
       const edit = replaceSection(plan, title, render(current, plan))
@@ -200,12 +210,13 @@ export class PlanStore {
    *   still hold it open, so we see what they wrote (right after the rename, or at the next write) and
    *   fold their change into the current file with a three-way text merge, then merge again.
    */
-  #commit(produce: (source: () => string, same: boolean) => Produced): {bytes: number; humanEdits: HumanEdit[]; conflicts: Conflict[]} {
-    let pending = this.#lateEdits()
+  async #commit(produce: (source: () => string, same: boolean) => Produced): Promise<{bytes: number; humanEdits: HumanEdit[]; conflicts: Conflict[]}> {
+    this.#late.push(...this.#lateEdits())
     const humanEdits: HumanEdit[] = []
     const conflicts: Conflict[] = []
     let bytes = -1
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const deadline = Date.now() + this.#giveUpAfterMs
+    for (let attempt = 0; ; attempt++) {
       const fd = fs.openSync(this.file, 'r')
       let keep = false
       try {
@@ -215,17 +226,22 @@ export class PlanStore {
           disk = settle(fd, readAll(fd))
           seen = this.#rebase(disk)
         }
-        for (const late of pending) seen = this.#fold(late, seen)
+        for (const late of this.#late) seen = this.#fold(late, seen)
         const same = seen === this.#bytes || seen.equals(this.#bytes)
         if (same && bytes !== -1) return {bytes, humanEdits, conflicts}
         const result = produce(() => (same ? this.#source() : seen.toString('utf8')), same)
         const bom = same ? this.#bom : seen[0] === 0xef && seen[1] === 0xbb && seen[2] === 0xbf
         const data = result.data ?? Buffer.from(bom ? '\uFEFF' + result.text! : result.text!, 'utf8')
         const stat = fs.fstatSync(fd)
-        if (!atomicWrite(this.file, data, {mode: stat.mode & 0o7777, beforeRename: () => fs.statSync(this.file).ino === stat.ino})) continue
+        if (!atomicWrite(this.file, data, {mode: stat.mode & 0o7777, beforeRename: () => fs.statSync(this.file).ino === stat.ino})) {
+          // Someone renamed over the plan meanwhile: let them finish (and the event loop breathe), then start over.
+          if (Date.now() > deadline) throw new Error(`${this.file}: the file kept changing while mdplan tried to write it (for ${Math.round(this.#giveUpAfterMs / 1000)} s, ${attempt + 1} attempts)`)
+          await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 50)))
+          continue
+        }
         this.#bytes = data
-        this.#ancestry = [...new Set([data, seen, disk, ...pending.map((late) => late.to), ...this.#ancestry])].slice(0, ancestrySize)
-        pending = []
+        this.#ancestry = [...new Set([data, seen, disk, ...this.#late.map((late) => late.to), ...this.#ancestry])].slice(0, ancestrySize)
+        this.#late = []
         this.#bom = bom
         this.#textCache = result.text
         this.#sectionBytes = result.sectionBytes
@@ -247,7 +263,7 @@ export class PlanStore {
           const after = readAll(fd)
           if (after.length > 0) {
             // Written in place into the file we just replaced: fold it in now.
-            pending = [{from: disk, to: settle(fd, after)}]
+            this.#late = [{from: disk, to: settle(fd, after)}]
             continue
           }
         }
@@ -260,7 +276,6 @@ export class PlanStore {
         if (!keep) fs.closeSync(fd)
       }
     }
-    throw new Error(`${this.file}: the file kept changing while mdplan tried to write it (${maxAttempts} attempts)`)
   }
 
   /**
