@@ -180,6 +180,8 @@ describe('isIgnoredPath', () => {
     ['plans/auth.md', true],
     ['plans/auth.md.lock/pid', true],
     ['plans/auth.md.3456789', true],
+    // The store's temp file, as atomicWrite names it.
+    ['plans/.auth.md.4242.7.mdplan-tmp', true],
     ['plans/other.md', false],
     ['yarn.lock', false],
     ['Cargo.lock', false],

@@ -18,7 +18,9 @@ export function isIgnoredPath(path: string, options: IgnoreOptions = {}): boolea
   // Lock folders (proper-lockfile's `x.lock/`) only: `yarn.lock` or `Cargo.lock` are real work.
   if (file.split('/').slice(0, -1).some((segment) => segment.endsWith('.lock'))) return true
   const plan = options.planFile === undefined ? '' : normalizePath(options.planFile)
-  // write-file-atomic's temp files are `<plan>.<suffix>` beside the plan.
+  // The store's temp files (`.<plan>.<pid>.<n>.mdplan-tmp`), a snapshot may catch mid-write.
+  if (file.endsWith('.mdplan-tmp')) return true
+  // The plan itself and what sits beside it under its name (`<plan>.lock`).
   if (plan !== '' && (file === plan || file.startsWith(`${plan}.`))) return true
   for (const extra of options.extra ?? []) {
     const other = normalizePath(extra).replace(/\/$/, '')
