@@ -556,7 +556,8 @@ async function execute(
       if (stopping || storeError || failFastTripped) break
       // A last look at the file: a person may have re-queued an agent just as the rest finished.
       await persist()
-      if (![...assessAgents(view()).values()].some((a) => a.kind === 'ready')) break
+      // Meanwhile another pass (a poll, a write's hand edits) may have launched some: wait for them too.
+      if (running.size === 0 && ![...assessAgents(view()).values()].some((a) => a.kind === 'ready')) break
       done = new Promise<void>((resolve) => (finished = resolve))
     }
   } finally {
