@@ -3,20 +3,9 @@ import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import {parsePlan} from '../../dist/plan/parse-plan.js'
 import {validatePlan} from '../../dist/plan/validate-plan.js'
 import {agentId} from '../generate-plan.js'
+import {random} from '../random.js'
 
-export {agentId}
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same soak. */
-export function random(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export {agentId, random}
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 

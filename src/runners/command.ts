@@ -2,8 +2,8 @@ import {randomBytes} from 'node:crypto'
 import {mkdir, writeFile} from 'node:fs/promises'
 import {dirname, basename} from 'node:path'
 import type {Runner, RunRequest, RunResult} from './runner.js'
-import {exitReason} from './process-reason.js'
 import {spawnRequest} from './spawn-request.js'
+import {scriptResult} from './script-result.js'
 import {agentEnv} from './agent-env.js'
 import {splitTemplate} from './split-template.js'
 
@@ -111,17 +111,5 @@ async function runCommand(template: readonly string[], request: RunRequest): Pro
     }
   })
   await reported
-  const ok = result.exitCode === 0 && !result.timedOut && !result.interrupted
-  return {
-    ok,
-    agentId,
-    finalText: result.stdout,
-    reason: ok ? undefined : exitReason(result, file, request.timeoutMs),
-    exitCode: result.exitCode,
-    signal: result.signal,
-    timedOut: result.timedOut,
-    interrupted: result.interrupted,
-    spawnFailed: result.spawnFailed,
-    durationMs: Date.now() - started
-  }
+  return scriptResult(result, {agentId, file: file, timeoutMs: request.timeoutMs, started})
 }

@@ -1,7 +1,7 @@
 import {randomBytes} from 'node:crypto'
 import type {Runner, RunRequest, RunResult} from './runner.js'
-import {exitReason} from './process-reason.js'
 import {spawnRequest} from './spawn-request.js'
+import {scriptResult} from './script-result.js'
 import {agentEnv} from './agent-env.js'
 
 /**
@@ -30,17 +30,5 @@ async function runShell(request: RunRequest): Promise<RunResult> {
   await request.onAgentId?.(agentId)
   const started = Date.now()
   const result = await spawnRequest(request, {file: 'sh', args: ['-c', request.prompt], env: agentEnv(request, agentId), onLine: request.onOutput})
-  const ok = result.exitCode === 0 && !result.timedOut && !result.interrupted
-  return {
-    ok,
-    agentId,
-    finalText: result.stdout,
-    reason: ok ? undefined : exitReason(result, 'sh', request.timeoutMs),
-    exitCode: result.exitCode,
-    signal: result.signal,
-    timedOut: result.timedOut,
-    interrupted: result.interrupted,
-    spawnFailed: result.spawnFailed,
-    durationMs: Date.now() - started
-  }
+  return scriptResult(result, {agentId, file: 'sh', timeoutMs: request.timeoutMs, started})
 }

@@ -18,14 +18,4 @@ export function tickingClock(start = Date.UTC(2026, 1, 1, 10, 0, 0)): () => Date
   return () => new Date(start + 1000 * tick++)
 }
 
-/** A small deterministic PRNG (mulberry32). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export {random} from '../../bench/random.js'
