@@ -9,7 +9,7 @@ import {PlanError} from './plan/plan-error.js'
 import {assessAgents, type Assessment} from './schedule/assess-agents.js'
 import {nextLaunches} from './schedule/next-launches.js'
 import {PlanStore, type WriteResult} from './store/plan-store.js'
-import {metaKeys, type RowState, type TableState} from './store/table-state.js'
+import {emptyRow, metaKeys, type RowState, type TableState} from './store/table-state.js'
 import {cells} from './store/merge-state.js'
 import {acquireRunLock} from './store/lock.js'
 import {importStateJson} from './store/import-state-json.js'
@@ -150,7 +150,7 @@ async function execute(
   const graphTracked = tracksGraph(plan)
   let graphStatuses = ''
 
-  const row = (id: string): RowState => state.rows.get(id) ?? {status: 'pending', agentId: '', duration: '', notes: '', extra: {}}
+  const row = (id: string): RowState => state.rows.get(id) ?? emptyRow()
   /** Rows changed since the last write began. */
   let dirty = false
   const setRow = (id: string, patch: Partial<RowState>): void => {
@@ -341,8 +341,7 @@ async function execute(
     const entry: Running = {agent, attempt, started: Date.now(), controller, agentId: resumeSession ?? presetId}
     running.set(id, entry)
     peakConcurrency = Math.max(peakConcurrency, running.size)
-    state.meta.started ??= isoSeconds(new Date())
-    if (state.meta.started === '' || state.meta.started === '—') state.meta.started = isoSeconds(new Date())
+    if (!state.meta.started || state.meta.started === '—') state.meta.started = isoSeconds(new Date())
     setRow(id, {status: 'in_progress', agentId: entry.agentId ?? '', duration: '', notes})
 
     const lastFailure = failures.at(-1)

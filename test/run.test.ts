@@ -278,6 +278,17 @@ describe('mdplan run', () => {
     expect((await readTable(plan)).rows.B!.status).toBe('completed')
   })
 
+  it('gives a plan with no Execution State one, stamps Started, and sees no hand edits that nobody made', async () => {
+    const {dir, plan} = await setupPlan({text: shellPlan({A: {script: 'true'}, B: {deps: ['A'], script: 'true'}}, {table: false})})
+    const result = await runCli(['run', plan], {cwd: dir})
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.stdout).not.toContain('hand edit')
+    const {rows, meta} = await readTable(plan)
+    expect(Object.keys(rows)).toEqual(['A', 'B'])
+    expect(meta.started).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(meta.build).toBe('not yet run')
+  })
+
   it('prints the plan of a dry run and changes nothing', async () => {
     const {dir, plan} = await setupPlan({
       text: shellPlan({A: {script: 'touch a-ran', estimate: '1m'}, B: {deps: ['A'], script: 'touch b-ran', estimate: '2m'}})

@@ -81,7 +81,8 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
     const b = base.meta[name]
     const m = mine.meta[name]
     const t = theirs.meta[name]
-    if (name === 'lastUpdated' || t === b) {
+    // A line that is missing and one that says `—` both mean "none": not an edit.
+    if (name === 'lastUpdated' || (t ?? '') === (b ?? '')) {
       if (m !== undefined) meta[name] = m
       else if (t !== undefined) meta[name] = t
       continue

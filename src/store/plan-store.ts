@@ -177,7 +177,12 @@ export class PlanStore {
       for (const agent of plan.agents) if (!merged.state.rows.has(agent.id)) merged.state.rows.set(agent.id, emptyRow())
       const layout = stateLayout(plan)
       const common = {state: merged.state, humanEdits: merged.humanEdits, conflicts: merged.conflicts, clean: true, committed: () => (mine = merged.state)}
-      if (!layout) return {text: appendStateSection(plan, merged.state), layout: undefined, ...common}
+      if (!layout) {
+        // The new section writes these defaults: record them, or the next write takes them for a person's edit.
+        merged.state.meta.started ??= ''
+        merged.state.meta.build ??= 'not yet run'
+        return {text: appendStateSection(plan, merged.state), layout: undefined, ...common}
+      }
       const rendered = renderState(layout, merged.state)
       return {text: plan.text.slice(0, layout.start) + rendered.text + plan.text.slice(layout.end), layout: rendered.layout, ...common}
     })
