@@ -243,10 +243,12 @@ async function execute(
     for (const entry of readAnswers(store.plan)) if (entry.answer) answered.set(entry.agent, entry)
     return answered
   }
+  // Only soft dependencies read this: look on disk for their files alone, not every agent's, on each pass.
+  const softTargets = plan.agents.filter((agent) => agent.creates.length > 0 && plan.agents.some((other) => other.softDependsOn.some((dep) => dep.id === agent.id)))
   const filesCreated = (): Set<string> => {
     const created = new Set<string>()
-    for (const agent of plan.agents) {
-      if (agent.creates.length === 0) continue
+    for (const agent of softTargets) {
+      if (row(agent.id).status === 'completed') continue
       if (agent.creates.every((path) => existsSync(resolve(cwd, path.path)))) created.add(agent.id)
     }
     return created
@@ -537,7 +539,7 @@ async function execute(
   // Edits made while nothing else happens (a re-queue, an answer) are picked up by polling.
   lastSeenMtime = mtimeOf(file)
   // So are files that soft dependencies wait for.
-  const softWaits = plan.agents.some((agent) => agent.softDependsOn.length > 0)
+  const softWaits = softTargets.length > 0
   const poll = setInterval(() => {
     if (stopping) return
     const mtime = mtimeOf(file)
