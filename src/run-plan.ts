@@ -24,6 +24,7 @@ import {dagSection, tracksGraph} from './report/dag-section.js'
 import {formatDuration} from './util/format-duration.js'
 import {logFile} from './run/log-file.js'
 import {planSlug} from './git/worktree-names.js'
+import {gitRoot, type GitRoot} from './git/git-root.js'
 import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
 import {trackProcessGroups} from './runners/spawn-agent.js'
 import {runCommands} from './run/run-commands.js'
@@ -82,6 +83,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const emit = (event: DistributiveOmit<RunEvent, 'time'>): void =>
     options.onEvent?.({time: new Date().toISOString(), ...event} as RunEvent)
 
+  // Where the git working tree is does not depend on the plan: ask git while the plan parses.
+  const root = gitRoot(cwd)
   const store = await PlanStore.open(file)
   const problems = [...store.plan.messages, ...validatePlan(store.plan)].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
@@ -94,7 +97,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const lock = await acquireRunLock(file)
   options.onPlan?.(store.plan)
   try {
-    return await execute(store, runners, {...options, file, cwd}, emit)
+    return await execute(store, runners, {...options, file, cwd, root}, emit)
   } finally {
     store.close()
     try {
@@ -111,7 +114,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 async function execute(
   store: PlanStore,
   runners: ReadonlyMap<string, Runner>,
-  options: RunPlanOptions & {file: string; cwd: string},
+  options: RunPlanOptions & {file: string; cwd: string; root: Promise<GitRoot | undefined>},
   emit: (event: DistributiveOmit<RunEvent, 'time'>) => void
 ): Promise<RunPlanResult> {
   const {file, cwd} = options
@@ -513,7 +516,7 @@ async function execute(
   }
   trackProcessGroups(new ProcessRegistry(registryFile))
 
-  const gitSetup = await createGitGuard({plan: plan, planFile: file, cwd, strictScope: options.strictScope ?? false})
+  const gitSetup = await createGitGuard({plan, planFile: file, cwd, strictScope: options.strictScope ?? false, root: options.root})
   const git = gitSetup.guard
   if (gitSetup.notice) emit({type: 'warning', message: gitSetup.notice})
   if (git) {
@@ -549,8 +552,8 @@ async function execute(
   poll.unref()
 
   try {
-    // The first write adds missing rows and records what we found; then launch.
-    await persist()
+    // The first pass's write adds missing rows and records what we found, with its launches.
+    dirty = true
     for (;;) {
       await schedule()
       await done
@@ -614,7 +617,7 @@ async function execute(
   function finish(exitCode: number): RunPlanResult {
     trackProcessGroups(undefined)
     const scorecard: Scorecard = {
-      ...computeScorecard(store.plan),
+      ...computeScorecard(plan, state),
       peakConcurrency,
       discoveries: discoveries.map((d) => `${d.agent}: ${d.text}`)
     }

@@ -1,6 +1,7 @@
 import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {isPristine, stampTemplate} from './stamp-template.js'
+import {packageRoot} from '../package-root.js'
 
 export type InstallAction = 'created' | 'unchanged' | 'updated' | 'skipped-modified' | 'overwritten'
 
@@ -26,8 +27,7 @@ export const installTargets = [
   {template: 'codex-skill.md', path: '.agents/skills/execute-parallel-plan/SKILL.md'}
 ] as const
 
-// templates/ sits at the package root: two levels up from both src/init and dist/init.
-const templates = new URL('../../templates/', import.meta.url)
+const templates = new URL('templates/', packageRoot)
 
 /**
  * Install the `/execute-parallel-plan` command for Claude Code and the

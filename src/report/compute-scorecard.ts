@@ -2,19 +2,59 @@ import type {Scorecard, ScorecardAgent} from '../events.js'
 import {statuses, type Plan, type StateRow} from '../plan/types.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
 import {parseDuration} from '../util/parse-duration.js'
+import type {TableState} from '../store/table-state.js'
+
+interface RowView {
+  status: string
+  duration: string
+  notes: string
+}
+
+interface MetaView {
+  started?: string
+  lastUpdated?: string
+  build?: string
+  integration?: string
+}
 
 /**
  * The scorecard of a finished or interrupted run, from the plan file alone:
  * `mdplan report` needs no run log, so it works on any plan someone committed.
+ * With `state` (the executor's view of the table), the rows and meta lines
+ * come from it instead, so a run that just wrote the file need not parse it again.
  */
-export function computeScorecard(plan: Plan): Scorecard {
+export function computeScorecard(plan: Plan, state?: TableState): Scorecard {
+  const fileMeta = new Map((plan.state?.meta ?? []).map((line) => [line.key, line.value.trim()]))
+  // Some plans record `Tests:` instead of `Integration:`.
+  const tests = fileMeta.get('tests')
+  if (state) {
+    const {started, lastUpdated, build, integration} = state.meta
+    return scorecardOf(plan, state.rows, {started, lastUpdated, build, integration: integration || tests})
+  }
   const table = plan.state?.table
-  const rows = new Map<string, StateRow>()
-  for (const row of table?.rows ?? []) rows.set(row.agent, row)
+  const rows = new Map<string, RowView>()
+  const cell = (row: StateRow, index: number | undefined): string => (index !== undefined && index >= 0 ? (row.cells[index]?.value ?? '') : '')
+  for (const row of table?.rows ?? []) {
+    if (rows.has(row.agent)) continue
+    rows.set(row.agent, {
+      status: row.status ?? (row.statusRaw.trim() || 'pending'),
+      duration: cell(row, table?.index.duration),
+      notes: cell(row, table?.index.notes)
+    })
+  }
+  return scorecardOf(plan, rows, {
+    started: fileMeta.get('started'),
+    lastUpdated: fileMeta.get('last_updated'),
+    build: fileMeta.get('build'),
+    integration: fileMeta.get('integration') ?? tests
+  })
+}
+
+function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaView): Scorecard {
   const names = new Map(plan.agents.map((agent) => [agent.id, agent.name]))
 
   // Plan order first, then rows with no agent (kept and reported, as the format says).
-  const ids = [...plan.agents.map((agent) => agent.id), ...[...rows.keys()].filter((id) => !names.has(id))]
+  const ids = [...plan.agents.map((agent) => agent.id), ...[...rows.keys()].filter((id) => id !== '' && !names.has(id))]
   const agents: ScorecardAgent[] = []
   const counts: Record<string, number> = Object.fromEntries(statuses.map((status) => [status, 0]))
   let sumOfPartsMs = 0
@@ -22,10 +62,9 @@ export function computeScorecard(plan: Plan): Scorecard {
 
   for (const id of ids) {
     const row = rows.get(id)
-    const status = row ? (row.status ?? (row.statusRaw.trim() || 'pending')) : 'pending'
-    const cell = (index: number | undefined): string => (row && index !== undefined && index >= 0 ? (row.cells[index]?.value ?? '') : '')
-    const notes = cell(table?.index.notes)
-    const durationMs = parseDuration(cell(table?.index.duration))
+    const status = row?.status ?? 'pending'
+    const notes = row?.notes ?? ''
+    const durationMs = parseDuration(row?.duration ?? '')
     const cost = parseCost(getNote(notes, 'cost'))
     const agent: ScorecardAgent = {id, name: names.get(id) ?? '', status, attempts: attemptsOf(status, notes)}
     if (durationMs !== undefined) {
@@ -40,22 +79,19 @@ export function computeScorecard(plan: Plan): Scorecard {
     counts[status] = (counts[status] ?? 0) + 1
   }
 
-  const meta = new Map((plan.state?.meta ?? []).map((line) => [line.key, line.value.trim()]))
-  const started = timeOf(meta.get('started'))
-  const lastUpdated = timeOf(meta.get('last_updated'))
+  const started = timeOf(meta.started)
+  const lastUpdated = timeOf(meta.lastUpdated)
   const scorecard: Scorecard = {
     agents,
     sumOfPartsMs,
-    build: meta.get('build') || 'not yet run',
+    build: meta.build || 'not yet run',
     counts
   }
   if (started !== undefined && lastUpdated !== undefined && lastUpdated >= started) {
     scorecard.wallClockMs = lastUpdated - started
     if (scorecard.wallClockMs > 0 && sumOfPartsMs > 0) scorecard.speedup = Math.round((sumOfPartsMs / scorecard.wallClockMs) * 100) / 100
   }
-  // Some plans record `Tests:` instead of `Integration:`.
-  const integration = meta.get('integration') ?? meta.get('tests')
-  if (integration) scorecard.integration = integration
+  if (meta.integration) scorecard.integration = meta.integration
   if (costUsd !== undefined) scorecard.costUsd = Math.round(costUsd * 10_000) / 10_000
   return scorecard
 }

@@ -2,7 +2,7 @@ import {realpathSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import type {Agent, Plan} from '../plan/types.js'
 import {getNote} from '../plan/notes.js'
-import {gitRoot} from '../git/git-root.js'
+import {gitRoot, type GitRoot} from '../git/git-root.js'
 import {notGitRepoMessage} from '../git/is-git-repo.js'
 import {ownershipMap} from '../git/ownership-map.js'
 import type {IgnoreOptions} from '../git/ignored-path.js'
@@ -68,8 +68,10 @@ export async function createGitGuard(input: {
   planFile: string
   cwd: string
   strictScope: boolean
+  /** `gitRoot(cwd)` already under way (a run starts it before parsing the plan, so git runs meanwhile). */
+  root?: Promise<GitRoot | undefined>
 }): Promise<{guard?: GitGuard; notice?: string}> {
-  const location = await gitRoot(input.cwd)
+  const location = await (input.root ?? gitRoot(input.cwd))
   if (!location) return {notice: notGitRepoMessage}
   const {root, prefix} = location
   const {plan} = input
