@@ -1,5 +1,4 @@
-import {createWriteStream} from 'node:fs'
-import {mkdir} from 'node:fs/promises'
+import {createWriteStream, mkdirSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
 import {execa} from 'execa'
@@ -71,7 +70,10 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   if (signal?.aborted) {
     return {timedOut: false, interrupted: true, stdout: '', stderr: '', spawnFailed: false}
   }
-  await mkdir(dirname(logFile), {recursive: true})
+  // Synchronously: agents launched together then spawn in the order they were
+  // launched (longest remaining path first), not in the order a thread pool
+  // happens to answer, and none waits on the others' folders.
+  mkdirSync(dirname(logFile), {recursive: true})
   const log = createWriteStream(logFile, {flags: 'a'})
   const logClosed = new Promise<void>((resolve) => {
     log.once('close', resolve)
