@@ -227,7 +227,8 @@ async function execute(
   const view = () => {
     const statuses = new Map<string, Status>()
     for (const id of order) statuses.set(id, row(id).status)
-    const attemptsUsed = new Map(order.map((id) => [id, failuresOf(id)]))
+    // Only a failed row's attempts decide anything (retry or give up): read no other row's notes.
+    const attemptsUsed = new Map(order.filter((id) => row(id).status === 'failed').map((id) => [id, failuresOf(id)]))
     return {
       agents: plan.agents,
       status: statuses,

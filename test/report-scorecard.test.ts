@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {loadPlan} from '../src/plan/load-plan.js'
 import {computeScorecard} from '../src/report/compute-scorecard.js'
 import {formatScorecard} from '../src/report/format-scorecard.js'
+import {tableStateFromPlan} from '../src/store/table-state.js'
 
 const fixture = (name: string): string => new URL(`../fixtures/report/${name}/plan.md`, import.meta.url).pathname
 
@@ -24,6 +25,18 @@ describe('computeScorecard', () => {
     expect(scorecard.integration).toBe('not yet run')
     expect(scorecard.costUsd).toBe(0.12)
     expect(scorecard.counts).toEqual({pending: 1, in_progress: 1, completed: 1, failed: 1, needs_input: 1})
+  })
+
+  it('gives the same scorecard from the executor’s table as from the file, so a run need not parse its plan again', async () => {
+    const plan = await loadPlan(fixture('every-status'))
+    const state = tableStateFromPlan(plan)
+    expect(computeScorecard(plan, state)).toEqual(computeScorecard(plan))
+    // And it reads the table it is given, not the file's.
+    state.rows.set('end', {...state.rows.get('end')!, status: 'completed', duration: '10s'})
+    const changed = computeScorecard(plan, state)
+    expect(changed.agents.at(-1)).toEqual({id: 'end', name: 'docs', status: 'completed', attempts: 1, durationMs: 10_000})
+    expect(changed.counts.completed).toBe(2)
+    expect(changed.sumOfPartsMs).toBe(250_000)
   })
 
   it('works on a plan with no Execution State yet', async () => {
