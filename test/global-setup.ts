@@ -1,11 +1,12 @@
 import {execFileSync} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 
-/** Tests that spawn `bin/mdplan.js` need a fresh `dist/` and `dist/mdplan.js`: build once per test run. */
+/**
+ * Tests that spawn `bin/mdplan.js` need a fresh `dist/` and `dist/mdplan.js`:
+ * build once per test run, with the package's own build script (tsc, then the bundle).
+ */
 export default function setup(): void {
   if (process.env.MDPLAN_SKIP_BUILD) return
   const root = fileURLToPath(new URL('..', import.meta.url))
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {cwd: root, stdio: 'inherit'})
-  // The bins load the bundle, not the modules tsc wrote.
-  execFileSync(process.execPath, ['scripts/bundle.js'], {cwd: root, stdio: 'inherit'})
+  execFileSync('npm', ['run', '--silent', 'build'], {cwd: root, stdio: 'inherit'})
 }
