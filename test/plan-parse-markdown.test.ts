@@ -4,6 +4,7 @@ import {unified} from 'unified'
 import remarkParse from 'remark-parse'
 import remarkGfm from 'remark-gfm'
 import remarkFrontmatter from 'remark-frontmatter'
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {leanTree, parseMarkdown} from '../src/plan/parse-markdown.js'
 
@@ -62,5 +63,57 @@ describe('parseMarkdown (chunked for large plans)', () => {
   it('a plan below the chunk size is parsed in one go', () => {
     const text = readFileSync(`${fixtures}skeleton/plan.md`, 'utf8')
     expect(parseMarkdown(text)).toEqual(whole.parse(text))
+  })
+})
+
+// Lines whose inline syntax a blocks-only parse leaves as plain text, in headings and around them.
+const inlineLines = [
+  '### A: `auth` module',
+  '### B: *emphasis* and __strong__ ~~gone~~',
+  '## Agents [link](https://example.com) ![img](x.png)',
+  '# see www.example.com, https://example.com/a_b and ops@example.com',
+  '### C: escaped \\* star &amp; entity &copy; <b>html</b> <https://auto.link>',
+  '### D: footnote[^1] and [ref][r]',
+  '### E: plain heading',
+  'Setext *heading* `code`',
+  '===',
+  'Setext plain',
+  '---',
+  '- ### F: heading *in* a list',
+  '> ## quoted `heading`',
+  '>   # deeper *one*',
+  '   ### G: indented `three`',
+  '[^1]: a footnote with *emphasis*',
+  '[r]: https://example.com "title &amp; more"',
+  '```js title="a\\_b" &amp;',
+  'code *not emphasis*',
+  '```',
+  '| Agent | Status | Notes |',
+  '|---|---|---|',
+  '| A | `pending` | see *this* \\| that |',
+  'A paragraph with `code`, *emphasis* and a [link](x)',
+  '- **depends_on**: [A, `B`]',
+  '<div>',
+  '# in html',
+  '</div>',
+  '',
+  ''
+]
+
+describe('parseMarkdown lean: blocks only, headings complete', () => {
+  it('equals the lean form of a full parse, whatever inline syntax the document holds', () => {
+    const text = inlineLines.join('\n')
+    expect(parseMarkdown(text, {lean: true})).toEqual(leanTree(whole.parse(text)))
+  })
+
+  it('on any arrangement of inline-heavy lines, in whole and chunked documents', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...inlineLines), {maxLength: 80}), fc.integer({min: 0, max: 120}), (picked, padding) => {
+        // Padding pushes larger documents past the chunk size, so chunk boundaries move around too.
+        const text = [...picked, ...Array.from({length: padding}, (_, i) => `### P${i}: padding *${i}*\n\n${'words '.repeat(20)}\n`)].join('\n')
+        expect(parseMarkdown(text, {lean: true})).toEqual(leanTree(whole.parse(text)))
+      }),
+      {numRuns: Number(process.env.FUZZ_RUNS ?? 40)}
+    )
   })
 })

@@ -1,4 +1,4 @@
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {readTable, runCli, setupPlan, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
@@ -23,6 +23,12 @@ describe('agents of a SIGKILLed run', () => {
     const first = startCli(['run', plan], {cwd: dir})
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && rows.A.agentId !== '')
     await waitFor(() => lines(join(dir, 'runs')).length === 1)
+    // The agent may write its first line a moment before mdplan records its process group
+    // (a busy machine can deschedule mdplan right after the fork): kill only once it is on record.
+    const registry = join(dir, '.mdplan', 'run')
+    const recorded = (): boolean =>
+      existsSync(registry) && readdirSync(registry).some((name) => name.endsWith('.agents') && lines(join(registry, name)).some((line) => line.startsWith('+')))
+    await waitFor(recorded)
     first.kill('SIGKILL')
     await first
     const second = await runCli(['run', plan], {cwd: dir})

@@ -1,12 +1,19 @@
-import type {Root, RootContent} from 'mdast'
+import type {Heading, Root, RootContent} from 'mdast'
 import type {Node} from 'unist'
 import {unified} from 'unified'
 import remarkParse from 'remark-parse'
 import remarkGfm from 'remark-gfm'
 import remarkFrontmatter from 'remark-frontmatter'
+import {inlineText} from './inline-text.js'
+import {remarkBlocksOnly} from './remark-blocks-only.js'
 
-// One frozen processor: building it per call costs more than small plans take to parse.
+// Frozen processors: building one per call costs more than small plans take to parse.
 const processor = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter).freeze()
+// What lean parses use: the same blocks, inline text left plain (headings are completed below).
+const blocksOnly = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter).use(remarkBlocksOnly).freeze()
+
+/** Heading text that inline syntax could change (else the plain text is what a full parse gives). */
+const inlineSyntax = /[`*_<[\]!~@]|https?:\/\/|www\./i
 
 /**
  * Chunks are at least this long (characters). Small chunks keep memory flat
@@ -33,7 +40,8 @@ const headingLine = /^#{1,6}(?=[ \t\r\n]|$)/gm
  */
 export function parseMarkdown(text: string, options: {lean?: boolean} = {}): Root {
   const lean = options.lean === true
-  if (text.length <= chunkSize * 2) return lean ? leanTree(processor.parse(text)) : processor.parse(text)
+  const parse = lean ? leanParse : (chunk: string): Root => processor.parse(chunk)
+  if (text.length <= chunkSize * 2) return parse(text)
   const root: Root = {type: 'root', children: []}
   let start = 0
   let line = 0
@@ -45,17 +53,17 @@ export function parseMarkdown(text: string, options: {lean?: boolean} = {}): Roo
       continue
     }
     const chunk = text.slice(start, cut)
-    const tree = processor.parse(chunk)
+    const tree = parse(chunk)
     // A chunk that ends inside a fence or HTML block would change the parse: grow it.
     if (endsOpen(tree, chunk)) continue
-    line = append(root, lean ? leanTree(tree) : tree, start, line, chunk)
+    line = append(root, tree, start, line, chunk)
     start = cut
     headingLine.lastIndex = start + chunkSize
   }
   const chunk = text.slice(start)
-  const last = processor.parse(chunk)
+  const last = parse(chunk)
   const end = last.position!.end
-  append(root, lean ? leanTree(last) : last, start, line, chunk)
+  append(root, last, start, line, chunk)
   root.position = {start: {line: 1, column: 1, offset: 0}, end: {line: end.line + line, column: end.column, offset: (end.offset ?? 0) + start}}
   return root
 }
@@ -120,6 +128,37 @@ function openHtml(value: string, chunk: string): boolean {
   const start = value.trimStart()
   for (const [open, close] of ends) if (open.test(start)) return !close.test(start.slice(4))
   return !/\n[ \t]*\r?\n[ \t\r\n]*$/.test(chunk)
+}
+
+/**
+ * `leanTree` of a full parse, computed without parsing inline syntax where it
+ * is dropped anyway: blocks only, then each heading whose text could hold
+ * inline syntax is parsed on its own (a plan reads its headings' text).
+ */
+function leanParse(text: string): Root {
+  const tree = leanTree(blocksOnly.parse(text))
+  const found: {headings: Heading[]; definitions: boolean} = {headings: [], definitions: false}
+  collect(tree, found)
+  for (const heading of found.headings) {
+    const plain = inlineText(heading)
+    if (!inlineSyntax.test(plain)) continue
+    const start = heading.position!.start
+    const source = text.slice(start.offset!, heading.position!.end.offset!)
+    // A heading inside a container (a list, a quote) reads differently alone, and so
+    // does a reference to a definition elsewhere: then parse the whole text instead.
+    const alone = start.column === 1 && !(found.definitions && plain.includes('[')) ? processor.parse(source).children : []
+    const full = alone.length === 1 && alone[0]!.type === 'heading' ? alone[0] : undefined
+    if (!full || full.position!.end.offset !== source.length) return leanTree(processor.parse(text))
+    for (const child of full.children) shift(child, start.offset!, start.line - 1)
+    heading.children = full.children
+  }
+  return tree
+}
+
+function collect(node: Node, found: {headings: Heading[]; definitions: boolean}): void {
+  if (node.type === 'heading') found.headings.push(node as Heading)
+  else if (node.type === 'definition' || node.type === 'footnoteDefinition') found.definitions = true
+  for (const child of (node as {children?: Node[]}).children ?? []) collect(child, found)
 }
 
 /**
