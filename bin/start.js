@@ -1,14 +1,5 @@
-// What both bins do: tune V8 for a short, bursty command line program, load the bundled CLI, run it.
-import v8 from 'node:v8'
-
-// V8 optimises a function once it has run for a while ("interrupt budget").
-// At startup mdplan parses the whole plan once (micromark: thousands of small
-// functions, each hot for a few milliseconds), and optimising them costs more
-// than it saves: a 200-agent plan's cold parse takes a fifth to a third less
-// time when V8 waits longer before optimising (bench/parts/startup.js
-// measures it). Loops that stay hot are still optimised. Set before the
-// CLI's code is loaded.
-v8.setFlagsFromString('--interrupt-budget=1000000')
+// What both bins do: load the bundled CLI (with its code cache), run it.
+import {loadCli} from './load-cli.js'
 
 /** Run the mdplan CLI with `argv` and set the process's exit code. */
 export async function start(argv) {
@@ -19,6 +10,6 @@ export async function start(argv) {
       throw error
     })
   }
-  const {main} = await import('../dist/mdplan.js')
-  process.exitCode = await main(argv)
+  const {cli} = loadCli()
+  process.exitCode = await cli.main(argv)
 }

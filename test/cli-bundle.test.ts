@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process'
-import {mkdtempSync, readFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -9,7 +9,7 @@ import {installTargets} from '../src/init/install-commands.js'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const bin = join(root, 'bin/mdplan.js')
 
-// The bins run the single-file bundle dist/mdplan.js, not src/: what it finds
+// The bins run the single-file bundle dist/mdplan.cjs, not src/: what it finds
 // beside itself (package.json, templates/) must be what the modules find.
 describe('the bundled CLI', () => {
   it('reports the version in package.json', () => {
@@ -27,5 +27,26 @@ describe('the bundled CLI', () => {
       expect(written).toContain(template.trim().split('\n').at(-1)!)
       expect(written.length).toBeGreaterThan(template.length / 2)
     }
+  })
+
+  it('loads with the code cache the build made for it', () => {
+    const used = execFileSync(process.execPath, ['--input-type=module', '-e', "const {loadCli} = await import('./bin/load-cli.js'); console.log(loadCli().cacheUsed)"], {cwd: root, encoding: 'utf8'})
+    expect(used.trim()).toBe('true')
+  })
+
+  it('never uses a cache made for other bytes, even of the same length', () => {
+    // V8 itself checks only the source's length: an edited bundle with its old cache would run old code.
+    const dir = mkdtempSync(join(tmpdir(), 'mdplan-bundle-'))
+    mkdirSync(join(dir, 'dist'))
+    copyFileSync(join(root, 'package.json'), join(dir, 'package.json'))
+    const bundle = readFileSync(join(root, 'dist/mdplan.cjs'), 'utf8')
+    const said = 'Run a Markdown plan of parallel coding agents.'
+    expect(bundle).toContain(said)
+    writeFileSync(join(dir, 'dist/mdplan.cjs'), bundle.replace(said, said.replace('agents.', 'agentZ.')))
+    copyFileSync(join(root, 'dist/mdplan.cjs.cache'), join(dir, 'dist/mdplan.cjs.cache'))
+    const script = `const {loadCli} = await import(${JSON.stringify(join(root, 'bin/load-cli.js'))}); const {cli, cacheUsed} = loadCli(${JSON.stringify(join(dir, 'dist/mdplan.cjs'))}); console.log(cacheUsed); await cli.main(['--help'])`
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'})
+    expect(out.split('\n')[0]).toBe('false')
+    expect(out).toContain('coding agentZ.')
   })
 })

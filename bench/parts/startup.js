@@ -1,5 +1,5 @@
 // How soon `mdplan run` starts its first agent: every plan's makespan begins with
-// it (issue 4). Also what bin/start.js's V8 setting buys on the cold parse of a plan.
+// it (issue 4). Also what bin/load-cli.js's V8 setting buys on the cold parse of a plan.
 import {execFileSync, spawn} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -67,7 +67,7 @@ export async function run() {
       const tuned = median(parses.tuned)
       const plain = median(parses.plain)
       rows.push({
-        figure: `cold parse, ${agents} agents (bin/start.js's V8 setting)`,
+        figure: `cold parse, ${agents} agents (bin/load-cli.js's V8 setting)`,
         value: `${tuned.toFixed(0)} ms (V8's default: ${plain.toFixed(0)} ms, ${(tuned / plain).toFixed(2)}×)`,
         target: null,
         holds: null

@@ -1,0 +1,48 @@
+// Load the bundled CLI (dist/mdplan.cjs) with V8's code cache for it, when one
+// was made for exactly this file. Used by bin/start.js and scripts/code-cache.js.
+import {createHash} from 'node:crypto'
+import {readFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {dirname} from 'node:path'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+import v8 from 'node:v8'
+import vm from 'node:vm'
+
+// V8 optimises a function once it has run for a while ("interrupt budget").
+// At startup mdplan parses the whole plan once (micromark: thousands of small
+// functions, each hot for a few milliseconds), and optimising them costs more
+// than it saves: a 200-agent plan's cold parse takes a fifth to a third less
+// time when V8 waits longer before optimising (bench/parts/startup.js
+// measures it). Loops that stay hot are still optimised. Set before the CLI
+// is compiled: V8 accepts a code cache only under the flags that made it.
+v8.setFlagsFromString('--interrupt-budget=1000000')
+
+export const bundleFile = fileURLToPath(new URL('../dist/mdplan.cjs', import.meta.url))
+
+/** Where the code cache of `file` lives: the SHA-1 of the bundle it was made for (20 bytes), then V8's data. */
+export const cacheFileOf = (file) => `${file}.cache`
+
+/**
+ * Compile and run the bundle; returns its exports (`main`), the compiled
+ * script (to make a cache from) and the bundle's digest. A cache made for
+ * other bytes is never handed to V8 (V8 itself checks only the length of the
+ * source, its own version and flags): a stale or foreign cache costs nothing
+ * but the time it would have saved.
+ */
+export function loadCli(file = bundleFile) {
+  const source = readFileSync(file)
+  const digest = createHash('sha1').update(source).digest()
+  let cachedData
+  try {
+    const cache = readFileSync(cacheFileOf(file))
+    if (cache.subarray(0, digest.length).equals(digest)) cachedData = cache.subarray(digest.length)
+  } catch {
+    // No cache (never made, or not writable where the package was installed): compile from source.
+  }
+  // The CommonJS wrapper Node would add, plus the URL that stands in for `import.meta.url` in the bundle.
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __mdplanUrl) {${source.toString('utf8')}\n})`
+  const script = new vm.Script(wrapped, {filename: file, cachedData})
+  const module = {exports: {}}
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href)
+  return {cli: module.exports, script, digest, cacheUsed: cachedData !== undefined && !script.cachedDataRejected}
+}
