@@ -14,9 +14,7 @@ const {cli, script, digest} = loadCli()
 const dir = mkdtempSync(join(tmpdir(), 'mdplan-code-cache-'))
 // Output is not the point here; problems are.
 const io = {stdout: () => {}, stderr: (text) => process.stderr.write(text), isTTY: false, env: process.env, cwd: dir}
-const here = process.cwd()
 try {
-  process.chdir(dir)
   // Agents that do nothing (a few milliseconds of `sleep`), with dependencies, a state table and the scorecard at the end.
   writeFileSync(join(dir, 'plan.md'), toPlan(sleepDag({agents: 24, seed: 1, minMs: 1, maxMs: 5}), {concurrency: 4}))
   for (const argv of [['run', 'plan.md'], ['status', 'plan.md']]) {
@@ -24,7 +22,6 @@ try {
     if (code !== 0) throw new Error(`\`mdplan ${argv.join(' ')}\` exited ${code}`)
   }
 } finally {
-  process.chdir(here)
   rmSync(dir, {recursive: true, force: true})
 }
 const cache = cacheFileOf(bundleFile)

@@ -91,7 +91,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
 
   const runners = new Map<string, Runner>()
   for (const agent of store.plan.agents) runners.set(agent.id, resolveRunner(store.plan, agent, options.runner))
-  const missing = await checkRunners(store.plan, runners, process.env, resolve(options.cwd ?? process.cwd()))
+  const missing = await checkRunners(store.plan, runners, process.env, cwd)
   if (missing.length > 0) throw new PlanError(missing)
 
   const lock = await acquireRunLock(file)

@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {readFile, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {isAlive} from '../src/store/is-alive.js'
@@ -300,6 +300,18 @@ describe('mdplan run', () => {
     expect(result.stdout).toContain('Estimated makespan: 3m 00s')
     expect(await readFile(plan, 'utf8')).toBe(before)
     expect(existsSync(join(dir, 'a-ran'))).toBe(false)
+  })
+
+  it('--dry-run with --cwd reads the plan where it was named, as the run itself does', async () => {
+    const {dir, plan} = await setupPlan({text: shellPlan({A: {script: 'touch a-ran'}})})
+    await mkdir(join(dir, 'work'))
+    const dry = await runCli(['run', 'plan.md', '--dry-run', '--cwd', 'work'], {cwd: dir})
+    expect(dry.exitCode, dry.stderr).toBe(0)
+    expect(dry.stdout).toContain('touch a-ran')
+    const real = await runCli(['run', 'plan.md', '--cwd', 'work'], {cwd: dir})
+    expect(real.exitCode, real.stderr).toBe(0)
+    expect(existsSync(join(dir, 'work', 'a-ran'))).toBe(true)
+    expect((await readTable(plan)).rows.A!.status).toBe('completed')
   })
 
   it('exits 2 on an invalid plan and 3 when another run holds the lock', async () => {

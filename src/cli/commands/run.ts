@@ -1,3 +1,4 @@
+import {resolve} from 'node:path'
 import {Option} from 'commander'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
@@ -85,10 +86,12 @@ the lock; 130 interrupted (run again to resume).`
       }
     }
     const cwd = flags.cwd ?? io.cwd
+    // The plan's path is relative to where mdplan was called, whatever `--cwd` says about the agents.
+    const file = resolve(io.cwd, plan)
 
     if (flags.dryRun) {
       try {
-        io.stdout(await dryRun({file: plan, cwd, concurrency: numbers.concurrency, runner: flags.runner}))
+        io.stdout(await dryRun({file, cwd, concurrency: numbers.concurrency, runner: flags.runner}))
         return exitCodes.ok
       } catch (error) {
         return reportFailure(error, io)
@@ -123,7 +126,7 @@ the lock; 130 interrupted (run again to resume).`
     process.on('SIGTERM', onSignal)
     try {
       const result = await runPlan({
-        file: plan,
+        file,
         cwd,
         concurrency: numbers.concurrency,
         runner: flags.runner,
