@@ -1,5 +1,6 @@
 // What both bins do: load the bundled CLI (with its code cache), run it.
-import {loadCli} from './load-cli.js'
+import {dirname} from 'node:path'
+import {bundleFile, loadCli} from './load-cli.js'
 
 /** Run the mdplan CLI with `argv` and set the process's exit code. */
 export async function start(argv) {
@@ -10,6 +11,15 @@ export async function start(argv) {
       throw error
     })
   }
-  const {cli} = loadCli()
+  let cli
+  try {
+    ;({cli} = loadCli())
+  } catch (error) {
+    if (error.code !== 'ENOENT' || error.path !== bundleFile) throw error
+    // A checkout that was never built (`npm ci` and `npm install` build it through `prepare`).
+    process.stderr.write(`mdplan: ${bundleFile} is missing: run \`npm run build\` (or \`npm ci\`) in ${dirname(dirname(bundleFile))}\n`)
+    process.exitCode = 1
+    return
+  }
   process.exitCode = await cli.main(argv)
 }

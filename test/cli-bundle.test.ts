@@ -1,5 +1,5 @@
-import {execFileSync} from 'node:child_process'
-import {copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -48,5 +48,13 @@ describe('the bundled CLI', () => {
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'})
     expect(out.split('\n')[0]).toBe('false')
     expect(out).toContain('coding agentZ.')
+  })
+
+  it('says how to build it when a checkout was never built', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mdplan-bundle-'))
+    cpSync(join(root, 'bin'), join(dir, 'bin'), {recursive: true})
+    const result = spawnSync(process.execPath, [join(dir, 'bin/mdplan.js'), '--version'], {encoding: 'utf8'})
+    expect(result.status).toBe(1)
+    expect(result.stderr).toBe(`mdplan: ${join(dir, 'dist/mdplan.cjs')} is missing: run \`npm run build\` (or \`npm ci\`) in ${dir}\n`)
   })
 })
