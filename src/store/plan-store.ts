@@ -327,7 +327,7 @@ export class PlanStore {
     const watching: Array<{fd: number; bytes: Buffer}> = []
     for (const displaced of this.#displaced) {
       if (holds(displaced.fd, displaced.bytes)) {
-        fs.closeSync(displaced.fd)
+        release(displaced.fd)
         continue
       }
       const now = readAll(displaced.fd)
@@ -337,10 +337,10 @@ export class PlanStore {
         continue
       }
       if (!now.equals(displaced.bytes)) edits.push({from: displaced.bytes, to: settle(displaced.fd, now)})
-      fs.closeSync(displaced.fd)
+      release(displaced.fd)
     }
     // A few at most: a writer stuck that long has lost its race anyway.
-    while (watching.length > 4) fs.closeSync(watching.shift()!.fd)
+    while (watching.length > 4) release(watching.shift()!.fd)
     this.#displaced = watching
     return edits
   }
@@ -433,6 +433,15 @@ function settle(fd: number, seen: Buffer): Buffer {
     last = again
   }
   return last
+}
+
+/**
+ * Close a replaced version of the plan, off the event loop: it is usually the
+ * inode's last reference, and the kernel frees its pages in the close (about
+ * 0.5 ms for a 1000-agent plan, on every write).
+ */
+function release(fd: number): void {
+  fs.close(fd, () => {})
 }
 
 function sleep(ms: number): void {
