@@ -7,7 +7,7 @@
 // node editor.js <plan> <runs.log> <edits> <mean gap ms> <seed> <record file> [rename|in-place|mixed] [careless]
 // in-place: save the way some editors and scripts do, truncating the file and writing into it.
 // careless: never check whether the file changed since it was read (a save can undo mdplan's last write).
-import {appendFileSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync} from 'node:fs'
+import {appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync} from 'node:fs'
 import {random, sleep} from './util.js'
 
 const [plan, runsLog, editsArg, gapArg, seedArg, record, mode = 'rename', care = 'careful'] = process.argv.slice(2)
@@ -18,6 +18,21 @@ const rand = random(Number(seedArg))
 /** Each agent gets at most one row edit, so every check at the end is unambiguous. */
 const touched = new Set(['GATE'])
 let raced = 0
+
+// The plan's write mutex (src/store/write-mutex.ts): a directory, made with mkdir, held for a check and a rename.
+const mutex = `${plan}.write-lock`
+function lock() {
+  for (;;) {
+    try {
+      mkdirSync(mutex)
+      return
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1)
+    }
+  }
+}
+const unlock = () => rmSync(mutex, {recursive: true, force: true})
 
 const size = (file) => {
   try {
@@ -97,13 +112,17 @@ for (let n = 1; n <= edits; n++) {
     fsyncSync(fd)
     closeSync(fd)
     // A careful editor: if the file changed since it was read, read it again (as editors
-    // ask "the file changed on disk"). What remains is the instant between this check and the rename.
+    // ask "the file changed on disk"). The check and the rename happen under the plan's
+    // write mutex, as mdplan's own writers do, so no write lands between them.
+    if (!careless) lock()
     const now = statSync(plan)
     if (!careless && (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size)) {
+      unlock()
       raced++
       continue
     }
     renameSync(temp, plan)
+    if (!careless) unlock()
     if (edit.agent) touched.add(edit.agent)
     const seenLines = (text.match(/^- editor line \d+/gm) ?? []).map((l) => Number(l.slice(14)))
     appendFileSync(record, JSON.stringify({n, ...edit, runsBefore, time: Date.now(), seen: seenLines, ino: before.ino}) + '\n')

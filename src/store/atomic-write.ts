@@ -8,6 +8,8 @@ export interface AtomicWriteOptions {
   mode?: number
   /** Called after the data is on disk, just before the rename: return false to give up (the temp file is removed). */
   beforeRename?: () => boolean
+  /** Runs the check and the rename, as one step other writers respect (a lock). */
+  exclusive?: (checkAndRename: () => boolean) => boolean
 }
 
 /**
@@ -29,10 +31,13 @@ export function atomicWrite(file: string, data: Uint8Array, options: AtomicWrite
     fs.fsyncSync(fd)
     fs.closeSync(fd)
     fd = undefined
-    if (options.beforeRename && !options.beforeRename()) return false
-    fs.renameSync(temp, file)
-    renamed = true
-    return true
+    const checkAndRename = (): boolean => {
+      if (options.beforeRename && !options.beforeRename()) return false
+      fs.renameSync(temp, file)
+      renamed = true
+      return true
+    }
+    return options.exclusive ? options.exclusive(checkAndRename) : checkAndRename()
   } finally {
     if (fd !== undefined) fs.closeSync(fd)
     if (!renamed) fs.rmSync(temp, {force: true})

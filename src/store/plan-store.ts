@@ -5,6 +5,7 @@ import {parsePlan, type PromptsSource} from '../plan/parse-plan.js'
 import type {Plan, Section} from '../plan/types.js'
 import {appendStateSection} from './append-state-section.js'
 import {atomicWrite} from './atomic-write.js'
+import {withWriteMutex} from './write-mutex.js'
 import {cleanTempFiles} from './clean-temp-files.js'
 import {normalizeCell} from './escape-cell.js'
 import {mergeState, type Conflict, type HumanEdit} from './merge-state.js'
@@ -238,7 +239,12 @@ export class PlanStore {
         const bom = same ? this.#bom : seen[0] === 0xef && seen[1] === 0xbb && seen[2] === 0xbf
         const data = result.data ?? Buffer.from(bom ? '\uFEFF' + result.text! : result.text!, 'utf8')
         const stat = fs.fstatSync(fd)
-        if (!atomicWrite(this.file, data, {mode: stat.mode & 0o7777, beforeRename: () => fs.statSync(this.file).ino === stat.ino})) {
+        const written = atomicWrite(this.file, data, {
+          mode: stat.mode & 0o7777,
+          beforeRename: () => fs.statSync(this.file).ino === stat.ino,
+          exclusive: (checkAndRename) => withWriteMutex(this.file, checkAndRename)
+        })
+        if (!written) {
           // Someone renamed over the plan meanwhile: let them finish (and the event loop breathe), then start over.
           if (Date.now() > deadline) throw new Error(`${this.file}: the file kept changing while mdplan tried to write it (for ${Math.round(this.#giveUpAfterMs / 1000)} s, ${attempt + 1} attempts)`)
           await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 50)))

@@ -1,0 +1,47 @@
+import fs from 'node:fs'
+
+/** A mutex this old was left by a writer that died holding it (it is held for microseconds). */
+const staleMs = 1000
+
+/** The mutex's path for a plan: `plan.md.write-lock`, a directory beside it. */
+export function writeMutexPath(file: string): string {
+  return `${file}.write-lock`
+}
+
+/**
+ * Run `critical` while holding the plan's write mutex. Every mdplan process
+ * that writes a plan (a run, `mdplan answer`, `mdplan graph --write`) holds it
+ * from its last check that the file is the one it read until its rename over
+ * it, so none of them replaces another's write unseen: a rename can only be
+ * checked for, not made conditional, in Node (no `renameat2`). Any tool that
+ * saves a plan while it runs can take it the same way: `mkdir plan.md.write-lock`,
+ * check, rename, `rmdir`. It is never held for longer than those steps; one
+ * older than a second belonged to a writer that died, and is taken over.
+ */
+export function withWriteMutex<T>(file: string, critical: () => T): T {
+  const mutex = writeMutexPath(file)
+  for (;;) {
+    try {
+      fs.mkdirSync(mutex)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    if (isStale(mutex)) fs.rmSync(mutex, {recursive: true, force: true})
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1)
+  }
+  try {
+    return critical()
+  } finally {
+    fs.rmSync(mutex, {recursive: true, force: true})
+  }
+}
+
+function isStale(mutex: string): boolean {
+  try {
+    return Date.now() - fs.statSync(mutex).mtimeMs > staleMs
+  } catch {
+    // Released meanwhile: try again at once.
+    return false
+  }
+}
