@@ -79,6 +79,9 @@ const inlineLines = [
   '===',
   'Setext plain',
   '---',
+  'Setext with a hard break\\',
+  'escaped at the line end &amp; an entity',
+  '===',
   '- ### F: heading *in* a list',
   '> ## quoted `heading`',
   '>   # deeper *one*',
@@ -104,6 +107,21 @@ describe('parseMarkdown lean: blocks only, headings complete', () => {
   it('equals the lean form of a full parse, whatever inline syntax the document holds', () => {
     const text = inlineLines.join('\n')
     expect(parseMarkdown(text, {lean: true})).toEqual(leanTree(whole.parse(text)))
+  })
+
+  it('for each kind of heading alone (no other heading sends the document to a full parse)', () => {
+    const headings = [
+      '### A: `auth` module',
+      '### B: *emphasis* and __strong__ ~~gone~~',
+      '## Agents [link](https://example.com) ![img](x.png)',
+      '# see www.example.com, https://example.com/a_b and ops@example.com',
+      '### C: escaped \\* star &amp; entity &copy; <b>html</b> <https://auto.link>',
+      '### D: footnote[^1] and [ref][r]\n\n[r]: https://example.com',
+      'Setext *heading* `code`\n===',
+      'Setext with a hard break\\\nescaped at the line end &amp; an entity\n===',
+      '### E: plain heading, &amp; an entity'
+    ]
+    for (const text of headings) expect(parseMarkdown(text, {lean: true}), text).toEqual(leanTree(whole.parse(text)))
   })
 
   it('on any arrangement of inline-heavy lines, in whole and chunked documents', () => {

@@ -13,7 +13,7 @@ const processor = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatte
 const blocksOnly = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter).use(remarkBlocksOnly).freeze()
 
 /** Heading text that inline syntax could change (else the plain text is what a full parse gives). */
-const inlineSyntax = /[`*_<[\]!~@]|https?:\/\/|www\./i
+const inlineSyntax = /[\\`*_<[\]!~@]|https?:\/\/|www\./i
 
 /**
  * Chunks are at least this long (characters). Small chunks keep memory flat
