@@ -103,6 +103,10 @@ const inlineLines = [
   ''
 ]
 
+// Without the lines that send a whole chunk to a full parse (headings in containers, definitions),
+// so that each heading's own completion is what gets compared.
+const alone = inlineLines.filter((line) => !/^(?:- |> |>? +#|\[)/.test(line))
+
 describe('parseMarkdown lean: blocks only, headings complete', () => {
   it('equals the lean form of a full parse, whatever inline syntax the document holds', () => {
     const text = inlineLines.join('\n')
@@ -126,7 +130,7 @@ describe('parseMarkdown lean: blocks only, headings complete', () => {
 
   it('on any arrangement of inline-heavy lines, in whole and chunked documents', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...inlineLines), {maxLength: 80}), fc.integer({min: 0, max: 120}), (picked, padding) => {
+      fc.property(fc.oneof(fc.array(fc.constantFrom(...inlineLines), {maxLength: 80}), fc.array(fc.constantFrom(...alone), {maxLength: 80})), fc.integer({min: 0, max: 120}), (picked, padding) => {
         // Padding pushes larger documents past the chunk size, so chunk boundaries move around too.
         const text = [...picked, ...Array.from({length: padding}, (_, i) => `### P${i}: padding *${i}*\n\n${'words '.repeat(20)}\n`)].join('\n')
         expect(parseMarkdown(text, {lean: true})).toEqual(leanTree(whole.parse(text)))
