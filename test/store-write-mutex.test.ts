@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {PlanStore} from '../src/store/plan-store.js'
@@ -55,7 +56,7 @@ describe("the plan's write mutex", () => {
   })
 
   it('is released when the critical step throws, and never held by two at once', () => {
-    const file = path.join(fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'mdplan-mutex-')), 'plan.md')
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-mutex-')), 'plan.md')
     expect(() =>
       withWriteMutex(file, () => {
         throw new Error('rename failed')

@@ -6,6 +6,7 @@ import type {Plan, Section} from '../plan/types.js'
 import {appendStateSection} from './append-state-section.js'
 import {atomicWrite} from './atomic-write.js'
 import {withWriteMutex} from './write-mutex.js'
+import {sleepSync} from '../util/sleep-sync.js'
 import {cleanTempFiles} from './clean-temp-files.js'
 import {normalizeCell} from './escape-cell.js'
 import {mergeState, type Conflict, type HumanEdit} from './merge-state.js'
@@ -432,7 +433,7 @@ function settle(fd: number, seen: Buffer): Buffer {
   let last = seen
   for (let waited = 0; waited < 1000; ) {
     const pause = last.length === 0 ? 10 : settleMs
-    sleep(pause)
+    sleepSync(pause)
     waited += pause
     const again = readAll(fd)
     if (again.equals(last) && again.length > 0) return again
@@ -450,9 +451,6 @@ function release(fd: number): void {
   fs.close(fd, () => {})
 }
 
-function sleep(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-}
 
 const chunk = Buffer.allocUnsafe(256 * 1024)
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import {sleepSync} from '../util/sleep-sync.js'
 
 /** A mutex this old was left by a writer that died holding it (it is held for microseconds). */
 const staleMs = 1000
@@ -28,7 +29,7 @@ export function withWriteMutex<T>(file: string, critical: () => T): T {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     if (isStale(mutex)) fs.rmSync(mutex, {recursive: true, force: true})
-    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1)
+    else sleepSync(1)
   }
   try {
     return critical()
