@@ -2,8 +2,8 @@
 // bins do, run it on a small generated plan (so the functions a run needs,
 // most of them the Markdown parser's, are compiled), then save what V8
 // compiled, keyed by the bundle's SHA-1. With it, `mdplan run` skips most of
-// that compiling: about 90 ms before the first agent of a 200-agent plan
-// starts (bench/parts/startup.js).
+// that compiling: the first agent of a 200-agent plan starts about 75 ms
+// sooner (measured against the same bundle without its cache).
 import {mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'

@@ -451,7 +451,6 @@ function release(fd: number): void {
   fs.close(fd, () => {})
 }
 
-
 const chunk = Buffer.allocUnsafe(256 * 1024)
 
 /** Whether an open file holds exactly `bytes`: read in chunks into one reused buffer, no allocation. */
