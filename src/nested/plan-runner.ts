@@ -13,6 +13,7 @@ import {answerDown} from './answer-down.js'
 import {childOutcome} from './child-outcome.js'
 import {childPlanPath} from './child-plan-path.js'
 import {parseNestedResumeState} from './nested-resume-state.js'
+import {requeueFailed} from './requeue-failed.js'
 
 /**
  * An agent whose definition names a plan (`- **plan**: plans/auth.md`): its
@@ -42,6 +43,8 @@ async function runChildPlan(request: RunRequest): Promise<RunResult> {
   const nested = parseNestedResumeState(request.options.env?.MDPLAN_RESUME_STATE ?? '')
   if (answer !== undefined && nested) await answerDown(resolve(dirname(request.planFile), nested.plan), nested.agent, answer, {onlyIfUnanswered: true})
 
+  // The parent retries this agent: the child's failed agents get another attempt too.
+  if (request.attempt > 1 && !request.resume) await requeueFailed(child)
   const before = tableStateFromPlan(await loadPlan(child))
   const total = before.rows.size
   let completed = [...before.rows.values()].filter((row) => row.status === 'completed').length
