@@ -66,7 +66,11 @@ async function runChildPlan(request: RunRequest): Promise<RunResult> {
   }
   const bin = fileURLToPath(new URL('bin/mdplan.js', packageRoot))
   const args = [bin, 'run', child, '--json', '--concurrency', String(request.child?.concurrency ?? 1), ...(request.child?.args ?? [])]
-  const result = await spawnRequest(request, {file: process.execPath, args, onLine})
+  // The plans of the tree are written by their own runs: no child run counts them as its agents' work.
+  const parent = await loadPlan(request.planFile)
+  const tree = [...(process.env.MDPLAN_TREE_PLANS ?? '').split('\n'), request.planFile, ...parent.agents.map((agent) => childPlanPath(request.planFile, agent))]
+  const env = {MDPLAN_TREE_PLANS: [...new Set(tree.filter((path): path is string => Boolean(path)))].join('\n')}
+  const result = await spawnRequest(request, {file: process.execPath, args, env, onLine})
   const base = {agentId, exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, interrupted: result.interrupted, durationMs: Date.now() - started}
   const where = relative(dirname(request.planFile), child) || child
   if (result.exitCode === 0) return {...base, ok: true, finalText: `RESULT: SUCCESS\nchild plan ${where}: ${total}/${total} completed`}

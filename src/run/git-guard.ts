@@ -83,7 +83,9 @@ export async function createGitGuard(input: {
   const owners = ownershipMap({...plan, agents: withDeclaredBelow(plan, input.planFile)}, prefix)
   const slug = planSlug(input.planFile)
   // Child plans (agents whose definition names a plan) are written by their own runs, like the plan.
-  const children = plan.agents.map((agent) => childPlanPath(input.planFile, agent)).filter((path): path is string => path !== undefined && existsSync(path))
+  // A child run is told the plans of its tree (its parent's, its siblings') in MDPLAN_TREE_PLANS.
+  const tree = (process.env.MDPLAN_TREE_PLANS ?? '').split('\n').filter(Boolean)
+  const children = [...plan.agents.map((agent) => childPlanPath(input.planFile, agent)), ...tree].filter((path): path is string => path !== undefined && existsSync(path))
   const ignore: IgnoreOptions = {planFile: relative(root, realpathSync(input.planFile)), extra: children.map((path) => relative(root, realpathSync(path)))}
   const windows = runningWindows()
   const active = new Map<string, Active>()
