@@ -149,6 +149,25 @@ describe('plans of plans', () => {
     expect(count(lines, 'parent/C')).toBe(1)
   })
 
+  it('status shows the tree and --json nests it; graph draws a child plan as a subgraph', async () => {
+    repo = await tempRepo({
+      'plans/parent.md': plan('Parent', {A: {script: logs('parent/A')}, B: {deps: ['A'], plan: 'child.md'}}),
+      'plans/child.md': plan('Child', {X: {script: logs('child/X')}, Y: {deps: ['X'], plan: 'grand.md'}}),
+      'plans/grand.md': plan('Grand', {G: {script: logs('grand/G')}})
+    })
+    expect((await runCli(['run', 'plans/child.md'], {cwd: repo.root})).exitCode).toBe(0)
+    const text = await runCli(['status', 'plans/parent.md'], {cwd: repo.root})
+    expect(text.stdout).toContain('Child plans:\n  B → plans/child.md: 2 agents: 2 completed\n    Y → plans/grand.md: 1 agent: 1 completed')
+    const json = JSON.parse((await runCli(['status', 'plans/parent.md', '--json'], {cwd: repo.root})).stdout) as {children: Array<{agent: string; status: {counts: {completed: number}; children: Array<{agent: string}>}}>}
+    expect(json.children[0]!.agent).toBe('B')
+    expect(json.children[0]!.status.counts.completed).toBe(2)
+    expect(json.children[0]!.status.children[0]!.agent).toBe('Y')
+    const graph = (await runCli(['graph', 'plans/parent.md'], {cwd: repo.root})).stdout
+    expect(graph).toContain('subgraph B["B: b"]\n    B__X["X: x"]\n    subgraph B__Y["Y: y"]\n      B__Y__G["G: g"]\n    end')
+    expect(graph).toContain('A --> B')
+    expect(graph).toMatch(/class .*B__X.* completed/)
+  })
+
   it('validate reports a cycle of plans and a missing child with both files and positions', async () => {
     repo = await tempRepo({
       'plans/one.md': plan('One', {A: {plan: 'two.md'}, B: {plan: 'gone.md'}}),
