@@ -18,9 +18,10 @@ export async function probeOpencodeSession(input: {
   tries?: number
 }): Promise<string | undefined> {
   const {file, title, cwd, env, signal} = input
-  const intervalMs = input.intervalMs ?? 1500
-  for (let attempt = 0; attempt < (input.tries ?? 20); attempt++) {
-    await sleep(attempt === 0 ? 500 : intervalMs, signal)
+  // Each `session list` costs opencode's whole start-up (about 2 s of CPU): ask rarely, and stop once known.
+  const intervalMs = input.intervalMs ?? 3000
+  for (let attempt = 0; attempt < (input.tries ?? 15); attempt++) {
+    await sleep(attempt === 0 ? Math.min(1000, intervalMs) : intervalMs, signal)
     if (signal.aborted) return undefined
     const answer = await runStatusCommand(file, ['session', 'list', '--format', 'json'], {env, cwd, signal, timeoutMs: 15_000})
     if (signal.aborted) return undefined

@@ -1,9 +1,10 @@
 import {formatDuration} from '../util/format-duration.js'
 import type {SpawnResult} from './spawn-agent.js'
 
-/** The last non-empty line of some output, trimmed (what a person needs to see first). */
+/** The last non-empty line of some output, trimmed, without colour codes (opencode colours `Error:`). */
 export function lastLine(text: string): string {
-  const lines = text.split(/\r?\n/)
+  // eslint-disable-next-line no-control-regex
+  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split(/\r?\n/)
   for (let index = lines.length - 1; index >= 0; index--) {
     const line = lines[index]!.trim()
     if (line !== '') return line
