@@ -3,7 +3,6 @@ import type {SpawnResult} from './spawn-agent.js'
 
 /** The last non-empty line of some output, trimmed, without colour codes (opencode colours `Error:`). */
 export function lastLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
   const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split(/\r?\n/)
   for (let index = lines.length - 1; index >= 0; index--) {
     const line = lines[index]!.trim()
