@@ -54,6 +54,11 @@ describe('preflightRunners', () => {
     ])
   })
 
+  it('takes an API key in the environment for a login without asking claude', async () => {
+    const home = tempDir()
+    expect(await reasons(plan('claude'), env(home, {FAKE_AUTH: 'none', ANTHROPIC_API_KEY: 'sk-ant-x'}), home)).toEqual([])
+  })
+
   it('refuses a permission mode the installed claude does not list, naming the ones it does', async () => {
     const home = tempDir()
     expect(await reasons(plan('claude', '- **permission_mode**: yolo\n'), env(home), home)).toEqual([

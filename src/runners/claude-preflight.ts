@@ -13,11 +13,13 @@ const unlisted = ['default']
 export async function claudePreflight(input: PreflightInput): Promise<string[]> {
   const {executable, env, cwd, permissionModes} = input
   const [auth, help] = await Promise.all([
-    runStatusCommand(executable, ['auth', 'status'], {env, cwd}),
+    // A key or a third-party provider in the environment counts as logged in (`claude auth status` says so too,
+    // after a second of start-up on the critical path of every run).
+    keyed(env) ? undefined : runStatusCommand(executable, ['auth', 'status'], {env, cwd}),
     permissionModes.some((mode) => mode !== undefined) ? runStatusCommand(executable, ['--help'], {env, cwd}) : undefined
   ])
   const problems: string[] = []
-  if (loggedIn(auth.stdout) === false) {
+  if (auth && loggedIn(auth.stdout) === false) {
     problems.push(
       'claude is not logged in (`claude auth status` says "loggedIn": false): run `claude auth login` (or `claude setup-token`), or set ANTHROPIC_API_KEY'
     )
@@ -54,6 +56,12 @@ export function permissionModeChoices(help: string): string[] | undefined {
   if (!match) return undefined
   const listed = [...match[1]!.matchAll(/"([^"]+)"/g)].map((m) => m[1]!)
   return listed.length === 0 ? undefined : [...listed, ...unlisted]
+}
+
+const keys = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY']
+
+function keyed(env: NodeJS.ProcessEnv): boolean {
+  return keys.some((name) => env[name] !== undefined && env[name] !== '' && env[name] !== '0')
 }
 
 function isRoot(): boolean {
