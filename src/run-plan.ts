@@ -12,7 +12,8 @@ import {acquireRunLock} from './store/lock.js'
 import {importStateJson} from './store/import-state-json.js'
 import type {Runner, RunnerOptions} from './runners/runner.js'
 import {resolveRunner} from './runners/resolve-runner.js'
-import {checkRunners} from './runners/check-runners.js'
+import {preflightRunners} from './runners/preflight-runners.js'
+import {defaultAgentTimeoutMs} from './runners/default-agent-timeout.js'
 import {gitRoot} from './git/git-root.js'
 import {planSlug} from './git/worktree-names.js'
 import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
@@ -102,7 +103,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     return runner
   }
   for (const agent of plan.agents) runners.set(agent.id, resolveRunner(plan, agent, options.runner))
-  const missing = await checkRunners(plan, runners, process.env, cwd)
+  // Installed, logged in or keyed, a permission mode the installed version accepts: before anything launches.
+  const missing = await preflightRunners(plan, runners, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
   if (missing.length > 0) throw new PlanError(missing)
 
   const lock = await acquireRunLock(file)
@@ -174,7 +176,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         git,
         file,
         cwd,
-        timeoutMs: options.agentTimeoutMs ?? settings.agentTimeout,
+        // No run waits forever on an agent that hangs (codex with no network retries without end).
+        timeoutMs: options.agentTimeoutMs ?? settings.agentTimeout ?? defaultAgentTimeoutMs,
         pollMs: options.pollMs ?? 250,
         // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
         onWritten: graphTracked

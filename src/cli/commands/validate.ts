@@ -3,6 +3,7 @@ import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {checkPlan} from '../../plan/check-plan.js'
 import {checkPlanTree} from '../../nested/check-plan-tree.js'
+import {checkPromptSizes} from '../../runners/check-prompt-sizes.js'
 import {sortDiagnostics} from '../../plan/sort-diagnostics.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
@@ -20,7 +21,8 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
       try {
         const plan = await loadPlan(file, {cwd: io.cwd})
         // A plan whose agents run child plans is checked with them, as deep as they go.
-        problems = sortDiagnostics([...checkPlan(plan), ...(await checkPlanTree(plan, file, io.cwd))])
+        // Prompts a runner cannot take in one argument (E2BIG) are warnings at the prompt.
+        problems = sortDiagnostics([...checkPlan(plan), ...checkPromptSizes(plan), ...(await checkPlanTree(plan, file, io.cwd))])
         agents = plan.agents.length
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
