@@ -1,3 +1,4 @@
+import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
@@ -5,6 +6,7 @@ import {checkPlan} from '../../plan/check-plan.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
+import {readSideState} from '../../store/read-side-state.js'
 
 export const registerValidate: RegisterCommand = (program, io, done) => {
   program
@@ -17,7 +19,8 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
       let agents = 0
       try {
         const plan = await loadPlan(file, {cwd: io.cwd})
-        problems = checkPlan(plan)
+        // What `run` would make of a `.parallel-plan-state.json` beside the plan.
+        problems = [...checkPlan(plan), ...readSideState(plan, resolve(io.cwd, file)).diagnostics]
         agents = plan.agents.length
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
