@@ -27,13 +27,15 @@ const marker = /^mdplan: line (\d+) of this block failed \(exit (\d+)\)$/gm
 /**
  * The script as a person running the lines one by one would see it: stop at
  * the first command that fails, a failing command before a `|` included. bash
- * reports the failing line from an ERR trap (its LINENO counts the one line
- * of prelude, hence the `- 1`); the last report is the block's own line even
- * when the failure happened inside a function or subshell it called.
+ * reports the failing line from an ERR trap; the last report is the block's
+ * own line even when the failure happened inside a function or subshell it
+ * called. The prelude shares the script's first line, so LINENO and the
+ * shell's own messages (`bash: line 3: pnpm: command not found`) count the
+ * block's lines.
  */
 function strictScript(script: string, shell: 'bash' | 'sh'): string {
-  if (shell === 'sh') return `set -e; (set -o pipefail) 2>/dev/null && set -o pipefail\n${script}`
-  return `set -Eeo pipefail; trap 's=$?; echo "mdplan: line $((LINENO - 1)) of this block failed (exit $s)" >&2' ERR\n${script}`
+  if (shell === 'sh') return `set -e; (set -o pipefail) 2>/dev/null && set -o pipefail; ${script}`
+  return `set -Eeo pipefail; trap 's=$?; echo "mdplan: line $LINENO of this block failed (exit $s)" >&2' ERR; ${script}`
 }
 
 /**
