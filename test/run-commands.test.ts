@@ -31,6 +31,8 @@ describe('runCommands', () => {
     expect(existsSync(join(dir, 'first'))).toBe(true)
     expect(existsSync(join(dir, 'third'))).toBe(false)
     expect(log).toContain('mdplan: line 2 of this block failed (exit 127)')
+    // The shell's own message counts the block's lines too.
+    expect(log).toMatch(/line 2: not-a-command-mdplan: command not found/)
     expect(log).toContain('mdplan: line 13 (line 2 of the block)')
   })
 

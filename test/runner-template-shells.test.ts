@@ -6,6 +6,8 @@ import {quotePlaceholders} from '../src/runners/quote-placeholders.js'
 import {splitTemplate} from '../src/runners/split-template.js'
 import {templateScripts} from '../src/runners/template-scripts.js'
 import {request, tempDir} from './runner-support.js'
+import {runCli, shellPlan} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 
 // Every way a prompt could break out: substitutions, quotes of both kinds,
 // a statement separator, a newline followed by a command, globs, a variable.
@@ -27,7 +29,7 @@ const forms: Array<[string, string]> = [
   ['stdbuf and bash', `stdbuf -oL bash -c 'printf %s {prompt}'`],
   ['bash -o pipefail with a pipeline', `bash -o pipefail -c 'printf %s "{prompt}" | cat'`],
   ['sh -e -c', `sh -e -c 'printf %s {prompt}'`],
-  ['clustered -ec after setsid', `setsid bash -ec 'printf "%s" "{prompt}"'`],
+  ['clustered -ec after setsid', `setsid -w bash -ec 'printf "%s" "{prompt}"'`],
   ['bash --norc -eo pipefail -c', `bash --norc -eo pipefail -c 'printf %s {prompt} | cat'`],
   ['xargs', `xargs sh -c 'printf %s "{prompt}"'`],
   ['nohup', `nohup sh -c 'printf %s {prompt}'`],
@@ -141,5 +143,25 @@ describe('quotePlaceholders', () => {
     expect(fillTemplate(['timeout', '9', 'sh', '-c', 'agent {prompt} > {agent}.out', 'sh', '{prompt}'], values)).toEqual([
       'timeout', '9', 'sh', '-c', 'agent "${MDPLAN_PROMPT}" > "${MDPLAN_AGENT}".out', 'sh', 'P'
     ])
+  })
+})
+
+describe('validate and --dry-run refuse an unsafe template before anything launches', () => {
+  it('names the template, the agents and the reason', async () => {
+    await isolateGitConfig()
+    const plan = shellPlan({A: {script: 'x'}, B: {script: 'y'}}).replace('runner: shell', `runner: "python3 -c 'print({prompt})'"`)
+    const repo = await tempRepo({'plan.md': plan})
+    const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
+    expect(validate.exitCode).toBe(2)
+    expect(validate.all).toMatch(/plan\.md:1:1: the runner template `python3 -c 'print\(\{prompt\}\)'` of agents A, B cannot run: python runs/)
+    expect(validate.all).toContain('[unsafe-runner-template]')
+    const dry = await runCli(['run', '--dry-run', '--runner', `sh -c 'eval {prompt}'`, 'plan.md'], {cwd: repo.root})
+    expect(dry.exitCode).toBe(2)
+    expect(dry.all).toContain('as code again')
+    const unterminated = await runCli(['run', '--dry-run', '--runner', `sh -c 'echo`, 'plan.md'], {cwd: repo.root})
+    expect(unterminated.exitCode).toBe(2)
+    expect(unterminated.all).toContain('unterminated')
+    expect(await repo.read('plan.md')).toBe(plan)
+    await repo.cleanup()
   })
 })

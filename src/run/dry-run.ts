@@ -8,6 +8,7 @@ import {simulateRun} from '../schedule/simulate-run.js'
 import {resolveRunner} from '../runners/resolve-runner.js'
 import {agentPrompt} from './agent-prompt.js'
 import {readSideState} from '../store/read-side-state.js'
+import {checkTemplates} from '../runners/check-templates.js'
 import {formatDuration} from '../util/format-duration.js'
 import {defaultConcurrency} from '../run-plan.js'
 
@@ -20,7 +21,7 @@ export async function dryRun(options: {file: string; cwd: string; concurrency?: 
   const plan = await loadPlan(planFile)
   // As `run` would: progress in a `.parallel-plan-state.json` is taken, or its problem stops the run.
   const side = readSideState(plan, planFile)
-  const errors = [...plan.messages, ...validatePlan(plan), ...side.diagnostics].filter((d) => d.severity === 'error')
+  const errors = [...plan.messages, ...validatePlan(plan), ...side.diagnostics, ...checkTemplates(plan, options.runner)].filter((d) => d.severity === 'error')
   if (errors.length > 0) throw new PlanError(errors)
   const concurrency = options.concurrency ?? plan.settings.concurrency ?? defaultConcurrency
   const table = side.state

@@ -7,6 +7,7 @@ import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
+import {checkTemplates} from '../../runners/check-templates.js'
 
 export const registerValidate: RegisterCommand = (program, io, done) => {
   program
@@ -20,7 +21,7 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
       try {
         const plan = await loadPlan(file, {cwd: io.cwd})
         // What `run` would make of a `.parallel-plan-state.json` beside the plan.
-        problems = [...checkPlan(plan), ...readSideState(plan, resolve(io.cwd, file)).diagnostics]
+        problems = [...checkPlan(plan), ...readSideState(plan, resolve(io.cwd, file)).diagnostics, ...checkTemplates(plan)]
         agents = plan.agents.length
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
