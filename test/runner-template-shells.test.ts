@@ -38,7 +38,8 @@ const forms: Array<[string, string]> = [
   ['command substitution', `sh -c 'x=$(printf %s {prompt}; printf .); printf %s "\${x%.}"'`],
   ['inside "$(…)"', `sh -c 'printf %s "$(printf %s "{prompt}"; printf .)" | sed "\\$s/\\.\\$//"'`],
   ['positional argument', `sh -c 'printf %s "$1"' sh {prompt}`],
-  ['flock -c', `flock /tmp/mdplan-template-test.lock -c 'printf %s {prompt}'`]
+  ['flock -c', `flock /tmp/mdplan-template-test.lock -c 'printf %s {prompt}'`],
+  ['beside arithmetic and a string test', `bash -c 'n=$((1 + (2))); [[ -n {prompt} && $n -eq 3 ]] && printf %s {prompt}'`]
 ]
 
 describe('templates that wrap a shell', () => {
@@ -83,7 +84,13 @@ describe('templates that wrap a shell', () => {
     ['a shell inside the script', `timeout 5 sh -c 'bash -c "echo {prompt}"'`, /as code again/],
     ['a quoted heredoc', `sh -c "cat <<'EOF'\n{prompt}\nEOF"`, /quoted heredoc/],
     ['env -S', `env -S 'sh -c {prompt}'`, /env runs/],
-    ['ssh', `ssh host agent {prompt}`, /ssh runs/]
+    ['ssh', `ssh host agent {prompt}`, /ssh runs/],
+    ['$(( ))', `sh -c 'echo $(( {prompt} + 1 ))'`, /arithmetic/],
+    ['(( )) in double quotes', `bash -c 'x="$(( {agent} ))"'`, /arithmetic/],
+    ['(( ))', `bash -c '(( {prompt} > 1 ))'`, /arithmetic/],
+    ['[[ -eq ]]', `bash -c '[[ {prompt} -eq 1 ]]'`, /arithmetic/],
+    ['[[ -lt ]] after the operator', `bash -c '[[ 1 -lt "{prompt}" ]]'`, /arithmetic/],
+    ['let', `bash -c 'let x={prompt}'`, /arithmetic/]
   ])('refuses a placeholder that would run as code: %s', async (_, template, message) => {
     const dir = tempDir()
     expect(templateProblem(splitTemplate(template))).toMatch(message)

@@ -1,4 +1,4 @@
-type Context = 'plain' | 'paren' | 'double' | 'single' | 'backtick'
+type Context = 'plain' | 'paren' | 'double' | 'single' | 'backtick' | 'arithmetic'
 
 interface Heredoc {
   delimiter: string
@@ -35,6 +35,11 @@ export function quotePlaceholders(script: string, variables: Record<string, stri
     placeholder.lastIndex = index
     const match = placeholder.exec(script)
     if (match) {
+      if (stack.includes('arithmetic') || inTestArithmetic(script, index, match[0].length)) {
+        throw new UnsafePlaceholderError(
+          `{${match[1]}} is inside an arithmetic expression (\`$((…))\`, \`((…))\`, \`let\`, \`[[ … -eq … ]]\`), where bash evaluates a variable's text as code`
+        )
+      }
       out += reference(variables[match[1]!]!, context)
       index += match[0].length
       continue
@@ -45,6 +50,16 @@ export function quotePlaceholders(script: string, variables: Record<string, stri
       if (char === "'") stack.pop()
     } else if (char === '\\' && next !== undefined) {
       out += char + next
+      index += 2
+      continue
+    } else if (char === '$' && next === '(' && script[index + 2] === '(') {
+      stack.push('arithmetic')
+      out += '$(('
+      index += 3
+      continue
+    } else if (context === 'arithmetic' && char === ')' && next === ')') {
+      stack.pop()
+      out += '))'
       index += 2
       continue
     } else if (context === 'double') {
@@ -67,6 +82,11 @@ export function quotePlaceholders(script: string, variables: Record<string, stri
     else if (char === '`') {
       if (context === 'backtick') stack.pop()
       else stack.push('backtick')
+    } else if (char === '(' && next === '(' && context !== 'arithmetic') {
+      stack.push('arithmetic')
+      out += '(('
+      index += 2
+      continue
     } else if (char === '(') stack.push('paren')
     else if (char === ')' && context === 'paren') stack.pop()
     else if (char === '<' && next === '<' && script[index + 2] !== '<') {
@@ -95,6 +115,17 @@ export function quotePlaceholders(script: string, variables: Record<string, stri
     index++
   }
   return out
+}
+
+/** Whether the placeholder at `index` (`length` long) is in a `let …` command or is a number operand of `[[ … -eq … ]]`. */
+function inTestArithmetic(script: string, index: number, length: number): boolean {
+  const lineStart = script.lastIndexOf('\n', index - 1) + 1
+  const before = script.slice(lineStart, index)
+  if (/(?:^|[;&|(\s])let\s[^;&|]*$/.test(before)) return true
+  const open = before.lastIndexOf('[[')
+  if (open === -1 || before.indexOf(']]', open) !== -1) return false
+  const operator = '-(?:eq|ne|lt|le|gt|ge)'
+  return new RegExp(`\\s${operator}\\s+["']?$`).test(before) || new RegExp(`^["']?\\s+${operator}\\s`).test(script.slice(index + length))
 }
 
 function reference(variable: string, context: Context): string {
