@@ -120,6 +120,10 @@ describe('mdplan init', () => {
       ['mdplan', 'run'],
       ['mdplan', 'report', '$0']
     ])
+    // Even if the model ran the line anyway, mdplan refuses it and touches nothing.
+    const ran = await runCli(commandLines(rendered)[0]!.slice(1), {cwd: root})
+    expect(ran.exitCode).toBe(2)
+    expect(ran.all).toContain("missing required argument 'plan'")
   })
 
   it('installs a Codex skill with name and description', async () => {
