@@ -3,6 +3,8 @@ import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {checkPlan} from '../../plan/check-plan.js'
+import {checkPlanTree} from '../../nested/check-plan-tree.js'
+import {sortDiagnostics} from '../../plan/sort-diagnostics.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
@@ -20,8 +22,14 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
       let agents = 0
       try {
         const plan = await loadPlan(file, {cwd: io.cwd})
-        // What `run` would make of a `.parallel-plan-state.json` beside the plan.
-        problems = [...checkPlan(plan), ...readSideState(plan, resolve(io.cwd, file)).diagnostics, ...checkTemplates(plan)]
+        // A plan whose agents run child plans is checked with them, as deep as they go; and what `run`
+        // would make of a `.parallel-plan-state.json` beside the plan and of its command templates.
+        problems = sortDiagnostics([
+          ...checkPlan(plan),
+          ...(await checkPlanTree(plan, file, io.cwd)),
+          ...readSideState(plan, resolve(io.cwd, file)).diagnostics,
+          ...checkTemplates(plan)
+        ])
         agents = plan.agents.length
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
