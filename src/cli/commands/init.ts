@@ -8,7 +8,9 @@ const said: Record<InstallAction, string> = {
   unchanged: 'unchanged',
   updated: 'updated',
   overwritten: 'overwritten (--force)',
-  'skipped-modified': 'skipped: you changed this file; run `mdplan init --force` to replace it'
+  'skipped-modified': 'skipped: you changed this file; run `mdplan init --force` to replace it',
+  removed: 'removed (an older mdplan installed it; the skill above replaces it)',
+  'kept-retired': 'kept: you changed this older command, and Claude Code would load it beside the new skill; delete it, or run `mdplan init --force`'
 }
 
 export const registerInit: RegisterCommand = (program, io, done) => {
@@ -19,7 +21,8 @@ export const registerInit: RegisterCommand = (program, io, done) => {
     .option('--dir <dir>', 'the project folder to install into', '.')
     .addHelpText(
       'after',
-      '\nInstalls .claude/commands/execute-parallel-plan.md and .agents/skills/execute-parallel-plan/SKILL.md.\n' +
+      '\nInstalls .claude/skills/execute-parallel-plan/SKILL.md and .agents/skills/execute-parallel-plan/SKILL.md\n' +
+        '(and removes the .claude/commands/execute-parallel-plan.md an older mdplan installed, unless you changed it).\n' +
         'Running it again is safe: unchanged files are left alone, files you edited are kept unless --force.\n'
     )
     .action(async (options: {force?: boolean; dir: string}) => {
