@@ -110,7 +110,10 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   }
   for (const agent of plan.agents) runners.set(agent.id, resolveRunner(plan, agent, options.runner))
   // Installed, logged in or keyed, a permission mode the installed version accepts: before anything launches.
-  const missing = await preflightRunners(plan, runners, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
+  // Only agents that may launch need their CLI: a completed plan runs (and reports) anywhere.
+  const rows = store.state.rows
+  const launchable = new Map([...runners].filter(([id]) => rows.get(id)?.status !== 'completed'))
+  const missing = await preflightRunners(plan, launchable, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
   if (missing.length > 0) throw new PlanError(missing)
 
   const lock = await acquireRunLock(file)
