@@ -196,7 +196,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           : undefined,
         emit,
         signal: options.signal,
-        checkInvariants: options.checkInvariants,
+        // Tests turn the checks on for every run they start (vitest.config.ts sets the variable).
+        checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
         childArgs: childArgs(options, cwd)
       })
       return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}})
