@@ -86,6 +86,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
       case 'write':
         return later(async () => {
           try {
+            watch.writing()
             const result = await store.write(effect.table, {running: effect.running})
             await input.onWritten?.()
             watch.wrote()

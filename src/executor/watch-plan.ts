@@ -15,6 +15,8 @@ export interface PlanWatch {
   readonly plan: Plan
   /** Events to start with: answers already written, files soft dependencies wait on. */
   initial(state: ExecState): Input[]
+  /** A write of mdplan's is about to read the file: a save since the last one (which the poll may not have seen yet) is noted. */
+  writing(): void
   /** A write of mdplan's is on disk: the file as it is now is known. */
   wrote(): void
   /** After a write that merged a person's save: what that save changed (agents, answers). */
@@ -113,6 +115,10 @@ export function watchPlan(input: {
       return plan
     },
     initial: (state) => [...answers(state, plan), ...filesEvent(state)],
+    writing() {
+      // The write merges a save that landed since mdplan's last write; what it changed is looked at after it.
+      if (signature(file) !== seen) foreign = true
+    },
     wrote() {
       seen = signature(file)
     },
