@@ -1,5 +1,5 @@
 import {readFileSync} from 'node:fs'
-import {open, readFile, stat} from 'node:fs/promises'
+import {mkdir, open, readFile, stat} from 'node:fs/promises'
 import {dirname, relative, resolve, sep} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
@@ -62,6 +62,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
         const grown = await growExisting(out, queue, issues, issuesPath)
         if (grown !== undefined) return done(grown)
       }
+      await mkdir(dirname(out), {recursive: true})
       try {
         // `wx` refuses an existing file in the same step that creates it.
         const handle = await open(out, options.force ? 'w' : 'wx')
