@@ -34,6 +34,8 @@ export const defaultPlansPattern = 'plans/*.md'
  * repository's config. Idempotent.
  */
 export async function installMergeDriver(options: MergeDriverOptions): Promise<MergeDriverSetup> {
+  const repo = await runGit(options.root, ['rev-parse', '--git-dir'])
+  if (!repo.ok) throw new Error(`${options.root} is not in a git repository: run \`git init\` first, then \`mdplan init --git\``)
   const pattern = options.plans ?? defaultPlansPattern
   const line = `${pattern} merge=mdplan`
   const file = join(options.root, '.gitattributes')

@@ -37,7 +37,10 @@ export async function mergePlans(baseSource: string, oursSource: string, theirsS
 
   let merged = text.text
   const state = mergeStateSection(base, ours, theirs)
-  const stateText = state?.text ?? (await mergeFile(region(base, base.state?.section), region(ours, ours.state?.section), region(theirs, theirs.state?.section))).text
+  // No table on either side: the section is merged as text like the rest.
+  const plain = state ? undefined : await mergeFile(region(base, base.state?.section), region(ours, ours.state?.section), region(theirs, theirs.state?.section))
+  const stateText = state?.text ?? plain!.text
+  const textConflicts = text.conflicts + (plain?.conflicts ?? 0)
   merged = merged.split(stateToken + tokenEnd(ours, ours.state?.section)).join(stateText)
   merged = merged.split(stateToken).join(stateText)
 
@@ -51,10 +54,10 @@ export async function mergePlans(baseSource: string, oursSource: string, theirsS
   const rowConflicts = (state?.conflicts ?? []).map(({agent, reason}) => ({agent, reason}))
   return {
     text: (bom ? '\ufeff' : '') + merged,
-    textConflicts: text.conflicts,
+    textConflicts,
     rowConflicts,
     questionConflicts: questions.conflicts,
-    clean: text.conflicts === 0 && rowConflicts.length === 0 && questions.conflicts.length === 0
+    clean: textConflicts === 0 && rowConflicts.length === 0 && questions.conflicts.length === 0
   }
 }
 
