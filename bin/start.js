@@ -4,11 +4,17 @@ import {bundleFile, loadCli} from './load-cli.js'
 
 /** Run the mdplan CLI with `argv` and set the process's exit code. */
 export async function start(argv) {
-  // `mdplan … | head` closes the pipe early: that is the reader's choice, not an error.
+  // `mdplan … | head` closes the pipe early: that is the reader's choice, not an error, and
+  // never the end of a run (agents keep running, rows keep being written, the lock is released
+  // as usual): what would have gone to the closed stream is dropped.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
-      throw error
+      if (error.code !== 'EPIPE') throw error
+      stream.write = (_chunk, encoding, callback) => {
+        const done = typeof encoding === 'function' ? encoding : callback
+        if (typeof done === 'function') queueMicrotask(done)
+        return true
+      }
     })
   }
   let cli

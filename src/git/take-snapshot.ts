@@ -29,23 +29,43 @@ export async function takeSnapshot(root: string, ignore: IgnoreOptions = {}): Pr
   const head = await headSha(root)
   const dirty = new Map<string, string>()
   const toHash: string[] = []
-  for (const entry of splitNul(status.stdout)) {
-    const path = entry.slice(3)
-    if (path === '' || isIgnoredPath(path, ignore)) continue
-    const kind = await kindOf(join(root, path))
-    if (kind === 'file' && !path.includes('\n')) toHash.push(path)
-    else dirty.set(path, kind === 'file' ? await hashInNode(join(root, path)) : kind)
+  const stamps = new Map<string, string>()
+  const paths = splitNul(status.stdout).map((entry) => entry.slice(3)).filter((path) => path !== '' && !isIgnoredPath(path, ignore))
+  // In a repository with thousands of untracked files, one stat each, many at once; and a file
+  // unchanged since an earlier snapshot (same inode, size, mtime and ctime) keeps its hash.
+  for (let at = 0; at < paths.length; at += 256) {
+    const batch = paths.slice(at, at + 256)
+    const kinds = await Promise.all(batch.map((path) => kindOf(join(root, path))))
+    for (const [i, path] of batch.entries()) {
+      const kind = kinds[i]!
+      if (typeof kind !== 'string') {
+        const known = hashCache.get(join(root, path))
+        if (known && known.stamp === kind.stamp) dirty.set(path, known.hash)
+        else if (!path.includes('\n')) {
+          toHash.push(path)
+          stamps.set(path, kind.stamp)
+        } else dirty.set(path, await hashInNode(join(root, path)))
+      } else dirty.set(path, kind)
+    }
   }
-  for (const [path, hash] of await hashObjects(root, toHash)) dirty.set(path, hash)
+  for (const [path, hash] of await hashObjects(root, toHash)) {
+    dirty.set(path, hash)
+    const stamp = stamps.get(path)
+    if (stamp) hashCache.set(join(root, path), {stamp, hash})
+  }
   return {ok: true, snapshot: {root, ...(head === undefined ? {} : {head}), dirty}}
 }
 
-async function kindOf(absolute: string): Promise<string> {
+/** Hashes of files by absolute path, valid while the file's stat stamp is unchanged. */
+const hashCache = new Map<string, {stamp: string; hash: string}>()
+
+/** A fingerprint for what is not a regular file; for a file, its stat stamp. */
+async function kindOf(absolute: string): Promise<string | {stamp: string}> {
   try {
-    const stats = await lstat(absolute)
+    const stats = await lstat(absolute, {bigint: true})
     if (stats.isSymbolicLink()) return `link:${await readlink(absolute)}`
     if (stats.isDirectory()) return 'dir'
-    return 'file'
+    return {stamp: `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`}
   } catch {
     return 'deleted'
   }

@@ -4,7 +4,8 @@ import type {Agent, Plan} from '../plan/types.js'
 import {getNote} from '../plan/notes.js'
 import {gitRoot, type GitRoot} from '../git/git-root.js'
 import {notGitRepoMessage} from '../git/is-git-repo.js'
-import {ownershipMap} from '../git/ownership-map.js'
+import {ownershipMap, ownersOf} from '../git/ownership-map.js'
+import {runGit, splitNul} from '../git/run-git.js'
 import type {IgnoreOptions} from '../git/ignored-path.js'
 import {takeSnapshot, type Snapshot} from '../git/take-snapshot.js'
 import {changedSince} from '../git/changed-since.js'
@@ -56,6 +57,8 @@ export interface GitGuard {
 interface Active {
   snapshot?: Snapshot
   worktree?: {path: string; branch: string}
+  /** An earlier attempt ran (the row had a base): its work on the agent's files is this attempt's too. */
+  resumed?: boolean
 }
 
 /**
@@ -88,6 +91,19 @@ export async function createGitGuard(input: {
   const isolated = (agent: Agent): boolean => setting(agent, 'isolation') === 'worktree'
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes(setting(agent, 'commit') ?? '')
 
+  // Launches made together share one snapshot: the one under way when they ask, else a new one.
+  let pending: Promise<Awaited<ReturnType<typeof takeSnapshot>>> | undefined
+  const sharedSnapshot = (): ReturnType<typeof takeSnapshot> =>
+    (pending ??= takeSnapshot(root, ignore).finally(() => (pending = undefined)))
+  /** The agent's own files that differ from HEAD now. */
+  const dirtyOwned = async (id: string): Promise<string[]> => {
+    const declared = [...owners].filter(([, ids]) => ids.includes(id)).map(([path]) => path)
+    if (declared.length === 0) return []
+    const status = await runGit(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...declared])
+    if (!status.ok) return []
+    return splitNul(status.stdout).map((entry) => entry.slice(3)).filter((path) => path !== '' && ownersOf(path, owners).includes(id))
+  }
+
   const guard: GitGuard = {
     async start(resuming) {
       if (!plan.agents.some(isolated)) return []
@@ -115,14 +131,16 @@ export async function createGitGuard(input: {
         cwd = join(worktree.path, prefix)
         baseSha = worktree.base
       } else {
-        const snapshot = await takeSnapshot(root, ignore)
+        // The window opens at the launch, before the snapshot: agents finishing meanwhile overlap it.
+        windows.launched(agent.id)
+        const snapshot = await sharedSnapshot()
         if (snapshot.ok) {
           entry.snapshot = snapshot.snapshot
           baseSha = snapshot.snapshot.head
         } else {
           warnings.push(`git: no snapshot for ${agent.id}, its scope is not checked: ${snapshot.reason}`)
         }
-        windows.launched(agent.id)
+        entry.resumed = base !== undefined
       }
       baseSha ??= await headSha(root)
       active.set(agent.id, entry)
@@ -167,8 +185,11 @@ export async function createGitGuard(input: {
       const scope = formatScopeNote(attribution.violations)
       notes.scope = scope
       if (scope && input.strictScope && succeeded) return {notes, warnings, fail: `scope: ${scope}`}
-      if (succeeded && commits(agent) && attribution.own.length > 0) {
-        const commit = await commitAgent({root, paths: attribution.own, message: commitMessage(title, agent)})
+      // A resumed or retried attempt's snapshot already holds the earlier attempt's work: commit that too.
+      const earlier = succeeded && commits(agent) && entry.resumed ? await dirtyOwned(agent.id) : []
+      const paths = [...new Set([...attribution.own, ...earlier])]
+      if (succeeded && commits(agent) && paths.length > 0) {
+        const commit = await commitAgent({root, paths, message: commitMessage(title, agent)})
         if (!commit.ok) warnings.push(`git: could not commit the work of ${agent.id}: ${commit.reason}`)
         else if (commit.commit) notes.commit = shortSha(commit.commit)
       }

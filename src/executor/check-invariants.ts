@@ -1,0 +1,23 @@
+import type {ExecConfig} from './exec-config.js'
+import type {ExecState} from './exec-state.js'
+
+/**
+ * The executor's promises, stated once. Tests check them after every step;
+ * a violation is a bug in `step`, so it throws.
+ */
+export function checkInvariants(state: ExecState, config: ExecConfig): void {
+  const fail = (message: string): never => {
+    throw new Error(`executor invariant broken: ${message}`)
+  }
+  // At most one live attempt per agent holds by construction (a map by agent); the cap does not.
+  if (state.attempts.size > config.concurrency) fail(`${state.attempts.size} live attempts over a concurrency of ${config.concurrency}`)
+  for (const attempt of state.attempts.values()) {
+    const row = state.table.rows.get(attempt.agent)
+    if (row?.status !== 'in_progress') fail(`${attempt.agent} has a live attempt but its row says ${row?.status ?? 'nothing'}`)
+    // On disk before spawned: an attempt past `recording` was recorded by a write that finished.
+    if (attempt.phase !== 'recording' && attempt.recordedBy > state.write.doneSeq) fail(`${attempt.agent} went past recording before the write that records it was done`)
+    if (attempt.previous.status === 'completed') fail(`${attempt.agent} was relaunched although it had completed`)
+  }
+  if (state.finished && state.attempts.size > 0) fail('finished with attempts alive')
+  if (state.finished && state.write.inflight) fail('finished with a write under way')
+}

@@ -1,0 +1,44 @@
+import type {Agent} from '../plan/types.js'
+import type {TableState} from '../store/table-state.js'
+import {emptyRow} from '../store/table-state.js'
+import type {ExecState} from './exec-state.js'
+
+/** The executor's state before the first event: the table as read, a row for every agent. */
+export function createExecState(input: {
+  agents: readonly Agent[]
+  priority: ReadonlyMap<string, number>
+  table: TableState
+  rateLimitPauseMs: number
+  /** The table differs from the file already (an imported side-file): write it first. */
+  dirty?: boolean
+}): ExecState {
+  const table: TableState = {rows: new Map(input.table.rows), meta: {...input.table.meta}}
+  let added = input.dirty ?? false
+  for (const agent of input.agents) {
+    if (table.rows.has(agent.id)) continue
+    table.rows.set(agent.id, emptyRow())
+    added = true
+  }
+  return {
+    agents: input.agents,
+    byId: new Map(input.agents.map((agent) => [agent.id, agent])),
+    order: input.agents.map((agent) => agent.id),
+    priority: input.priority,
+    table,
+    attempts: new Map(),
+    write: {seq: 0, doneSeq: 0, inflight: false, dirty: added},
+    extraAttempts: new Map(),
+    noRetry: new Set(),
+    answered: new Map(),
+    filesCreated: new Set(),
+    questionsPending: new Set(),
+    discoveries: [],
+    stopping: false,
+    failFastTripped: false,
+    pausedUntil: 0,
+    pauseMs: input.rateLimitPauseMs,
+    peakConcurrency: 0,
+    finalLook: 'none',
+    finished: false
+  }
+}

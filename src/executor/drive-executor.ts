@@ -1,0 +1,206 @@
+import type {Plan} from '../plan/types.js'
+import type {Runner, RunnerOptions, RunResult} from '../runners/runner.js'
+import type {GitGuard} from '../run/git-guard.js'
+import {agentPrompt, withEnv} from '../run/agent-prompt.js'
+import type {PlanStore} from '../store/plan-store.js'
+import {upsertOpenQuestion} from '../protocol/upsert-open-question.js'
+import type {ExecConfig} from './exec-config.js'
+import type {ExecEffect, Emitted} from './exec-effect.js'
+import type {ExecEvent} from './exec-event.js'
+import type {ExecState} from './exec-state.js'
+import {checkInvariants} from './check-invariants.js'
+import {step} from './step.js'
+import {watchPlan, type PlanWatch} from './watch-plan.js'
+
+/** Everything the driver needs to perform effects: the edges of the run. */
+export interface DriverInput {
+  state: ExecState
+  config: ExecConfig
+  store: PlanStore
+  /** The plan as read (the watch keeps it current when a person edits the agents). */
+  plan: Plan
+  runnerFor: (agent: string) => Runner
+  optionsFor: (plan: Plan, agent: string) => RunnerOptions
+  git: GitGuard | undefined
+  file: string
+  cwd: string
+  timeoutMs: number | undefined
+  pollMs: number
+  /** Keep the Mermaid picture under `## DAG Visualization` current. */
+  onWritten?: () => Promise<void>
+  emit: (event: Emitted) => void
+  signal?: AbortSignal
+  /** Check the invariants after every step (tests; cheap enough to leave on). */
+  checkInvariants?: boolean
+  now?: () => number
+}
+
+/**
+ * The thin imperative shell around `step`: one queue of events, fed to
+ * `step` one at a time; each effect `step` returns is performed here and
+ * its result comes back as an event. Resolves with the final state.
+ */
+export function driveExecutor(input: DriverInput): Promise<ExecState> {
+  const {config, store, git} = input
+  const now = input.now ?? Date.now
+  let state = input.state
+  const queue: ExecEvent[] = []
+  const controllers = new Map<string, AbortController>()
+  let draining = false
+  let done!: (state: ExecState) => void
+  const finished = new Promise<ExecState>((resolve) => (done = resolve))
+  let watch: PlanWatch
+
+  // One event at a time, in order: an effect's result is queued, never handled inside another step.
+  const dispatch = (event: Input): void => {
+    queue.push({...event, now: now()} as ExecEvent)
+    if (draining) return
+    draining = true
+    try {
+      while (queue.length > 0 && !state.finished) {
+        const result = step(state, queue.shift()!, config)
+        state = result.state
+        if (input.checkInvariants) checkInvariants(state, config)
+        for (const effect of result.effects) perform(effect)
+      }
+    } finally {
+      draining = false
+    }
+  }
+
+  /** Perform async work; its result comes back as events, in order. */
+  const later = (work: () => Promise<Input | Input[]>): void => {
+    void work().then((events) => {
+      for (const event of Array.isArray(events) ? events : [events]) dispatch(event)
+    })
+  }
+
+  const perform = (effect: ExecEffect): void => {
+    switch (effect.type) {
+      case 'emit':
+        input.emit(effect.event.type === 'state-written' ? {...effect.event, file: input.file} : effect.event)
+        return
+      case 'write':
+        return later(async () => {
+          try {
+            const result = await store.write(effect.table, {running: effect.running})
+            await input.onWritten?.()
+            watch.wrote()
+            return [{type: 'write-done', seq: effect.seq, result}, ...watch.refresh(state)]
+          } catch (error) {
+            const repairable = error instanceof Error && error.name === 'DamagedTableError'
+            return [{type: 'write-failed', seq: effect.seq, error: `${input.file}: ${messageOf(error)}`, repairable}, ...watch.unwritten()]
+          }
+        })
+      case 'prepare': {
+        const agent = watch.plan.agents.find((a) => a.id === effect.agent) ?? state.byId.get(effect.agent)!
+        if (!git) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []}))
+        return later(async () => {
+          const launch = await git.beforeLaunch(agent, effect.notes)
+          return {type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...launch}
+        })
+      }
+      case 'spawn':
+        return later(async () => ({type: 'exited', agent: effect.agent, attempt: effect.attempt, result: await spawn(effect)}))
+      case 'kill':
+        controllers.get(effect.agent)?.abort()
+        return
+      case 'check': {
+        const agent = state.byId.get(effect.agent)!
+        return later(async () => {
+          const checked = await git!.afterCompletion(agent, effect.succeeded).catch((error: unknown) => ({
+            notes: {},
+            warnings: [`git: could not check the work of ${effect.agent}: ${messageOf(error)}`],
+            fail: undefined
+          }))
+          return {type: 'checked', agent: effect.agent, attempt: effect.attempt, ...checked}
+        })
+      }
+      case 'abandon': {
+        const agent = state.byId.get(effect.agent)
+        if (agent) git?.abandon(agent)
+        return
+      }
+      case 'record-question':
+        return later(async () => {
+          try {
+            // The section as the file has it now: the store hands the current plan to the editor.
+            await store.editSection('Open Questions', (section, current) =>
+              upsertOpenQuestion(section, {agent: effect.agent, ...effect.question}, current.eol, current)
+            )
+            watch.wrote()
+            return {type: 'question-written', agent: effect.agent}
+          } catch (error) {
+            return {type: 'question-written', agent: effect.agent, error: messageOf(error)}
+          }
+        })
+      case 'timer': {
+        // Referenced: a pause with nothing running must keep the process alive until it ends.
+        setTimeout(() => dispatch({type: 'tick'}), Math.max(0, effect.at - now()))
+        return
+      }
+      case 'look':
+        return later(async () => watch.look())
+      case 'finish':
+        watch.stop()
+        input.signal?.removeEventListener('abort', onAbort)
+        done(state)
+        return
+    }
+  }
+
+  const spawn = async (effect: Extract<ExecEffect, {type: 'spawn'}>): Promise<RunResult> => {
+    const plan = watch.plan
+    const agent = plan.agents.find((a) => a.id === effect.agent) ?? state.byId.get(effect.agent)!
+    const runner = input.runnerFor(effect.agent)
+    const {prompt, env} = agentPrompt(runner, {
+      plan,
+      agent,
+      retry: effect.retry ? {attempt: effect.attempt, ...effect.retry} : undefined,
+      discoveries: effect.discoveries,
+      answer: effect.answer
+        ? {question: effect.answer.question, resumeState: effect.answer.resumeState, answer: effect.answer.answer ?? '', options: effect.answer.options}
+        : undefined,
+      resuming: effect.resumeSession !== undefined,
+      resumeInterrupted: effect.resumeKind === 'orphan' && effect.resumeSession !== undefined
+    })
+    const controller = new AbortController()
+    controllers.set(effect.agent, controller)
+    try {
+      return await runner.run({
+        agent,
+        prompt,
+        cwd: effect.cwd,
+        planFile: input.file,
+        attempt: effect.attempt,
+        logFile: config.logFile(effect.agent, effect.attempt),
+        options: withEnv(input.optionsFor(plan, agent.id), env),
+        signal: controller.signal,
+        timeoutMs: input.timeoutMs,
+        resume: effect.resumeSession ? {sessionId: effect.resumeSession} : undefined,
+        agentId: effect.agentId,
+        onAgentId: (agentId) => dispatch({type: 'agent-id', agent: effect.agent, attempt: effect.attempt, agentId})
+      })
+    } catch (error) {
+      return {ok: false, finalText: '', reason: `runner ${runner.name} failed: ${messageOf(error)}`}
+    } finally {
+      controllers.delete(effect.agent)
+    }
+  }
+
+  const onAbort = (): void => dispatch({type: 'abort'})
+  watch = watchPlan({store, file: input.file, cwd: input.cwd, plan: input.plan, pollMs: input.pollMs, dispatch, state: () => state})
+  if (input.signal?.aborted) queue.push({type: 'abort', now: now()})
+  input.signal?.addEventListener('abort', onAbort, {once: true})
+  for (const event of watch.initial(state)) queue.push({...event, now: now()} as ExecEvent)
+  dispatch({type: 'start'})
+  return finished
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+/** An event before the driver stamps its time. */
+export type Input = DistributiveOmit<ExecEvent, 'now'>
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,40 @@
+import type {Agent} from '../plan/types.js'
+import type {OpenQuestion} from '../protocol/read-answers.js'
+import type {RunResult} from '../runners/runner.js'
+import type {NotePatch} from '../run/git-guard.js'
+import type {WriteResult} from '../store/plan-store.js'
+
+/**
+ * Everything that happens to a run. The driver turns each finished piece of
+ * I/O into one of these and feeds them to `step` one at a time. Every event
+ * carries the clock (`now`, ms), so `step` never reads one.
+ */
+export type ExecEvent = {now: number} & (
+  | {type: 'start'}
+  | {type: 'write-done'; seq: number; result: WriteResult}
+  /** `repairable`: the table no longer parses (a person's edit); the run waits a while for the repair. */
+  | {type: 'write-failed'; seq: number; error: string; repairable: boolean}
+  /** The git base, snapshot or worktree of an attempt is ready (or could not be made: `error`). */
+  | {type: 'prepared'; agent: string; attempt: number; cwd: string; notes: NotePatch; warnings: string[]; error?: string}
+  | {type: 'agent-id'; agent: string; attempt: number; agentId: string}
+  | {type: 'exited'; agent: string; attempt: number; result: RunResult}
+  /** The scope check, commit or merge after an attempt finished. */
+  | {type: 'checked'; agent: string; attempt: number; notes: NotePatch; warnings: string[]; fail?: string}
+  | {type: 'question-written'; agent: string; error?: string}
+  /** The file changed under mdplan (a person's save): merge it with a write. */
+  | {type: 'file-changed'}
+  /** The agents' definitions were edited during the run (new agents, prompts, dependencies). */
+  | {type: 'plan-changed'; agents: readonly Agent[]; priority: ReadonlyMap<string, number>}
+  /** Answers found under `## Open Questions`. */
+  | {type: 'answers'; answered: ReadonlyMap<string, OpenQuestion>}
+  /** Agents whose `creates` files exist (soft dependencies). */
+  | {type: 'files'; created: ReadonlySet<string>}
+  /** A timer: a rate-limit pause may be over. */
+  | {type: 'tick'}
+  /** Ctrl-C, SIGTERM, or the caller's signal. */
+  | {type: 'abort'}
+  /** Something to tell the person that changes nothing (a plan edit described). */
+  | {type: 'warning'; message: string}
+  /** The last look at the file before finishing is done. */
+  | {type: 'looked'}
+)

@@ -1,0 +1,94 @@
+import type {Agent} from '../plan/types.js'
+import type {RowState, TableState} from '../store/table-state.js'
+import type {OpenQuestion} from '../protocol/read-answers.js'
+import type {RunResult} from '../runners/runner.js'
+
+/**
+ * Where an attempt is. It holds its agent's slot from the moment the
+ * scheduler picks it until it is settled, through every write, git check,
+ * commit and merge:
+ *
+ *   recording ─write done─▶ preparing ─git ready─▶ running ─exit─▶ checking ─git done─▶ (settled)
+ *
+ * - recording: the row says `in_progress`; the write that puts it on disk is under way.
+ * - preparing: on disk; the git base, snapshot or worktree is being made.
+ * - running: the agent's process lives.
+ * - checking: the process ended; its scope is checked, its work committed or merged.
+ */
+export type Phase = 'recording' | 'preparing' | 'running' | 'checking'
+
+export type ResumeKind = 'fresh' | 'retry' | 'answer' | 'orphan'
+
+export interface Attempt {
+  agent: string
+  /** 1-based attempt number. */
+  attempt: number
+  phase: Phase
+  /** When the scheduler picked it (ms). */
+  startedAt: number
+  /** The sequence number of the write that records the launch. */
+  recordedBy: number
+  /** The Agent ID: drawn up front, resumed, or reported by the CLI. */
+  sessionId?: string
+  /** The session resumed, if any. */
+  resumeSession?: string
+  resumeKind: ResumeKind
+  /** The row before the launch: a launch that never reaches the disk is taken back. */
+  previous: RowState
+  /** The answered question this attempt resumes with. */
+  answer?: OpenQuestion
+  /** The process result, while its git check runs. */
+  result?: RunResult
+  /** A kill was asked for (Ctrl-C, SIGTERM). */
+  killed: boolean
+}
+
+export interface WriteState {
+  /** The sequence number of the last write issued. */
+  seq: number
+  /** The sequence number of the last write that reached the disk. */
+  doneSeq: number
+  inflight: boolean
+  /** The table changed since the last write was issued. */
+  dirty: boolean
+  /** Why the last write failed; launching waits until a write succeeds again. */
+  failed?: string
+  /** When writes began to fail (ms): with nothing running, the run waits this long for a repair. */
+  failedSince?: number
+}
+
+/** What the executor knows. `step` owns it: no other code changes it. */
+export interface ExecState {
+  agents: readonly Agent[]
+  byId: ReadonlyMap<string, Agent>
+  /** Agent IDs in plan order. */
+  order: readonly string[]
+  /** Longest remaining path from each agent: launched first. */
+  priority: ReadonlyMap<string, number>
+  /** The table as it should be on disk. */
+  table: TableState
+  /** Live attempts, one per agent at most. */
+  attempts: Map<string, Attempt>
+  write: WriteState
+  /** Attempts a person granted by setting a row back to `pending`. */
+  extraAttempts: Map<string, number>
+  /** Agents whose failure was a configuration error: not retried in this run. */
+  noRetry: Set<string>
+  /** needs_input agents whose question has an answer, as read from the file. */
+  answered: Map<string, OpenQuestion>
+  /** Agents whose `creates` files all exist (their soft dependants may start). */
+  filesCreated: ReadonlySet<string>
+  /** Questions whose `## Open Questions` entry is being written. */
+  questionsPending: Set<string>
+  discoveries: Array<{agent: string; text: string}>
+  stopping: boolean
+  failFastTripped: boolean
+  pausedUntil: number
+  pauseMs: number
+  peakConcurrency: number
+  /** The last look at the file before finishing: none yet, under way, or done with nothing new. */
+  finalLook: 'none' | 'requested' | 'done'
+  finished: boolean
+  /** The first launch (ms), for the scorecard. */
+  firstLaunchAt?: number
+}

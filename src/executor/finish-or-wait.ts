@@ -1,0 +1,31 @@
+import type {Assessment} from '../schedule/assess-agents.js'
+import type {StepContext} from './step-context.js'
+
+/** How long a run with agents ready but a plan it cannot write waits for a repair before it ends. */
+export const repairWindowMs = 60_000
+
+/**
+ * After every event: is the run over? It is when nothing lives (no attempt,
+ * no write, no question being written), nothing can launch, and one last
+ * look at the file found no re-queue, answer or new agent. A rate-limit
+ * pause with agents ready waits for its timer instead.
+ */
+export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, Assessment> | undefined): void {
+  const {state} = ctx
+  if (state.attempts.size > 0 || state.write.inflight || state.questionsPending.size > 0) return
+  const ready = assessments !== undefined && [...assessments.values()].some((a) => a.kind === 'ready')
+  if (ready && !state.stopping && !state.failFastTripped) {
+    if (state.write.failed === undefined) return
+    // The plan cannot be written (a damaged table, a full disk): give a person time to repair it.
+    if (state.write.failedSince !== undefined && ctx.now - state.write.failedSince < repairWindowMs) return
+  }
+  if (!state.stopping && state.finalLook !== 'done') {
+    if (state.finalLook === 'none') {
+      state.finalLook = 'requested'
+      ctx.effects.push({type: 'look'})
+    }
+    return
+  }
+  state.finished = true
+  ctx.effects.push({type: 'finish'})
+}

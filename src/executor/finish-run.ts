@@ -1,0 +1,89 @@
+import type {Scorecard} from '../events.js'
+import type {Plan} from '../plan/types.js'
+import type {GitGuard} from '../run/git-guard.js'
+import type {PlanStore} from '../store/plan-store.js'
+import {computeScorecard} from '../report/compute-scorecard.js'
+import {exitCodes} from '../cli/exit-codes.js'
+import type {Emitted} from './exec-effect.js'
+import type {ExecState} from './exec-state.js'
+import {verify} from './verify.js'
+
+const zeroSpan = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
+
+/**
+ * The end of a run, once the executor is done: git's report, the build and
+ * integration tests when every agent completed, the last write, the exit
+ * code (0 only when every agent in the file completed and verification
+ * passed) and the scorecard.
+ */
+export async function finishRun(input: {
+  plan: Plan
+  state: ExecState
+  runStart: number
+  emit: (event: Emitted) => void
+  /** Set when the run ends before the executor ran (pre-verification failed). */
+  exitCode?: number
+  store?: PlanStore
+  git?: GitGuard
+  verifyAfter?: {cwd: string; file: string; signal?: AbortSignal}
+}): Promise<{exitCode: number; scorecard: Scorecard}> {
+  const {plan, state, emit, store} = input
+  let exitCode = input.exitCode
+  if (exitCode === undefined) {
+    if (state.stopping) exitCode = exitCodes.interrupted
+    else {
+      for (const message of input.git?.report() ?? []) emit({type: 'warning', message})
+      const allCompleted = state.order.every((id) => state.table.rows.get(id)?.status === 'completed')
+      let verified = true
+      if (allCompleted && state.write.failed === undefined && input.verifyAfter) {
+        const before = JSON.stringify(state.table.meta)
+        verified = await verifyAfter(plan, state, input.verifyAfter, emit)
+        if (store && JSON.stringify(state.table.meta) !== before) await writeLast(store, state, emit)
+      }
+      if (state.write.failed !== undefined && store) await writeLast(store, state, emit)
+      exitCode = allCompleted && verified && state.write.failed === undefined ? exitCodes.ok : exitCodes.failed
+      const unfinished = state.order.filter((id) => state.table.rows.get(id)?.status !== 'completed')
+      if (!allCompleted && !state.failFastTripped && unfinished.length > 0 && exitCode !== exitCodes.ok) {
+        emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${state.table.rows.get(id)?.status ?? 'pending'})`).join(', ')}`})
+      }
+    }
+  }
+  const scorecard: Scorecard = {
+    ...computeScorecard(plan, state.table),
+    peakConcurrency: state.peakConcurrency,
+    discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
+  }
+  if (scorecard.wallClockMs === undefined) scorecard.wallClockMs = Date.now() - input.runStart
+  emit({type: 'run-finished', exitCode, scorecard})
+  return {exitCode, scorecard}
+}
+
+async function verifyAfter(plan: Plan, state: ExecState, where: {cwd: string; file: string; signal?: AbortSignal}, emit: (event: Emitted) => void): Promise<boolean> {
+  const phases: Array<['build' | 'integration', Plan['integrationTests']]> = []
+  if (plan.settings.build) phases.push(['build', [{lang: 'sh', script: plan.settings.build, position: plan.settings.position ?? zeroSpan}]])
+  if (plan.integrationTests.length > 0) phases.push(['integration', plan.integrationTests])
+  for (const [phase, commands] of phases) {
+    // Nothing ran in this run and this phase passed before: the file stays as it is.
+    if (state.firstLaunchAt === undefined && state.table.meta[phase] === 'pass') continue
+    const previous = /fail \((\d+) attempts?\)/.exec(state.table.meta[phase] ?? '')
+    const attempt = (previous ? Number(previous[1]) : 0) + 1
+    const ok = await verify({phase, commands, attempt, emit, ...where})
+    state.table.meta[phase] = ok ? 'pass' : `fail (${attempt} ${attempt === 1 ? 'attempt' : 'attempts'})`
+    if (!ok) return false
+  }
+  return true
+}
+
+/** One more write after the executor finished (verification results, or what a failing store could not record). */
+async function writeLast(store: PlanStore, state: ExecState, emit: (event: Emitted) => void): Promise<void> {
+  try {
+    const result = await store.write(state.table, {running: new Set()})
+    state.write.failed = undefined
+    emit({type: 'state-written', file: store.file, bytes: result.bytes, ms: result.ms})
+  } catch (error) {
+    const onDisk = store.state
+    const lost = state.order.filter((id) => onDisk.rows.get(id)?.status !== state.table.rows.get(id)?.status)
+    const what = lost.length === 0 ? 'no status change' : lost.map((id) => `${id} ${state.table.rows.get(id)?.status}`).join(', ')
+    emit({type: 'warning', message: `the plan could not be written (${error instanceof Error ? error.message : String(error)}): not recorded: ${what}`})
+  }
+}

@@ -1,0 +1,120 @@
+import {attemptsInNotes, getNote, setNote} from '../plan/notes.js'
+import {assessAgents, type Assessment} from '../schedule/assess-agents.js'
+import {nextLaunches} from '../schedule/next-launches.js'
+import type {Attempt, ResumeKind} from './exec-state.js'
+import {emit, isoSeconds, row, setRow, type StepContext} from './step-context.js'
+
+/** Failed attempts recorded in a row's Notes (the highest `attempt N:`). */
+export function failuresOf(notes: string): number {
+  const attempts = attemptsInNotes(notes)
+  return attempts.length === 0 ? 0 : Math.max(...attempts.map((a) => a.attempt))
+}
+
+export function attemptLimit(ctx: StepContext, id: string): number {
+  if (ctx.state.noRetry.has(id)) return 0
+  return ctx.config.maxAttempts + (ctx.state.extraAttempts.get(id) ?? 0)
+}
+
+/** Every agent classified from the table and the live attempts alone. */
+export function assess(ctx: StepContext): Map<string, Assessment> {
+  const {state} = ctx
+  const status = new Map(state.order.map((id) => [id, row(ctx, id).status]))
+  // Only a failed row's attempts decide anything (retry or give up): read no other row's notes.
+  const attemptsUsed = new Map(state.order.filter((id) => status.get(id) === 'failed').map((id) => [id, failuresOf(row(ctx, id).notes)]))
+  return assessAgents({
+    agents: state.agents,
+    status,
+    running: new Set(state.attempts.keys()),
+    attemptsUsed,
+    attemptLimit: (id) => attemptLimit(ctx, id),
+    answered: new Set(state.answered.keys()),
+    filesCreated: state.filesCreated
+  })
+}
+
+export function canLaunch(ctx: StepContext): boolean {
+  const {state} = ctx
+  return !state.stopping && state.write.failed === undefined && !state.failFastTripped && ctx.now >= state.pausedUntil
+}
+
+/**
+ * The scheduling pass: note what blocks each pending agent, then mark as many
+ * ready agents launched as there are free slots (longest remaining path
+ * first). A marked attempt is `recording`: it spawns once the write that
+ * records it is done. Returns the assessments it decided on.
+ */
+export function schedulePass(ctx: StepContext): Map<string, Assessment> {
+  const assessments = assess(ctx)
+  noteBlocked(ctx, assessments)
+  if (!canLaunch(ctx)) return assessments
+  const {state, config} = ctx
+  const launches = nextLaunches({
+    order: state.order,
+    assessments,
+    runningCount: state.attempts.size,
+    concurrency: config.concurrency,
+    priority: state.priority
+  })
+  for (const id of launches) {
+    const assessment = assessments.get(id)!
+    startAttempt(ctx, id, assessment.kind === 'ready' ? assessment.resume : 'fresh')
+    assessments.set(id, {kind: 'running'})
+  }
+  return assessments
+}
+
+function noteBlocked(ctx: StepContext, assessments: ReadonlyMap<string, Assessment>): void {
+  for (const id of ctx.state.order) {
+    const current = row(ctx, id)
+    if (current.status !== 'pending') continue
+    const assessment = assessments.get(id)
+    const value =
+      assessment?.kind === 'blocked'
+        ? assessment.by.map((b) => (b.why === 'blocked' ? b.id : `${b.id} (${b.why})`)).join(', ')
+        : undefined
+    if (getNote(current.notes, 'blocked by') === value) continue
+    setRow(ctx, id, {notes: setNote(current.notes, 'blocked by', value)})
+    if (value && assessment?.kind === 'blocked') emit(ctx, {type: 'blocked', agent: id, by: assessment.by.map((b) => b.id)})
+  }
+}
+
+function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' | 'fresh'): void {
+  const {state, config} = ctx
+  const previous = row(ctx, id)
+  const answer = resume === 'answer' ? state.answered.get(id) : undefined
+  // A row left in_progress by a run that died is resumed through the runner when it can.
+  const orphaned = previous.status === 'in_progress' && previous.agentId !== ''
+  const resumeSession =
+    config.canResume(id) && previous.agentId !== '' && (orphaned || answer !== undefined) ? previous.agentId : undefined
+  const resumeKind: ResumeKind = orphaned ? 'orphan' : resume
+  let notes = previous.notes
+  for (const key of ['blocked by', 'soft-blocked by', 'paused']) notes = setNote(notes, key, undefined)
+  if (orphaned && !resumeSession) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId} ran`)
+  if (answer) {
+    notes = setNote(notes, 'question', undefined)
+    // Used once: a second question from the same agent waits for a new answer.
+    state.answered.delete(id)
+  }
+  const sessionId = resumeSession ?? config.newAgentId(id)
+  const attempt: Attempt = {
+    agent: id,
+    attempt: failuresOf(previous.notes) + 1,
+    phase: 'recording',
+    startedAt: ctx.now,
+    recordedBy: state.write.seq + 1,
+    sessionId,
+    resumeSession,
+    resumeKind,
+    previous,
+    answer,
+    killed: false
+  }
+  state.attempts.set(id, attempt)
+  state.peakConcurrency = Math.max(state.peakConcurrency, state.attempts.size)
+  state.firstLaunchAt ??= ctx.now
+  state.finalLook = 'none'
+  if (!state.table.meta.started) state.table.meta.started = isoSeconds(ctx.now)
+  setRow(ctx, id, {status: 'in_progress', agentId: sessionId ?? '', duration: '', notes})
+  // The write is the gate to the spawn, even when the row reads the same (a resumed orphan).
+  state.write.dirty = true
+}

@@ -1,0 +1,85 @@
+import {getNote, setNote} from '../plan/notes.js'
+import type {Outcome} from '../protocol/interpret-result.js'
+import type {RunResult} from '../runners/runner.js'
+import type {NotePatch} from '../run/git-guard.js'
+import {formatDuration} from '../util/format-duration.js'
+import type {Attempt} from './exec-state.js'
+import {attemptLimit} from './schedule-pass.js'
+import {emit, row, setRow, type StepContext} from './step-context.js'
+
+/** Notes items that only mean something until the agent completes. */
+const clearedOnCompletion = ['blocked by', 'soft-blocked by', 'question', 'relaunched', 'paused']
+
+/**
+ * An attempt is over (its process ended and its git check, commit or merge
+ * is done): turn its outcome into the row's new state and free its slot.
+ */
+export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunResult, outcome: Outcome, gitNotes: NotePatch): void {
+  const {state, config, now} = ctx
+  const id = attempt.agent
+  state.attempts.delete(id)
+  const durationMs = now - attempt.startedAt
+  const agentId = result.agentId ?? attempt.sessionId
+  const current = row(ctx, id)
+  let notes = Object.entries(gitNotes).reduce((cell, [key, value]) => setNote(cell, key, value), current.notes)
+  if (result.costUsd !== undefined) {
+    // Notes keep the agent's total; a resumed claude session reports its own running total.
+    const before = Number(getNote(notes, 'cost')?.replace(/^\$/, '') ?? 0) || 0
+    const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
+    notes = setNote(notes, 'cost', `$${(before + spent).toFixed(4)}`)
+  }
+  if (outcome.checkpoint) notes = setNote(notes, 'checkpoint', outcome.checkpoint)
+  for (const text of outcome.discoveries) state.discoveries.push({agent: id, text})
+  const keepId = agentId ?? current.agentId
+
+  if (outcome.rateLimited || flag(outcome, 'transient')) {
+    // Not the agent's fault: wait, then try again without using an attempt.
+    state.pausedUntil = now + state.pauseMs
+    const what = outcome.rateLimited ? 'rate or usage limit' : 'transient error'
+    const reason = `${what} (${outcome.reason ?? 'limit reached'}); retrying at ${new Date(state.pausedUntil).toISOString().slice(11, 19)}Z`
+    emit(ctx, {type: 'paused', reason, untilMs: state.pausedUntil})
+    ctx.effects.push({type: 'timer', at: state.pausedUntil})
+    state.pauseMs = Math.min(state.pauseMs * 2, 15 * 60_000)
+    setRow(ctx, id, {status: 'pending', agentId: keepId, notes: setNote(notes, 'paused', reason)})
+    return
+  }
+  if (outcome.unknownSession) {
+    setRow(ctx, id, {status: 'pending', agentId: '', notes: setNote(notes, 'relaunched', `session ${agentId ?? ''} could not be resumed`)})
+    return
+  }
+  const duration = formatDuration(durationMs)
+  if (outcome.kind === 'completed') {
+    for (const key of clearedOnCompletion) notes = setNote(notes, key, undefined)
+    if (outcome.note) notes = setNote(notes, 'result', outcome.note)
+    setRow(ctx, id, {status: 'completed', agentId: keepId, duration, notes})
+    emit(ctx, {type: 'completed', agent: id, agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: result.costUsd})
+    return
+  }
+  if (outcome.kind === 'question' && outcome.question) {
+    const question = outcome.question
+    setRow(ctx, id, {status: 'needs_input', agentId: keepId, duration, notes: setNote(notes, 'question', oneLine(question.question))})
+    emit(ctx, {type: 'question', agent: id, agentId, question: question.question})
+    // An answer read before this question is written belongs to an older question.
+    state.answered.delete(id)
+    state.questionsPending.add(id)
+    ctx.effects.push({type: 'record-question', agent: id, question})
+    return
+  }
+  const reason = outcome.reason ?? result.reason ?? 'failed'
+  notes = setNote(notes, `attempt ${attempt.attempt}`, oneLine(reason))
+  // A configuration error (not logged in, a refused option) fails the same way every time: try once.
+  if (flag(outcome, 'permanent')) state.noRetry.add(id)
+  setRow(ctx, id, {status: 'failed', agentId: keepId, duration, notes})
+  const willRetry = attempt.attempt < attemptLimit(ctx, id) && !config.failFast
+  emit(ctx, {type: 'failed', agent: id, agentId, attempt: attempt.attempt, durationMs, reason: oneLine(reason), willRetry})
+  if (config.failFast) state.failFastTripped = true
+}
+
+function flag(outcome: Outcome, key: 'permanent' | 'transient'): boolean {
+  return (outcome as unknown as Record<string, unknown>)[key] === true
+}
+
+export function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  return line.length > 160 ? `${line.slice(0, 157)}…` : line
+}

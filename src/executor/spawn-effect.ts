@@ -1,0 +1,50 @@
+import {attemptsInNotes, getNote} from '../plan/notes.js'
+import type {Agent} from '../plan/types.js'
+import type {ExecEffect} from './exec-effect.js'
+import type {Attempt} from './exec-state.js'
+import {emit, type StepContext} from './step-context.js'
+
+/** The `spawn` effect of an attempt whose launch is on disk and whose git setup is ready; emits `launched`. */
+export function spawnEffect(ctx: StepContext, attempt: Attempt, cwd: string): ExecEffect {
+  const {state, config} = ctx
+  const id = attempt.agent
+  const lastFailure = attemptsInNotes(attempt.previous.notes).at(-1)
+  const retry =
+    attempt.resumeKind === 'retry' && lastFailure
+      ? {previousFailure: lastFailure.reason, checkpoint: getNote(attempt.previous.notes, 'checkpoint')}
+      : undefined
+  emit(ctx, {
+    type: 'launched',
+    agent: id,
+    agentId: attempt.sessionId,
+    attempt: attempt.attempt,
+    resumed: attempt.resumeSession !== undefined,
+    log: config.logFile(id, attempt.attempt)
+  })
+  return {
+    type: 'spawn',
+    agent: id,
+    attempt: attempt.attempt,
+    cwd,
+    resumeKind: attempt.resumeKind,
+    resumeSession: attempt.resumeSession,
+    agentId: attempt.resumeSession === undefined ? attempt.sessionId : undefined,
+    retry,
+    answer: attempt.answer,
+    discoveries: state.discoveries.filter((d) => dependsOnTransitively(state.byId, id, d.agent))
+  }
+}
+
+function dependsOnTransitively(agents: ReadonlyMap<string, Agent>, id: string, ancestor: string): boolean {
+  const seen = new Set<string>()
+  const next = (agent: Agent | undefined): string[] => [...(agent?.dependsOn ?? []), ...(agent?.softDependsOn ?? [])].map((d) => d.id)
+  const stack = next(agents.get(id))
+  while (stack.length > 0) {
+    const dep = stack.pop()!
+    if (dep === ancestor) return true
+    if (seen.has(dep)) continue
+    seen.add(dep)
+    stack.push(...next(agents.get(dep)))
+  }
+  return false
+}

@@ -1,0 +1,54 @@
+import type {RowState} from '../store/table-state.js'
+import {emptyRow} from '../store/table-state.js'
+import type {ExecConfig} from './exec-config.js'
+import type {ExecEffect, Emitted} from './exec-effect.js'
+import type {Attempt, ExecState} from './exec-state.js'
+
+/** One step's working set: the state it owns, the clock of its event, and the effects it asks for. */
+export interface StepContext {
+  state: ExecState
+  config: ExecConfig
+  now: number
+  effects: ExecEffect[]
+  /** A write failed and this event may try again (a timer, a person's save). */
+  retryWrite: boolean
+}
+
+export function row(ctx: StepContext, id: string): RowState {
+  return ctx.state.table.rows.get(id) ?? emptyRow()
+}
+
+export function setRow(ctx: StepContext, id: string, patch: Partial<RowState>): void {
+  const before = row(ctx, id)
+  const next = {...before, ...patch}
+  if (next.status === before.status && next.agentId === before.agentId && next.duration === before.duration && next.notes === before.notes && next.extra === before.extra) {
+    return
+  }
+  ctx.state.table.rows.set(id, next)
+  ctx.state.write.dirty = true
+}
+
+export function emit(ctx: StepContext, event: Emitted): void {
+  ctx.effects.push({type: 'emit', event})
+}
+
+export function warn(ctx: StepContext, message: string): void {
+  emit(ctx, {type: 'warning', message})
+}
+
+/** The live attempt an answer event is about; stale answers (an older attempt) find none. */
+export function attemptOf(ctx: StepContext, agent: string, attempt: number): Attempt | undefined {
+  const live = ctx.state.attempts.get(agent)
+  return live && live.attempt === attempt ? live : undefined
+}
+
+/** Take back a launch that never started: its row goes back to what it was. */
+export function undoLaunch(ctx: StepContext, attempt: Attempt): void {
+  ctx.state.attempts.delete(attempt.agent)
+  ctx.state.table.rows.set(attempt.agent, attempt.previous)
+  ctx.state.write.dirty = true
+}
+
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}

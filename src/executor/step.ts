@@ -1,0 +1,228 @@
+import {setNote} from '../plan/notes.js'
+import {interpretResult} from '../protocol/interpret-result.js'
+import {emptyRow} from '../store/table-state.js'
+import type {WriteResult} from '../store/plan-store.js'
+import {adoptWrite} from './adopt-write.js'
+import type {ExecConfig} from './exec-config.js'
+import type {ExecEffect} from './exec-effect.js'
+import type {ExecEvent} from './exec-event.js'
+import type {ExecState} from './exec-state.js'
+import {finishOrWait} from './finish-or-wait.js'
+import {failuresOf, schedulePass} from './schedule-pass.js'
+import {settleAttempt} from './settle-attempt.js'
+import {attemptOf, emit, row, setRow, undoLaunch, warn, type StepContext} from './step-context.js'
+import {spawnEffect} from './spawn-effect.js'
+
+/** How soon a failed write is tried again. */
+export const writeRetryMs = 2_000
+
+export interface StepResult {
+  state: ExecState
+  effects: ExecEffect[]
+}
+
+/**
+ * The executor's core: one event in, the new state and the effects to
+ * perform out. No I/O, no clock (the event carries it), no randomness
+ * (the config draws Agent IDs): the same events give the same effects.
+ * `step` owns `state` and changes it in place, as a reducer over a draft
+ * does; the driver feeds it one event at a time, so no decision ever reads
+ * state that another task is halfway through changing.
+ */
+export function step(state: ExecState, event: ExecEvent, config: ExecConfig): StepResult {
+  const ctx: StepContext = {state, config, now: event.now, effects: [], retryWrite: false}
+  handle(ctx, event)
+  if (!state.finished) {
+    const assessments = state.stopping ? undefined : schedulePass(ctx)
+    flushWrite(ctx)
+    finishOrWait(ctx, assessments)
+  }
+  return {state, effects: ctx.effects}
+}
+
+function handle(ctx: StepContext, event: ExecEvent): void {
+  const {state} = ctx
+  switch (event.type) {
+    case 'start':
+    case 'files':
+    case 'tick':
+      if (event.type === 'files') state.filesCreated = event.created
+      // A timer or a poll may retry a write that failed (a repaired table, freed disk space).
+      ctx.retryWrite = true
+      return
+    case 'file-changed':
+      state.write.dirty = true
+      ctx.retryWrite = true
+      return
+    case 'write-done':
+      return writeDone(ctx, event.seq, event.result)
+    case 'write-failed':
+      return writeFailed(ctx, event.seq, event.error, event.repairable)
+    case 'prepared': {
+      const attempt = attemptOf(ctx, event.agent, event.attempt)
+      if (!attempt || attempt.phase !== 'preparing') return
+      for (const message of event.warnings) warn(ctx, message)
+      if (state.stopping) {
+        ctx.effects.push({type: 'abandon', agent: attempt.agent})
+        return undoLaunch(ctx, attempt)
+      }
+      const notes = Object.entries(event.notes).reduce((cell, [key, value]) => setNote(cell, key, value), row(ctx, attempt.agent).notes)
+      setRow(ctx, attempt.agent, {notes})
+      if (event.error) {
+        const result = {ok: false, finalText: '', reason: event.error}
+        return settleAttempt(ctx, attempt, result, interpretResult(result), {})
+      }
+      attempt.phase = 'running'
+      ctx.effects.push(spawnEffect(ctx, attempt, event.cwd))
+      return
+    }
+    case 'agent-id': {
+      const attempt = attemptOf(ctx, event.agent, event.attempt)
+      if (!attempt) return
+      attempt.sessionId = event.agentId
+      if (row(ctx, event.agent).agentId === event.agentId) return
+      setRow(ctx, event.agent, {agentId: event.agentId})
+      emit(ctx, {type: 'agent-id', agent: event.agent, agentId: event.agentId})
+      return
+    }
+    case 'exited': {
+      const attempt = attemptOf(ctx, event.agent, event.attempt)
+      if (!attempt || attempt.phase !== 'running') return
+      const result = event.result
+      if (result.interrupted && (state.stopping || attempt.killed)) {
+        // Ended on purpose: the row stays in_progress with its ID, so the next run resumes it.
+        ctx.effects.push({type: 'abandon', agent: attempt.agent})
+        state.attempts.delete(attempt.agent)
+        if (result.agentId && row(ctx, attempt.agent).agentId === '') setRow(ctx, attempt.agent, {agentId: result.agentId})
+        return
+      }
+      const outcome = interpretResult(result)
+      attempt.result = result
+      if (ctx.config.git && !outcome.rateLimited && !outcome.unknownSession) {
+        attempt.phase = 'checking'
+        ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed'})
+        return
+      }
+      if (ctx.config.git) ctx.effects.push({type: 'abandon', agent: attempt.agent})
+      return settleAttempt(ctx, attempt, result, outcome, {})
+    }
+    case 'checked': {
+      const attempt = attemptOf(ctx, event.agent, event.attempt)
+      if (!attempt || attempt.phase !== 'checking' || !attempt.result) return
+      for (const message of event.warnings) warn(ctx, message)
+      const outcome = interpretResult(attempt.result)
+      if (event.fail && outcome.kind === 'completed') {
+        outcome.kind = 'failed'
+        outcome.reason = event.fail
+      }
+      return settleAttempt(ctx, attempt, attempt.result, outcome, event.notes)
+    }
+    case 'question-written':
+      state.questionsPending.delete(event.agent)
+      if (event.error) warn(ctx, `could not write the question of ${event.agent}: ${event.error}`)
+      return
+    case 'plan-changed':
+      return planChanged(ctx, event.agents, event.priority)
+    case 'answers':
+      for (const [agent, answer] of event.answered) {
+        // An answer read before the agent's newest question was written belongs to an older one.
+        if (state.questionsPending.has(agent) || row(ctx, agent).status !== 'needs_input') continue
+        state.answered.set(agent, answer)
+      }
+      return
+    case 'abort':
+      if (state.stopping) return
+      state.stopping = true
+      for (const attempt of state.attempts.values()) {
+        if (attempt.phase !== 'running') continue
+        attempt.killed = true
+        ctx.effects.push({type: 'kill', agent: attempt.agent})
+      }
+      return
+    case 'warning':
+      return warn(ctx, event.message)
+    case 'looked':
+      if (state.finalLook === 'requested') state.finalLook = 'done'
+      return
+  }
+}
+
+function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
+  const {state} = ctx
+  state.write.inflight = false
+  state.write.doneSeq = seq
+  if (state.write.failed !== undefined) {
+    state.write.failed = undefined
+    state.write.failedSince = undefined
+    warn(ctx, 'the plan can be written again: launching resumes')
+  }
+  adoptWrite(state.table, result)
+  // The store stamps `Last updated:`; the table keeps what it wrote, so the next write stamps again.
+  state.table.meta.lastUpdated = result.state.meta.lastUpdated
+  for (const edit of result.humanEdits) {
+    emit(ctx, {type: 'human-edit', agent: edit.agent, column: edit.column, value: edit.to})
+    // A person setting a row back to pending asks for one more try, whatever the history says.
+    if (edit.column.toLowerCase() === 'status' && edit.to.toLowerCase() === 'pending' && edit.agent !== '') {
+      const used = failuresOf(row(ctx, edit.agent).notes)
+      state.extraAttempts.set(edit.agent, Math.max(0, used + 1 - ctx.config.maxAttempts))
+      state.noRetry.delete(edit.agent)
+      state.finalLook = 'none'
+    }
+  }
+  for (const conflict of result.conflicts) {
+    warn(ctx, `${conflict.agent}: ${conflict.column} was edited by hand while mdplan changed it; kept ${conflict.winner === 'person' ? 'the edit' : "mdplan's value"}`)
+  }
+  emit(ctx, {type: 'state-written', file: '', bytes: result.bytes, ms: result.ms})
+  for (const attempt of [...state.attempts.values()]) {
+    if (attempt.phase !== 'recording' || attempt.recordedBy > seq) continue
+    if (state.stopping) {
+      undoLaunch(ctx, attempt)
+      continue
+    }
+    attempt.phase = 'preparing'
+    ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: row(ctx, attempt.agent).notes})
+  }
+}
+
+function writeFailed(ctx: StepContext, seq: number, error: string, repairable: boolean): void {
+  const {state} = ctx
+  state.write.inflight = false
+  if (state.write.failed === undefined) {
+    warn(ctx, `cannot write ${error}; no new agents will launch${repairable ? ' until it is repaired' : ''}`)
+    if (repairable) state.write.failedSince = ctx.now
+  }
+  state.write.failed = error
+  // Try again soon: a person repairing the table, or a disk with room again, lets the run go on.
+  ctx.effects.push({type: 'timer', at: ctx.now + writeRetryMs})
+  // Not on disk, so not launched: the next run would not know they ran.
+  for (const attempt of [...state.attempts.values()]) {
+    if (attempt.phase === 'recording' && attempt.recordedBy <= seq) undoLaunch(ctx, attempt)
+  }
+  state.write.dirty = true
+}
+
+function planChanged(ctx: StepContext, agents: ExecState['agents'], priority: ReadonlyMap<string, number>): void {
+  const {state} = ctx
+  state.agents = agents
+  state.byId = new Map(agents.map((agent) => [agent.id, agent]))
+  state.order = agents.map((agent) => agent.id)
+  state.priority = priority
+  for (const agent of agents) {
+    if (state.table.rows.has(agent.id)) continue
+    state.table.rows.set(agent.id, emptyRow())
+    state.write.dirty = true
+  }
+  state.finalLook = 'none'
+}
+
+/** Send the table to disk when it changed and no write is under way (later changes join the next write). */
+function flushWrite(ctx: StepContext): void {
+  const {write} = ctx.state
+  if (!write.dirty || write.inflight) return
+  if (write.failed !== undefined && !ctx.retryWrite) return
+  write.seq++
+  write.inflight = true
+  write.dirty = false
+  const table = {rows: new Map(ctx.state.table.rows), meta: {...ctx.state.table.meta}}
+  ctx.effects.push({type: 'write', seq: write.seq, table, running: new Set(ctx.state.attempts.keys())})
+}

@@ -1,0 +1,182 @@
+import {readFileSync, statSync} from 'node:fs'
+import {resolve} from 'node:path'
+import type {Agent, Plan} from '../plan/types.js'
+import {definitionDigest} from '../plan/definition-digest.js'
+import {longestRemainingPath} from '../plan/longest-remaining-path.js'
+import {validatePlan} from '../plan/validate-plan.js'
+import {readAnswers} from '../protocol/read-answers.js'
+import type {PlanStore} from '../store/plan-store.js'
+import type {Input} from './drive-executor.js'
+import type {ExecState} from './exec-state.js'
+
+export interface PlanWatch {
+  /** The plan's definitions as last read (a person may add agents or edit prompts during a run). */
+  readonly plan: Plan
+  /** Events to start with: answers already written, files soft dependencies wait on. */
+  initial(state: ExecState): Input[]
+  /** A write of mdplan's is on disk: the file as it is now is known. */
+  wrote(): void
+  /** After a write that merged a person's save: what that save changed (agents, answers). */
+  refresh(state: ExecState): Input[]
+  /** After a write that failed. */
+  unwritten(): Input[]
+  /** One last look at the file before finishing. */
+  look(): Promise<Input[]>
+  stop(): void
+}
+
+/**
+ * Watches the plan file while a run goes on: a person's save (the file's
+ * identity changed since mdplan last wrote it) becomes a `file-changed`
+ * event, which the executor merges with a write; after that write, an edit
+ * to the agents' definitions becomes `plan-changed` and a written answer
+ * `answers`. Files soft dependencies wait on are polled too.
+ */
+export function watchPlan(input: {
+  store: PlanStore
+  file: string
+  cwd: string
+  plan: Plan
+  pollMs: number
+  dispatch: (event: Input) => void
+  state: () => ExecState
+}): PlanWatch {
+  const {store, file} = input
+  let plan = input.plan
+  let digest = definitionDigest(plan.text)
+  let seen = signature(file)
+  let foreign = false
+  let looking = false
+  let created = ''
+
+  const softTargets = (): Agent[] =>
+    plan.agents.filter((agent) => agent.creates.length > 0 && plan.agents.some((other) => other.softDependsOn.some((dep) => dep.id === agent.id)))
+  const filesEvent = (state: ExecState): Input[] => {
+    const ids = softTargets()
+      .filter((agent) => state.table.rows.get(agent.id)?.status !== 'completed')
+      .filter((agent) => agent.creates.every((path) => exists(resolve(input.cwd, path.path))))
+      .map((agent) => agent.id)
+    const key = ids.join()
+    if (key === created) return []
+    created = key
+    return [{type: 'files', created: new Set(ids)}]
+  }
+  const answers = (state: ExecState, from: Plan): Input[] => {
+    if (![...state.table.rows.values()].some((row) => row.status === 'needs_input')) return []
+    const answered = new Map(readAnswers(from).filter((entry) => entry.answer).map((entry) => [entry.agent, entry]))
+    return answered.size === 0 ? [] : [{type: 'answers', answered}]
+  }
+  const definitions = (): Input[] => {
+    let text: string
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch {
+      return []
+    }
+    const next = definitionDigest(text)
+    if (next === digest) return []
+    digest = next
+    const edited = store.plan
+    const errors = [...edited.messages, ...validatePlan(edited)].filter((d) => d.severity === 'error')
+    if (errors.length > 0) {
+      const first = errors[0]!
+      const where = first.place && 'line' in first.place ? `${first.place.line}:${first.place.column}` : ''
+      return [warning(`the plan was edited into an invalid one (${file}:${where}: ${first.reason}); the run keeps the agents as they were`)]
+    }
+    const events: Input[] = [...describeEdit(plan, edited, input.state()).map(warning)]
+    plan = edited
+    events.push({type: 'plan-changed', agents: edited.agents, priority: longestRemainingPath(edited)})
+    return events
+  }
+
+  const poll = setInterval(() => {
+    const state = input.state()
+    if (state.stopping) return
+    const now = signature(file)
+    if (now !== seen) {
+      seen = now
+      foreign = true
+      input.dispatch({type: 'file-changed'})
+    }
+    if (softTargets().length > 0) for (const event of filesEvent(state)) input.dispatch(event)
+  }, input.pollMs)
+  poll.unref()
+
+  return {
+    get plan() {
+      return plan
+    },
+    initial: (state) => [...answers(state, plan), ...filesEvent(state)],
+    wrote() {
+      seen = signature(file)
+    },
+    refresh(state) {
+      if (!foreign && !looking) return []
+      foreign = false
+      const events = [...definitions(), ...answers(state, store.plan)]
+      if (looking) {
+        looking = false
+        events.push({type: 'looked'})
+      }
+      return events
+    },
+    unwritten() {
+      if (!looking) return []
+      looking = false
+      return [{type: 'looked'}]
+    },
+    async look() {
+      const now = signature(file)
+      if (now === seen && !foreign) return [{type: 'looked'}]
+      seen = now
+      foreign = true
+      looking = true
+      return [{type: 'file-changed'}]
+    },
+    stop() {
+      clearInterval(poll)
+    }
+  }
+}
+
+function warning(message: string): Input {
+  return {type: 'warning', message}
+}
+
+/** What a person's edit changed in the agents, in words. */
+function describeEdit(before: Plan, after: Plan, state: ExecState): string[] {
+  const old = new Map(before.agents.map((agent) => [agent.id, agent]))
+  const messages: string[] = []
+  const added = after.agents.filter((agent) => !old.has(agent.id)).map((agent) => agent.id)
+  if (added.length > 0) messages.push(`plan edited: ${added.join(', ')} added; ${added.length === 1 ? 'it runs' : 'they run'} when ready`)
+  const removed = before.agents.filter((agent) => !after.agents.some((a) => a.id === agent.id)).map((agent) => agent.id)
+  if (removed.length > 0) messages.push(`plan edited: ${removed.join(', ')} removed from ## Agents; ${removed.length === 1 ? 'its row is' : 'their rows are'} kept`)
+  const changed = after.agents.filter((agent) => old.has(agent.id) && shape(old.get(agent.id)!) !== shape(agent)).map((agent) => agent.id)
+  const live = changed.filter((id) => state.attempts.has(id))
+  const waiting = changed.filter((id) => !state.attempts.has(id) && state.table.rows.get(id)?.status !== 'completed')
+  if (live.length > 0) messages.push(`plan edited: ${live.join(', ')} changed while running; the change applies to ${live.length === 1 ? 'its' : 'their'} next attempt`)
+  if (waiting.length > 0) messages.push(`plan edited: ${waiting.join(', ')} changed before launch; ${waiting.length === 1 ? 'it runs' : 'they run'} as edited`)
+  return messages
+}
+
+function shape(agent: Agent): string {
+  return JSON.stringify([agent.prompt?.text, agent.dependsOn.map((d) => d.id), agent.softDependsOn.map((d) => d.id), agent.fields && Object.entries(agent.fields).map(([k, v]) => [k, v.value])])
+}
+
+function signature(file: string): string {
+  try {
+    const stat = statSync(file)
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`
+  } catch {
+    return ''
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,130 @@
+import fc from 'fast-check'
+import {describe, expect, it} from 'vitest'
+import type {Agent} from '../src/plan/types.js'
+import type {RowState} from '../src/store/table-state.js'
+import {ExecSim, simAgent, type ExitKind} from './helpers/exec-sim.js'
+
+/**
+ * Model-based test of the executor's core (fast-check commands): random DAGs
+ * (1–60 agents, soft dependencies, caps 1–8) and random interleavings of
+ * writes finishing or failing, git checks finishing late, exits of every
+ * kind, questions and answers, a person's re-queues and skips, new agents,
+ * rate-limit pauses and aborts. After every step the invariants hold (the
+ * simulator calls `checkInvariants`) and, counted from the agents' side, no
+ * agent runs beside itself, over the cap, before its launch is on disk, or
+ * again after it completed unless a person set it back. Then every run ends.
+ *
+ * Seeded: `MDPLAN_MODEL_SEED=<seed>` replays a failure; `MDPLAN_MODEL_RUNS` sets the count.
+ */
+const seed = Number(process.env.MDPLAN_MODEL_SEED ?? 20261123)
+const numRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? 1000)
+
+interface Model {
+  readonly _: true
+}
+type Cmd = fc.Command<Model, ExecSim>
+
+const command = (name: string, act: (sim: ExecSim) => unknown): Cmd => ({
+  check: () => true,
+  run: (_model, sim) => {
+    act(sim)
+    expect(sim.violations).toEqual([])
+  },
+  toString: () => name
+})
+
+const pick = fc.nat(100)
+const commands = fc.commands(
+  [
+    fc.boolean().map((ok) => command(`write(${ok})`, (sim) => sim.completeWrite(ok))),
+    fc.tuple(pick, fc.boolean()).map(([at, error]) => command(`prepare(${at},${error})`, (sim) => sim.completePrepare(at, error && at % 7 === 0))),
+    fc
+      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'success', 'fail', 'question', 'rate', 'unknown-session', 'config'))
+      .map(([at, kind]) => command(`exit(${at},${kind})`, (sim) => sim.exit(at, kind))),
+    fc.tuple(pick, fc.boolean()).map(([at, fail]) => command(`check(${at},${fail})`, (sim) => sim.completeCheck(at, fail && at % 5 === 0))),
+    fc.constant(command('question-written', (sim) => sim.completeQuestion())),
+    pick.map((at) => command(`answer(${at})`, (sim) => sim.answer(at))),
+    fc.tuple(pick, fc.constantFrom<'pending' | 'completed'>('pending', 'completed')).map(([at, to]) => command(`edit(${at},${to})`, (sim) => sim.edit(at, to))),
+    fc.constant(command('looked', (sim) => sim.completeLook())),
+    fc.constant(command('tick', (sim) => sim.tick(61_000))),
+    pick.map((at) => command(`add-agent(${at})`, (sim) => sim.addAgent(at))),
+    fc.constant(command('abort', (sim) => sim.dispatch({type: 'abort'})))
+  ],
+  {maxCommands: 200}
+)
+
+/** A random DAG: each agent depends (hard or soft) only on agents before it. */
+const dag = fc.integer({min: 1, max: 60}).chain((size) =>
+  fc.array(fc.tuple(fc.array(fc.nat(), {maxLength: 3}), fc.array(fc.nat(), {maxLength: 1})), {minLength: size, maxLength: size}).map((edges) =>
+    edges.map(([hard, soft], i) => {
+      const before = (list: number[]) => [...new Set(i === 0 ? [] : list.map((n) => `A${n % i}`))]
+      const deps = before(hard)
+      return simAgent(`A${i}`, deps, before(soft).filter((d) => !deps.includes(d)))
+    })
+  )
+)
+
+/** Rows as an earlier run may have left them (resume: orphans, retries, answers, skips). */
+const earlierRows = fc.array(
+  fc.constantFrom<[string, string, string]>(
+    ['pending', '', ''],
+    ['pending', '', ''],
+    ['completed', 'x-1', 'result: done'],
+    ['in_progress', 'x-2', ''],
+    ['in_progress', '', ''],
+    ['failed', 'x-3', 'attempt 1: tests failed'],
+    ['failed', 'x-4', 'attempt 1: a; attempt 2: b'],
+    ['needs_input', 'x-5', 'question: which?']
+  ),
+  {maxLength: 60}
+)
+const rowsFor = (agents: Agent[], earlier: Array<[string, string, string]>): Map<string, RowState> =>
+  new Map(agents.map((agent, i) => {
+    const [status, agentId, notes] = earlier[i] ?? ['pending', '', '']
+    return [agent.id, {status: status as RowState['status'], agentId, duration: '', notes, extra: {}}]
+  }))
+
+describe('the executor core, driven through random interleavings', () => {
+  it('keeps every invariant after every step, and every run ends', () => {
+    fc.assert(
+      fc.property(dag, fc.integer({min: 1, max: 8}), fc.boolean(), earlierRows, commands, (agents, cap, git, earlier, cmds) => {
+        const sim = new ExecSim(agents, cap, {git, rows: rowsFor(agents, earlier)})
+        sim.dispatch({type: 'start'})
+        fc.modelRun(() => ({model: {_: true as const}, real: sim}), cmds)
+        expect(sim.drain()).toBe(true)
+        expect(sim.violations).toEqual([])
+        expect(sim.peak).toBeLessThanOrEqual(cap)
+        // Everything the run decided is on disk (a run that could not write says what it could not record).
+        if (sim.state.write.failed === undefined) {
+          for (const [id, row] of sim.state.table.rows) expect(sim.base.rows.get(id)?.status, id).toBe(row.status)
+        }
+        // Every question raised has its entry under ## Open Questions.
+        for (const [id, row] of sim.state.table.rows) if (row.status === 'needs_input') expect(sim.recorded.has(id), id).toBe(true)
+        if (!sim.state.stopping && sim.state.write.failed === undefined) {
+          // Nothing that could still run was left behind.
+          for (const agent of sim.agents) {
+            const status = sim.state.table.rows.get(agent.id)?.status
+            if (status !== 'pending') continue
+            const ready = agent.dependsOn.every((d) => sim.state.table.rows.get(d.id)?.status === 'completed')
+            expect(ready, `${agent.id} ready but never launched`).toBe(false)
+          }
+        }
+      }),
+      {seed, numRuns}
+    )
+  }, 180_000)
+
+  it('runs a plain DAG with every agent exactly once, never over the cap', () => {
+    fc.assert(
+      fc.property(dag, fc.integer({min: 1, max: 8}), (agents, cap) => {
+        const sim = new ExecSim(agents, cap)
+        sim.dispatch({type: 'start'})
+        expect(sim.drain()).toBe(true)
+        expect(sim.violations).toEqual([])
+        for (const agent of agents) expect(sim.launches.get(agent.id), agent.id).toBe(1)
+        expect(sim.peak).toBeLessThanOrEqual(cap)
+      }),
+      {seed, numRuns: Math.ceil(numRuns / 3)}
+    )
+  }, 180_000)
+})

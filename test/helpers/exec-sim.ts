@@ -1,0 +1,268 @@
+import {createExecState} from '../../src/executor/create-exec-state.js'
+import {checkInvariants} from '../../src/executor/check-invariants.js'
+import type {ExecConfig} from '../../src/executor/exec-config.js'
+import type {ExecEffect} from '../../src/executor/exec-effect.js'
+import type {ExecEvent} from '../../src/executor/exec-event.js'
+import type {ExecState} from '../../src/executor/exec-state.js'
+import {step} from '../../src/executor/step.js'
+import type {Agent} from '../../src/plan/types.js'
+import {longestRemainingPath} from '../../src/plan/longest-remaining-path.js'
+import type {RunResult} from '../../src/runners/runner.js'
+import type {HumanEdit, Conflict} from '../../src/store/merge-state.js'
+import {emptyRow, type RowState, type TableState} from '../../src/store/table-state.js'
+
+const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
+
+export function simAgent(id: string, deps: string[], soft: string[] = []): Agent {
+  const ref = (d: string) => ({id: d, position: span})
+  return {id, name: id, position: span, section: span, dependsOn: deps.map(ref), softDependsOn: soft.map(ref), creates: [], modifies: [], deletes: [], fields: {}}
+}
+
+type Input = ExecEvent extends infer E ? (E extends unknown ? Omit<E, 'now'> : never) : never
+export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'unknown-session' | 'config'
+
+/**
+ * A deterministic world around the executor's core: the disk, the store's
+ * merge, agent processes and git are simulated, every effect waits until a
+ * test command completes it, and every promise is checked from the outside
+ * (the agents' side): launches counted per agent, live processes against
+ * the cap, the row on disk at each spawn.
+ */
+export class ExecSim {
+  state: ExecState
+  readonly config: ExecConfig
+  now = 1_000_000
+  /** The table on disk (a person edits this one). */
+  disk: TableState
+  /** The table mdplan last wrote: the merge base. */
+  base: TableState
+  writes: Array<Extract<ExecEffect, {type: 'write'}>> = []
+  prepares: Array<{agent: string; attempt: number}> = []
+  live = new Map<string, {attempt: number; killed: boolean}>()
+  checks: Array<{agent: string; attempt: number}> = []
+  questions: string[] = []
+  looks = 0
+  launches = new Map<string, number>()
+  peak = 0
+  /** Agents whose completed row a person set back: they may run again. */
+  completedOnDisk = new Set<string>()
+  recorded = new Set<string>()
+  answers = new Map<string, string>()
+  finished = false
+  events: string[] = []
+  violations: string[] = []
+  agents: Agent[]
+
+  constructor(agents: Agent[], concurrency: number, options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>} = {}) {
+    this.agents = agents
+    let ids = 0
+    this.config = {
+      concurrency,
+      maxAttempts: options.maxAttempts ?? 2,
+      failFast: false,
+      canResume: () => true,
+      newAgentId: (agent) => `${agent}-${++ids}`,
+      git: options.git ?? true,
+      logFile: (agent, attempt) => `/logs/${agent}.${attempt}.log`,
+      rateLimitPauseMs: 60_000
+    }
+    // A table as an earlier run left it: some rows done, failed, waiting for an answer, or orphaned in_progress.
+    const table: TableState = {rows: new Map(agents.map((a) => [a.id, options.rows?.get(a.id) ?? emptyRow()])), meta: {}}
+    for (const [id, row] of table.rows) {
+      if (row.status === 'completed') this.completedOnDisk.add(id)
+      if (row.status === 'needs_input') this.recorded.add(id)
+    }
+    this.disk = clone(table)
+    this.base = clone(table)
+    this.state = createExecState({agents, priority: longestRemainingPath({agents} as never), table, rateLimitPauseMs: 60_000})
+  }
+
+  dispatch(event: Input): void {
+    if (this.finished) return
+    const result = step(this.state, {...event, now: this.now} as ExecEvent, this.config)
+    this.state = result.state
+    checkInvariants(this.state, this.config)
+    for (const effect of result.effects) this.perform(effect)
+  }
+
+  perform(effect: ExecEffect): void {
+    switch (effect.type) {
+      case 'write':
+        this.writes.push(effect)
+        return
+      case 'prepare':
+        this.prepares.push({agent: effect.agent, attempt: effect.attempt})
+        return
+      case 'spawn': {
+        const id = effect.agent
+        if (this.live.has(id)) this.violations.push(`${id} spawned beside its live process`)
+        if (this.base.rows.get(id)?.status !== 'in_progress') this.violations.push(`${id} spawned while mdplan's last write says ${this.base.rows.get(id)?.status}`)
+        if (this.completedOnDisk.has(id)) this.violations.push(`${id} relaunched after it completed, with no person asking`)
+        this.live.set(id, {attempt: effect.attempt, killed: false})
+        this.peak = Math.max(this.peak, this.live.size)
+        if (this.live.size > this.config.concurrency) this.violations.push(`${this.live.size} processes over a cap of ${this.config.concurrency}`)
+        this.launches.set(id, (this.launches.get(id) ?? 0) + 1)
+        return
+      }
+      case 'kill': {
+        const process = this.live.get(effect.agent)
+        if (process) process.killed = true
+        return
+      }
+      case 'check':
+        this.checks.push({agent: effect.agent, attempt: effect.attempt})
+        return
+      case 'record-question':
+        this.questions.push(effect.agent)
+        return
+      case 'emit':
+        this.events.push(effect.event.type)
+        return
+      case 'look':
+        this.looks++
+        return
+      case 'finish':
+        this.finished = true
+        return
+      case 'abandon':
+      case 'timer':
+        return
+    }
+  }
+
+  /** The store: merge a person's status edits (cell by cell against the base), then the disk is the write. */
+  completeWrite(ok: boolean): boolean {
+    const write = this.writes.shift()
+    if (!write) return false
+    if (!ok) {
+      this.dispatch({type: 'write-failed', seq: write.seq, error: 'plan.md: the table is damaged', repairable: write.seq % 2 === 0})
+      return true
+    }
+    const merged = clone(write.table)
+    const humanEdits: HumanEdit[] = []
+    const conflicts: Conflict[] = []
+    for (const [id, onDisk] of this.disk.rows) {
+      const was = this.base.rows.get(id)
+      const mine = merged.rows.get(id)
+      if (!mine || !was || onDisk.status === was.status) continue
+      if (write.running.has(id) && mine.status !== onDisk.status) {
+        conflicts.push({agent: id, column: 'Status', mine: mine.status, theirs: onDisk.status, winner: 'mdplan'})
+        humanEdits.push({agent: id, column: 'Status', from: was.status, to: onDisk.status})
+        continue
+      }
+      merged.rows.set(id, {...mine, status: onDisk.status})
+      humanEdits.push({agent: id, column: 'Status', from: was.status, to: onDisk.status})
+    }
+    this.disk = clone(merged)
+    this.base = clone(merged)
+    for (const [id, row] of merged.rows) if (row.status === 'completed') this.completedOnDisk.add(id)
+    this.dispatch({type: 'write-done', seq: write.seq, result: {state: clone(merged), humanEdits, conflicts, bytes: 1, ms: 1}})
+    return true
+  }
+
+  completePrepare(pick: number, error: boolean): boolean {
+    const prepare = this.prepares.splice(pick % Math.max(1, this.prepares.length), 1)[0]
+    if (!prepare) return false
+    this.dispatch({type: 'prepared', ...prepare, cwd: '/work', notes: {base: 'abc123'}, warnings: [], error: error ? 'worktree: no space' : undefined})
+    return true
+  }
+
+  exit(pick: number, kind: ExitKind): boolean {
+    const entries = [...this.live]
+    const entry = entries[pick % Math.max(1, entries.length)]
+    if (!entry) return false
+    const [agent, process] = entry
+    this.live.delete(agent)
+    const result: RunResult = process.killed
+      ? {ok: false, finalText: '', interrupted: true, reason: 'interrupted'}
+      : kind === 'success'
+        ? {ok: true, finalText: 'RESULT: SUCCESS\ndone'}
+        : kind === 'question'
+          ? {ok: true, finalText: 'RESULT: QUESTION\nQuestion: which store?\nOptions:\n1. Redis\n2. SQLite'}
+          : kind === 'rate'
+            ? {ok: false, finalText: '', rateLimited: true, reason: 'rate limit'}
+            : kind === 'unknown-session'
+              ? {ok: false, finalText: '', unknownSession: true, reason: 'no such session'}
+              : {ok: false, finalText: '', reason: kind === 'config' ? 'Not logged in' : 'tests failed', exitCode: 1}
+    this.dispatch({type: 'exited', agent, attempt: process.attempt, result})
+    return true
+  }
+
+  completeCheck(pick: number, fail: boolean): boolean {
+    const check = this.checks.splice(pick % Math.max(1, this.checks.length), 1)[0]
+    if (!check) return false
+    this.dispatch({type: 'checked', ...check, notes: {commit: 'def456'}, warnings: [], fail: fail ? 'scope: touched x' : undefined})
+    return true
+  }
+
+  completeQuestion(): boolean {
+    const agent = this.questions.shift()
+    if (!agent) return false
+    this.recorded.add(agent)
+    this.answers.delete(agent)
+    this.dispatch({type: 'question-written', agent})
+    return true
+  }
+
+  answer(pick: number): boolean {
+    const waiting = [...this.recorded].filter((id) => this.disk.rows.get(id)?.status === 'needs_input' && !this.answers.has(id))
+    const agent = waiting[pick % Math.max(1, waiting.length)]
+    if (!agent) return false
+    this.answers.set(agent, '2')
+    const answered = new Map([...this.answers].map(([id, answer]) => [id, {agent: id, question: 'which store?', context: '', options: ['Redis', 'SQLite'], resumeState: '', answer, position: span}]))
+    this.dispatch({type: 'answers', answered})
+    return true
+  }
+
+  /** A person sets a row back to pending (a re-queue) or skips a pending one. */
+  edit(pick: number, to: 'pending' | 'completed'): boolean {
+    const ids = [...this.disk.rows.keys()]
+    const id = ids[pick % Math.max(1, ids.length)]
+    if (!id) return false
+    const row = this.disk.rows.get(id)!
+    this.disk.rows.set(id, {...row, status: to})
+    if (to === 'pending') this.completedOnDisk.delete(id)
+    // On a row mdplan is running, mdplan's value wins the merge (a conflict), so the skip does not hold.
+    else if (!this.state.attempts.has(id)) this.completedOnDisk.add(id)
+    this.dispatch({type: 'file-changed'})
+    return true
+  }
+
+  completeLook(): boolean {
+    if (this.looks === 0) return false
+    this.looks--
+    this.dispatch({type: 'looked'})
+    return true
+  }
+
+  tick(ms: number): void {
+    this.now += ms
+    this.dispatch({type: 'tick'})
+  }
+
+  addAgent(pick: number): void {
+    const id = `N${this.agents.length}`
+    const deps = this.agents.length > 0 ? [this.agents[pick % this.agents.length]!.id] : []
+    this.agents = [...this.agents, simAgent(id, deps)]
+    this.dispatch({type: 'plan-changed', agents: this.agents, priority: longestRemainingPath({agents: this.agents} as never)})
+  }
+
+  /** Let everything under way finish well, until the run ends. Returns false when it cannot end (a hang). */
+  drain(limit = 10_000): boolean {
+    for (let i = 0; i < limit && !this.finished; i++) {
+      const progressed =
+        this.completeWrite(true) ||
+        this.completePrepare(0, false) ||
+        this.exit(0, 'success') ||
+        this.completeCheck(0, false) ||
+        this.completeQuestion() ||
+        this.completeLook()
+      if (!progressed) this.tick(16 * 60_000)
+    }
+    return this.finished
+  }
+}
+
+function clone(table: TableState): TableState {
+  return {rows: new Map([...table.rows].map(([id, row]) => [id, {...row, extra: {...row.extra}}])), meta: {...table.meta}}
+}
