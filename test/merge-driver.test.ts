@@ -126,6 +126,17 @@ describe('mdplan merge-driver under a real git merge', () => {
   })
 })
 
+describe('mdplan merge-driver by hand', () => {
+  it('an unreadable input is exit 2 and ours is left as it was', async () => {
+    const repo = await tempRepo({'ours.md': 'mine\n', 'theirs.md': 'theirs\n'})
+    repos.push(repo)
+    const result = await execa(process.execPath, [bin, 'merge-driver', 'missing.md', 'ours.md', 'theirs.md', 'plans/x.md'], {cwd: repo.root, reject: false})
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toMatch(/^mdplan merge-driver: plans\/x\.md: cannot read .*missing\.md \(ENOENT\)/)
+    expect(await repo.read('ours.md')).toBe('mine\n')
+  })
+})
+
 describe('mdplan init --git', () => {
   it('adds the attributes line and the driver once, and keeps the lines already there', async () => {
     const repo = await tempRepo({'.gitattributes': '*.png binary\r\nplans/*.md text eol=crlf'})
