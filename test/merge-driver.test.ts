@@ -114,6 +114,15 @@ describe('mdplan merge-driver under a real git merge', () => {
     expect(statuses(result.text)).toEqual({A: 'completed', B: 'completed', C: 'completed', D: 'failed'})
   })
 
+  it('an agent added on one side lands with its row in place, and in the redrawn graph', async () => {
+    const result = await gitMerge('added-agent')
+    expect(result.exitCode).toBe(0)
+    expect(Object.keys(statuses(result.text))).toEqual(['A', 'B', 'B2', 'C', 'D'])
+    expect(statuses(result.text)).toMatchObject({A: 'completed', B: 'completed', B2: 'pending'})
+    expect(result.text).toContain('  B --> B2\n')
+    expect(result.text).toContain('  class B2,C,D pending\n')
+  })
+
   it('a CRLF plan with a byte-order mark and no final newline keeps all three; open questions are united', async () => {
     const result = await gitMerge('crlf-bom')
     expect(result.exitCode).toBe(0)

@@ -36,6 +36,22 @@ describe('the merge rule for the Execution State', () => {
     expect(mergeTableState(base, requeued, completed).conflicts[0]!.reason).toBe('re-queued (pending) on ours, completed on theirs')
   })
 
+  it('a row one side deleted: kept as the other side has it, never turned into an empty pending row', () => {
+    const base = side({A: row('completed', '', 'x', '1s'), B: row('pending')})
+    const ours = side({A: row('completed', '', 'x', '1s'), B: row('failed', 'attempt 1: y')})
+    const theirs = side({})
+    expect(mergeTableState(base, ours, theirs).state.rows).toEqual(ours.rows)
+    // Ours deleted B, theirs left it alone: it stays deleted; theirs changed A: it comes back.
+    const changed = side({A: row('completed', 'result: z', 'x', '1s'), B: row('pending')})
+    expect([...mergeTableState(base, side({}), changed).state.rows.keys()]).toEqual(['A'])
+  })
+
+  it('a row only theirs has goes after the row before it there', () => {
+    const base = side({A: row('pending'), C: row('pending')})
+    const theirs = side({A: row('pending'), B: row('completed'), C: row('pending'), D: row('pending')})
+    expect([...mergeTableState(base, base, theirs).state.rows.keys()]).toEqual(['A', 'B', 'C', 'D'])
+  })
+
   it('Started takes the earlier, Last updated the later, Build the side that changed it', () => {
     const base = side({}, undefined, {build: 'not yet run'})
     const ours = side({}, '2026-01-01T10:00:00Z', {started: '2026-01-01T09:00:00Z', build: 'not yet run'})

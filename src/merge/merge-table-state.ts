@@ -16,14 +16,15 @@ export interface RowConflict {
 }
 
 export interface MergedTable {
-  /** In ours' row order, then rows only theirs has; a conflicted row holds ours' version. */
+  /** In ours' row order, rows only theirs has after the row before them there; a conflicted row holds ours' version. */
   state: TableState
   conflicts: RowConflict[]
 }
 
 /**
  * Three-way merge of the Execution State, row by row against the base:
- * - a row only one side changed takes that side;
+ * - a row only one side changed takes that side (a row one side deleted
+ *   is kept when the other side has it, changed or not: rows are progress);
  * - a row both changed: a `completed` row beats any other status, else the
  *   side whose `Last updated:` is later wins (ours on a tie); Notes are
  *   united (every `attempt N:` kept); Agent ID and Duration come with the
@@ -37,11 +38,15 @@ export function mergeTableState(base: TableSide, ours: TableSide, theirs: TableS
   const oursLater = (ours.meta.lastUpdated ?? '') >= (theirs.meta.lastUpdated ?? '')
   const rows = new Map<string, RowState>()
   const conflicts: RowConflict[] = []
-  for (const agent of new Set([...ours.rows.keys(), ...theirs.rows.keys()])) {
+  for (const agent of rowOrder(ours, theirs)) {
     const b = base.rows.get(agent) ?? emptyRow()
     const o = ours.rows.get(agent) ?? emptyRow()
     const t = theirs.rows.get(agent) ?? emptyRow()
-    if (same(o, b) || same(o, t)) rows.set(agent, t)
+    // A row one side deleted: ours' row stays as it is; theirs' comes back only if they changed it.
+    if (!theirs.rows.has(agent)) rows.set(agent, o)
+    else if (!ours.rows.has(agent)) {
+      if (!base.rows.has(agent) || !same(t, b)) rows.set(agent, t)
+    } else if (same(o, b) || same(o, t)) rows.set(agent, t)
     else if (same(t, b)) rows.set(agent, o)
     else {
       const requeued = (row: RowState): boolean => row.status === 'pending' && b.status !== 'pending'
@@ -77,6 +82,18 @@ export function mergeTableState(base: TableSide, ours: TableSide, theirs: TableS
   set('build', pick('build'))
   set('integration', pick('integration'))
   return {state: {rows, meta}, conflicts}
+}
+
+/** Ours' rows in their order, each row only theirs has placed after the row before it in theirs. */
+function rowOrder(ours: TableSide, theirs: TableSide): string[] {
+  const order = [...ours.rows.keys()]
+  let previous = -1
+  for (const agent of theirs.rows.keys()) {
+    const at = order.indexOf(agent)
+    if (at !== -1) previous = at
+    else order.splice(++previous, 0, agent)
+  }
+  return order
 }
 
 function mergeRow(base: RowState, winner: RowState, loser: RowState): RowState {
