@@ -5,6 +5,7 @@ import type {Plan} from './plan/types.js'
 import {validatePlan} from './plan/validate-plan.js'
 import {longestRemainingPath} from './plan/longest-remaining-path.js'
 import {PlanError} from './plan/plan-error.js'
+import {checkPlanTree} from './nested/check-plan-tree.js'
 import {PlanStore} from './store/plan-store.js'
 import {readRows} from './store/table-state.js'
 import {acquireRunLock} from './store/lock.js'
@@ -53,6 +54,17 @@ export interface RunPlanOptions {
   checkInvariants?: boolean
 }
 
+/** The flags a child plan's run inherits from its parent's (its concurrency is its share of the cap). */
+function childArgs(options: RunPlanOptions, cwd: string): string[] {
+  const args = ['--cwd', cwd]
+  if (options.runner) args.push('--runner', options.runner)
+  if (options.maxAttempts) args.push('--max-attempts', String(options.maxAttempts))
+  if (options.agentTimeoutMs) args.push('--agent-timeout', `${Math.ceil(options.agentTimeoutMs / 1000)}s`)
+  if (options.failFast) args.push('--fail-fast')
+  if (options.strictScope) args.push('--strict-scope')
+  return args
+}
+
 export interface RunPlanResult {
   exitCode: number
   scorecard: Scorecard
@@ -76,7 +88,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const root = gitRoot(cwd)
   const store = await PlanStore.open(file)
   const plan = store.plan
-  const problems = [...plan.messages, ...validatePlan(plan)].filter((d) => d.severity === 'error')
+  const problems = [...plan.messages, ...validatePlan(plan), ...(await checkPlanTree(plan, file))].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
 
   const runners = new Map<string, Runner>()
@@ -150,6 +162,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           failFast: options.failFast ?? false,
           canResume: (id) => runnerFor(id).canResume,
           newAgentId: (id) => runnerFor(id).newAgentId?.(),
+          childPlan: (id) => runnerFor(id).name === 'plan',
           git: git !== undefined,
           logFile: (id, attempt) => logFile(cwd, file, id, attempt),
           rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000
@@ -174,7 +187,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           : undefined,
         emit,
         signal: options.signal,
-        checkInvariants: options.checkInvariants
+        checkInvariants: options.checkInvariants,
+        childArgs: childArgs(options, cwd)
       })
       return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}})
     } finally {

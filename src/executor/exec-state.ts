@@ -41,6 +41,11 @@ export interface Attempt {
   result?: RunResult
   /** A kill was asked for (Ctrl-C, SIGTERM). */
   killed: boolean
+  /**
+   * Slots of the run's cap it holds: 1 for an agent; for a child plan, the
+   * share of the cap its own run may use, so nesting never multiplies processes.
+   */
+  slots: number
 }
 
 export interface WriteState {

@@ -4,7 +4,8 @@ import type {Agent, Plan} from '../plan/types.js'
 import {definitionDigest} from '../plan/definition-digest.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {validatePlan} from '../plan/validate-plan.js'
-import {readAnswers} from '../protocol/read-answers.js'
+import {readAnswers, type OpenQuestion} from '../protocol/read-answers.js'
+import {answeredBelow} from '../nested/answered-below.js'
 import type {PlanStore} from '../store/plan-store.js'
 import type {Input} from './drive-executor.js'
 import type {ExecState} from './exec-state.js'
@@ -63,7 +64,12 @@ export function watchPlan(input: {
   }
   const answers = (state: ExecState, from: Plan): Input[] => {
     if (![...state.table.rows.values()].some((row) => row.status === 'needs_input')) return []
-    const answered = new Map(readAnswers(from).filter((entry) => entry.answer).map((entry) => [entry.agent, entry]))
+    const answered = new Map<string, OpenQuestion>()
+    for (const entry of readAnswers(from)) {
+      // A question passed up from a child plan may be answered in the child's own file.
+      const answer = entry.answer ?? answeredBelow(file, entry.resumeState)
+      if (answer !== undefined) answered.set(entry.agent, {...entry, answer})
+    }
     return answered.size === 0 ? [] : [{type: 'answers', answered}]
   }
   const definitions = (): Input[] => {

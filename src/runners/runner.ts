@@ -47,6 +47,11 @@ export interface RunRequest {
   onAgentId?: (agentId: string) => void | Promise<void>
   /** Each line of the agent's human-readable output, for live views. */
   onOutput?: (line: string) => void
+  /** For an agent that is a child plan: its share of the run's cap, and the parent run's flags to pass down. */
+  child?: {concurrency: number; args: readonly string[]}
+  /** A child plan's own events and progress (`child: 3/7 completed`). */
+  onChildEvent?: (event: import('../events.js').RunEvent) => void
+  onProgress?: (note: string) => void
 }
 
 /** What one attempt did, as the CLI reported it. The result protocol interprets `finalText`. */

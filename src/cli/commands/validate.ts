@@ -2,6 +2,8 @@ import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {checkPlan} from '../../plan/check-plan.js'
+import {checkPlanTree} from '../../nested/check-plan-tree.js'
+import {sortDiagnostics} from '../../plan/sort-diagnostics.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
@@ -17,7 +19,8 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
       let agents = 0
       try {
         const plan = await loadPlan(file, {cwd: io.cwd})
-        problems = checkPlan(plan)
+        // A plan whose agents run child plans is checked with them, as deep as they go.
+        problems = sortDiagnostics([...checkPlan(plan), ...(await checkPlanTree(plan, file, io.cwd))])
         agents = plan.agents.length
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
