@@ -42,7 +42,7 @@ const commands = fc.commands(
     fc.boolean().map((ok) => command(`write(${ok})`, (sim) => sim.completeWrite(ok))),
     fc.tuple(pick, fc.boolean()).map(([at, error]) => command(`prepare(${at},${error})`, (sim) => sim.completePrepare(at, error && at % 7 === 0))),
     fc
-      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'success', 'fail', 'question', 'rate', 'unknown-session', 'config'))
+      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'success', 'fail', 'question', 'rate', 'unknown-session', 'config', 'transient'))
       .map(([at, kind]) => command(`exit(${at},${kind})`, (sim) => sim.exit(at, kind))),
     fc.tuple(pick, fc.boolean()).map(([at, fail]) => command(`check(${at},${fail})`, (sim) => sim.completeCheck(at, fail && at % 5 === 0))),
     fc.constant(command('question-written', (sim) => sim.completeQuestion())),

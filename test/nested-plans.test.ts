@@ -166,6 +166,13 @@ describe('plans of plans', () => {
     expect(graph).toContain('subgraph B["B: b"]\n    B__X["X: x"]\n    subgraph B__Y["Y: y"]\n      B__Y__G["G: g"]\n    end')
     expect(graph).toContain('A --> B')
     expect(graph).toMatch(/class .*B__X.* completed/)
+    // The history file records child agents with their parent and a parallel group below the parent agent's.
+    expect((await runCli(['history', 'plans/parent.md', '--out', 'h.json'], {cwd: repo.root})).exitCode).toBe(0)
+    const history = JSON.parse(readFileSync(join(repo.root, 'h.json'), 'utf8')) as {entries: Array<{plan: string; parallel_group: string; parent?: {plan: string; agent: string}; task_description: string}>}
+    const x = history.entries.find((entry) => entry.task_description.startsWith('X:'))!
+    expect(x).toMatchObject({plan: 'plans/child.md', parallel_group: 'wave-2/wave-1', parent: {plan: 'plans/parent.md', agent: 'B'}})
+    const g = history.entries.find((entry) => entry.task_description.startsWith('G:'))!
+    expect(g).toMatchObject({plan: 'plans/grand.md', parallel_group: 'wave-2/wave-2/wave-1', parent: {plan: 'plans/child.md', agent: 'Y'}})
   })
 
   it('validate reports a cycle of plans and a missing child with both files and positions', async () => {

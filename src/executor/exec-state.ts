@@ -79,6 +79,8 @@ export interface ExecState {
   extraAttempts: Map<string, number>
   /** Agents whose failure was a configuration error: not retried in this run. */
   noRetry: Set<string>
+  /** Transient failures (network, server) retried in a row, per agent. */
+  transientRetries: Map<string, number>
   /** needs_input agents whose question has an answer, as read from the file. */
   answered: Map<string, OpenQuestion>
   /** Agents whose `creates` files all exist (their soft dependants may start). */

@@ -103,7 +103,7 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       }
       const outcome = interpretResult(result)
       attempt.result = result
-      if (ctx.config.git && !outcome.rateLimited && !outcome.unknownSession) {
+      if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession) {
         attempt.phase = 'checking'
         ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed'})
         return

@@ -19,7 +19,7 @@ export function simAgent(id: string, deps: string[], soft: string[] = []): Agent
 }
 
 type Input = ExecEvent extends infer E ? (E extends unknown ? Omit<E, 'now'> : never) : never
-export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'unknown-session' | 'config'
+export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'unknown-session' | 'config' | 'transient'
 
 /**
  * A deterministic world around the executor's core: the disk, the store's
@@ -189,9 +189,11 @@ export class ExecSim {
           ? {ok: true, finalText: 'RESULT: QUESTION\nQuestion: which store?\nOptions:\n1. Redis\n2. SQLite'}
           : kind === 'rate'
             ? {ok: false, finalText: '', rateLimited: true, reason: 'rate limit'}
-            : kind === 'unknown-session'
+            : kind === 'transient'
+              ? {ok: false, finalText: '', transient: true, reason: 'ECONNRESET'}
+              : kind === 'unknown-session'
               ? {ok: false, finalText: '', unknownSession: true, reason: 'no such session'}
-              : {ok: false, finalText: '', reason: kind === 'config' ? 'Not logged in' : 'tests failed', exitCode: 1}
+              : {ok: false, finalText: '', reason: kind === 'config' ? 'Not logged in' : 'tests failed', configError: kind === 'config', exitCode: 1}
     this.dispatch({type: 'exited', agent, attempt: process.attempt, result})
     return true
   }

@@ -9,7 +9,9 @@ const said: Record<InstallAction, string> = {
   unchanged: 'unchanged',
   updated: 'updated',
   overwritten: 'overwritten (--force)',
-  'skipped-modified': 'skipped: you changed this file; run `mdplan init --force` to replace it'
+  'skipped-modified': 'skipped: you changed this file; run `mdplan init --force` to replace it',
+  removed: 'removed (an older mdplan installed it; the skill above replaces it)',
+  'kept-retired': 'kept: you changed this older command, and Claude Code would load it beside the new skill; delete it, or run `mdplan init --force`'
 }
 
 export const registerInit: RegisterCommand = (program, io, done) => {
@@ -21,7 +23,8 @@ export const registerInit: RegisterCommand = (program, io, done) => {
     .option('--git [plans]', 'also make git merge plans with `mdplan merge-driver` (.gitattributes and git config; default plans/*.md)')
     .addHelpText(
       'after',
-      '\nInstalls .claude/commands/execute-parallel-plan.md and .agents/skills/execute-parallel-plan/SKILL.md.\n' +
+      '\nInstalls .claude/skills/execute-parallel-plan/SKILL.md and .agents/skills/execute-parallel-plan/SKILL.md\n' +
+        '(and removes the .claude/commands/execute-parallel-plan.md an older mdplan installed, unless you changed it).\n' +
         'Running it again is safe: unchanged files are left alone, files you edited are kept unless --force.\n'
     )
     .action(async (options: {force?: boolean; dir: string; git?: string | true}) => {
