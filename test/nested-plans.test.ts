@@ -162,6 +162,10 @@ describe('plans of plans', () => {
     expect(json.children[0]!.agent).toBe('B')
     expect(json.children[0]!.status.counts.completed).toBe(2)
     expect(json.children[0]!.status.children[0]!.agent).toBe('Y')
+    const report = await runCli(['report', 'plans/parent.md'], {cwd: repo.root})
+    expect(report.stdout).toContain('Child plans:\n  B → plans/child.md: 2 agents: 2 completed\n    Y → plans/grand.md: 1 agent: 1 completed')
+    const reportJson = JSON.parse((await runCli(['report', 'plans/parent.md', '--json'], {cwd: repo.root})).stdout) as {children: Array<{agent: string}>}
+    expect(reportJson.children.map((child) => child.agent)).toEqual(['B'])
     const graph = (await runCli(['graph', 'plans/parent.md'], {cwd: repo.root})).stdout
     expect(graph).toContain('subgraph B["B: b"]\n    B__X["X: x"]\n    subgraph B__Y["Y: y"]\n      B__Y__G["G: g"]\n    end')
     expect(graph).toContain('A --> B')
