@@ -163,7 +163,8 @@ export class ExecSim {
     }
     this.disk = clone(merged)
     this.base = clone(merged)
-    for (const [id, row] of merged.rows) if (row.status === 'completed') this.completedOnDisk.add(id)
+    // A skip that meets an attempt mdplan launched meanwhile loses to it (the documented conflict rule).
+    for (const [id, row] of merged.rows) if (row.status === 'completed' && !this.state.attempts.has(id)) this.completedOnDisk.add(id)
     this.dispatch({type: 'write-done', seq: write.seq, result: {state: clone(merged), humanEdits, conflicts, bytes: 1, ms: 1}})
     return true
   }
