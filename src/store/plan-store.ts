@@ -3,21 +3,19 @@ import {performance} from 'node:perf_hooks'
 import {loadPlan} from '../plan/load-plan.js'
 import {parsePlan, type PromptsSource} from '../plan/parse-plan.js'
 import type {Plan, Section} from '../plan/types.js'
-import {appendStateSection} from './append-state-section.js'
 import {cleanTempFiles} from './clean-temp-files.js'
 import {commitFile, type Committed, type Produced} from './commit-file.js'
-import {DamagedTableError} from './damaged-table-error.js'
 import {normalizeCell} from './escape-cell.js'
-import {formatStamp, stampFormat} from './format-stamp.js'
 import {locateStateSection} from './locate-state-section.js'
-import {mergeOutside, outsideOf} from './merge-outside.js'
-import {mergeState, type Conflict, type HumanEdit} from './merge-state.js'
+import {outsideOf} from './merge-outside.js'
+import {mergeSaved, withAgents, type SavedContext} from './merge-saved.js'
+import type {Conflict, HumanEdit} from './merge-state.js'
 import {planTarget} from './plan-target.js'
 import {readSection} from './read-section.js'
 import {renderStamped} from './render-stamped.js'
 import {replaceSection} from './replace-section.js'
 import {stateLayout, type StateLayout} from './state-layout.js'
-import {cloneState, emptyRow, readMeta, readRows, tableStateFromPlan, type RowState, type TableMeta, type TableState} from './table-state.js'
+import {cloneState, tableStateFromPlan, type RowState, type TableState} from './table-state.js'
 import {WrittenVersions} from './written-versions.js'
 
 export {DamagedTableError} from './damaged-table-error.js'
@@ -133,7 +131,7 @@ export class PlanStore {
   get state(): TableState {
     if (!this.#fileState) {
       const read = readSection(this.#text(), (text) => this.#parse(text))
-      this.#fileState = read && 'layout' in read ? this.#withAgents(read.rows, read.meta) : tableStateFromPlan(this.plan)
+      this.#fileState = read && 'layout' in read ? withAgents(this.#agents, read.rows, read.meta) : tableStateFromPlan(this.plan)
     }
     return cloneState(this.#fileState)
   }
@@ -171,7 +169,7 @@ export class PlanStore {
     // round, folding in an edit that raced the first, must not undo the first).
     let mine = normalize(desired)
     const done = await this.#commit((seen, same) => {
-      const produced = same && this.#clean && this.#layout ? this.#splice(mine, seen) : this.#merge(mine, seen, running)
+      const produced = same && this.#clean && this.#layout ? this.#splice(mine, seen) : mergeSaved(this.#context(), mine, seen, running)
       const {committed} = produced
       return {...produced, committed: () => (committed?.(), (mine = produced.state!))}
     })
@@ -195,51 +193,6 @@ export class PlanStore {
       seen.copy(data, at.start + size, at.end)
       return {data, sectionBytes: {start: at.start, end: at.start + size}}
     })
-  }
-
-  /** Someone else wrote the file (or its table waits for a merge): read its section, merge, keep their bytes. */
-  #merge(mine: TableState, seen: Buffer, running: ReadonlySet<string>): Produced {
-    const bom = seen[0] === 0xef && seen[1] === 0xbb && seen[2] === 0xbf
-    const text = seen.toString('utf8', bom ? 3 : 0)
-    const read = readSection(text, (source) => this.#parse(source))
-    if (!read || !('layout' in read)) {
-      if (this.#hadTable || (read && !read.noTable)) {
-        throw DamagedTableError.at(this.file, text, read ?? {offset: text.length, reason: 'the `## Execution State` section is gone: put it back (undo the edit, or take it from git)'})
-      }
-      return this.#append(mine, text, bom, running)
-    }
-    const {layout} = read
-    const section = text.slice(layout.start, layout.end)
-    const theirs = {rows: read.rows, meta: read.meta}
-    // A section mdplan wrote before, however long ago: a stale buffer, nothing in it is an edit.
-    const base = this.#versions.wrote(section) ? {rows: read.rows, meta: read.meta} : this.#versions.parentOf(theirs, this.#base)
-    const merged = mergeState(base, mine, theirs, running)
-    const state = this.#withAgents(merged.state.rows, merged.state.meta)
-    const ours = this.#versions.outsides[0]
-    const around = ours === undefined ? undefined : mergeOutside(outsideOf(text, layout.start, layout.end), ours, this.#versions.outsides)
-    const before = around?.before ?? text.slice(0, layout.start)
-    const after = around?.after ?? text.slice(layout.end)
-    const prefix = bom ? '\uFEFF' + before : before
-    const produced = renderStamped({layout: {...layout, atEof: after === ''}, state, file: read.meta, given: this.#base.meta.lastUpdated, now: this.#now}, (_, rendered) => rendered === section, (rendered) => ({
-      data: Buffer.from(prefix + rendered + after, 'utf8'),
-      text: before + rendered + after
-    }))
-    const shift = before.length - layout.start
-    if (produced.layout) produced.layout = {...produced.layout, start: produced.layout.start + shift, end: produced.layout.end + shift}
-    return {...produced, humanEdits: merged.humanEdits, conflicts: merged.conflicts}
-  }
-
-  /** The file has no state table yet: add the section (or the table to it). */
-  #append(mine: TableState, text: string, bom: boolean, running: ReadonlySet<string>): Produced {
-    const plan = this.#parse(text)
-    const merged = mergeState(this.#base, mine, {rows: readRows(plan), meta: readMeta(plan)}, running)
-    const state = this.#withAgents(merged.state.rows, merged.state.meta)
-    // The new section writes these defaults: record them, or the next write takes them for a person's edit.
-    state.meta.started ??= ''
-    state.meta.build ??= 'not yet run'
-    state.meta.lastUpdated = formatStamp(this.#now(), stampFormat(state.meta.started))
-    const next = appendStateSection(plan, state)
-    return {data: Buffer.from(bom ? '\uFEFF' + next : next, 'utf8'), text: next, layout: undefined, state, humanEdits: merged.humanEdits, conflicts: merged.conflicts, clean: true}
   }
 
   async #editSection(title: string, render: (current: Section | undefined, plan: Plan) => string): Promise<WriteResult> {
@@ -308,12 +261,8 @@ export class PlanStore {
     return parsePlan(source, this.file, this.#prompts)
   }
 
-  /** A row for every agent of the plan, in plan order, then the rows it does not know. */
-  #withAgents(found: ReadonlyMap<string, RowState>, meta: TableMeta): TableState {
-    const rows = new Map<string, RowState>()
-    for (const agent of this.#agents) rows.set(agent, found.get(agent) ?? emptyRow())
-    for (const [agent, row] of found) if (!rows.has(agent)) rows.set(agent, row)
-    return {rows, meta}
+  #context(): SavedContext {
+    return {file: this.file, parse: (text) => this.#parse(text), hadTable: this.#hadTable, versions: this.#versions, base: this.#base, agents: this.#agents, now: this.#now}
   }
 }
 

@@ -1,7 +1,7 @@
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
-import {loadPlan} from '../../plan/load-plan.js'
+import {loadRealPlan} from '../load-real-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {colorEnabled} from '../../report/color-enabled.js'
 import {computeScorecard} from '../../report/compute-scorecard.js'
@@ -21,7 +21,7 @@ export const registerReport: RegisterCommand = (program, io, done) => {
     .action(async (planPath: string, options: {json?: boolean}) => {
       let scorecard
       try {
-        scorecard = computeScorecard(await loadPlan(planPath, {cwd: io.cwd}))
+        scorecard = computeScorecard(await loadRealPlan(planPath, {cwd: io.cwd}))
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
         for (const diagnostic of error.diagnostics) io.stderr(formatDiagnostic(diagnostic) + '\n')
