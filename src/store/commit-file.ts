@@ -56,6 +56,8 @@ export interface CommitInput {
 }
 
 const ancestrySize = 12
+/** A file not modified for this long is no longer being written. */
+const quietMs = 50
 
 /**
  * Read the file, let `produce` compute the new bytes, write them atomically
@@ -79,7 +81,12 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
     try {
       const mine = input.bytes()
       let disk = mine
-      if (!holds(fd, disk)) disk = settle(fd, readAll(fd))
+      if (!holds(fd, disk)) {
+        // A file written moments ago may be half written (in place): wait for it to settle. One
+        // untouched for a while is complete, and merging it must not wait (saves come every 0.1 s).
+        const stat = fs.fstatSync(fd)
+        disk = stat.size > 0 && Date.now() - stat.mtimeMs > quietMs ? readAll(fd) : settle(fd, readAll(fd))
+      }
       let seen = disk
       for (const late of io.late) seen = fold(io, late, seen)
       const same = seen === mine || seen.equals(mine)

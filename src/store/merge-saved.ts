@@ -7,6 +7,7 @@ import {mergeOutside, outsideOf} from './merge-outside.js'
 import {mergeState} from './merge-state.js'
 import {readSection} from './read-section.js'
 import {renderStamped} from './render-stamped.js'
+import type {StateLayout} from './state-layout.js'
 import {emptyRow, readMeta, readRows, type RowState, type TableMeta, type TableState} from './table-state.js'
 import type {WrittenVersions} from './written-versions.js'
 
@@ -17,8 +18,9 @@ export interface SavedContext {
   /** Whether the file had a state table since the store opened it: one that goes away is damage, not absence. */
   hadTable: boolean
   versions: WrittenVersions
-  /** The table as mdplan last wrote it. */
+  /** The table as mdplan last wrote it, and how it was written. */
   base: TableState
+  layout: StateLayout | undefined
   /** The plan's agents, in order. */
   agents: readonly string[]
   now: () => Date
@@ -36,7 +38,7 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   const {versions} = context
   const bom = seen[0] === 0xef && seen[1] === 0xbb && seen[2] === 0xbf
   const text = seen.toString('utf8', bom ? 3 : 0)
-  const read = readSection(text, context.parse)
+  const read = readSection(text, context.parse, context.layout)
   if (!read || !('layout' in read)) {
     if (context.hadTable || (read && !read.noTable)) {
       throw DamagedTableError.at(context.file, text, read ?? {offset: text.length, reason: 'the `## Execution State` section is gone: put it back (undo the edit, or take it from git)'})
@@ -54,11 +56,16 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   const before = around?.before ?? text.slice(0, layout.start)
   const after = around?.after ?? text.slice(layout.end)
   const prefix = bom ? '\uFEFF' + before : before
+  // Their bytes around the section stand: copy them, do not encode the whole text again.
+  const kept = !around || around.theirs ? {head: (bom ? 3 : 0) + Buffer.byteLength(before), tail: (bom ? 3 : 0) + Buffer.byteLength(text.slice(0, layout.end))} : undefined
   const stamp = {layout: {...layout, atEof: after === ''}, state, file: read.meta, given: context.base.meta.lastUpdated, now: context.now}
   const produced = renderStamped(
     stamp,
     (_, rendered) => rendered === section,
-    (rendered) => ({data: Buffer.from(prefix + rendered + after, 'utf8'), text: before + rendered + after})
+    (rendered) => ({
+      data: kept ? Buffer.concat([seen.subarray(0, kept.head), Buffer.from(rendered, 'utf8'), seen.subarray(kept.tail)]) : Buffer.from(prefix + rendered + after, 'utf8'),
+      text: before + rendered + after
+    })
   )
   const shift = before.length - layout.start
   if (produced.layout) produced.layout = {...produced.layout, start: produced.layout.start + shift, end: produced.layout.end + shift}

@@ -262,7 +262,7 @@ export class PlanStore {
   }
 
   #context(): SavedContext {
-    return {file: this.file, parse: (text) => this.#parse(text), hadTable: this.#hadTable, versions: this.#versions, base: this.#base, agents: this.#agents, now: this.#now}
+    return {file: this.file, parse: (text) => this.#parse(text), hadTable: this.#hadTable, versions: this.#versions, base: this.#base, layout: this.#layout, agents: this.#agents, now: this.#now}
   }
 }
 

@@ -1,7 +1,7 @@
 import type {Plan} from '../plan/types.js'
 import {locateStateSection} from './locate-state-section.js'
 import {readStateSection, type SectionRead, type TableDamage} from './read-state-section.js'
-import {stateLayout} from './state-layout.js'
+import {stateLayout, type StateLayout} from './state-layout.js'
 import {readMeta, readRows} from './table-state.js'
 
 /** What a file's state section holds: its table, a damage, or nothing (no section). */
@@ -11,12 +11,13 @@ export type SectionFound = SectionRead | (TableDamage & {noTable: boolean}) | un
  * Read the state section of `text` (no BOM): from its lines when they are
  * plain (the usual case: a few milliseconds at 1000 agents), through `parse`
  * (the whole plan) when the text holds something only the parser judges.
+ * `known`: the layout mdplan last wrote, whose rows need not be read again.
  */
-export function readSection(text: string, parse: (text: string) => Plan): SectionFound {
+export function readSection(text: string, parse: (text: string) => Plan, known?: StateLayout): SectionFound {
   const span = locateStateSection(text)
   if (span === undefined) return undefined
   if (span) {
-    const read = readStateSection(text, span)
+    const read = readStateSection(text, span, known)
     if (read && 'layout' in read) return read
     if (read) return {...read, noTable: !text.slice(span.start, span.end).includes('|')}
   }

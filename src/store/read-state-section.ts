@@ -33,7 +33,7 @@ const blockStart = /^ {0,3}(?:[>#]|[-*+][ \t]|\d{1,9}[.)][ \t])/
  * full parser judges (a fence, HTML), and a `TableDamage` when the section has
  * no table that reads as the state table.
  */
-export function readStateSection(text: string, span: SectionSpan): SectionRead | TableDamage | null {
+export function readStateSection(text: string, span: SectionSpan, known?: StateLayout): SectionRead | TableDamage | null {
   const body = text.slice(span.start, span.end)
   if (unsure.test(body.slice(body.indexOf('\n') + 1))) return null
   const lines = linesOf(text, span)
@@ -65,12 +65,22 @@ export function readStateSection(text: string, span: SectionSpan): SectionRead |
       i++
       continue
     }
-    return readTable(text, span, lines, i, columns, lower, eol)
+    return readTable(text, span, {lines, at: i, columns, lower, eol}, known)
   }
   return damage ?? {offset: lines[0]!.start, reason: 'the section has no table any more: put the `| Agent | Status | … |` table back (undo the edit, or take it from git)'}
 }
 
-function readTable(text: string, span: SectionSpan, lines: Line[], at: number, columns: string[], lower: string[], eol: '\n' | '\r\n'): SectionRead | null {
+interface TableLines {
+  lines: Line[]
+  /** The header's line. */
+  at: number
+  columns: string[]
+  lower: string[]
+  eol: '\n' | '\r\n'
+}
+
+function readTable(text: string, span: SectionSpan, found: TableLines, known: StateLayout | undefined): SectionRead | null {
+  const {lines, at, columns, lower, eol} = found
   const index = {
     agent: lower.indexOf('agent'),
     status: lower.indexOf('status'),
@@ -79,21 +89,27 @@ function readTable(text: string, span: SectionSpan, lines: Line[], at: number, c
     notes: lower.indexOf('notes')
   }
   const table = {columns, index}
-  const found: Array<{start: number; agent: string; values: string[]}> = []
+  const rowLines: Array<{start: number; agent: string; values: string[]}> = []
   const rows = new Map<string, RowState>()
+  // Rows written as mdplan last wrote them read as they did then: most of a table, after a hand edit.
+  const same = known && known.header.text === lines[at]!.text && known.columns.length === columns.length ? rowsByText(known) : undefined
   let k = at + 2
   for (; k < lines.length && lines[k]!.text.includes('|'); k++) {
     const line = lines[k]!
+    const seen = same?.get(line.text)
+    if (seen) {
+      rowLines.push({start: line.start, agent: seen.agent, values: seen.values})
+      if (seen.agent !== '' && !rows.has(seen.agent)) rows.set(seen.agent, rowFromCells(seen.values, statusOf(seen.values[index.status]!), table))
+      continue
+    }
     if (blockStart.test(line.text)) return null
     const values = splitRaw(line.text)
       .slice(0, columns.length)
       .map((raw) => cellValue(raw))
     while (values.length < columns.length) values.push('')
     const agent = values[index.agent]!.replace(/^(\*\*|`)(.*)\1$/, '$2')
-    const word = values[index.status]!.toLowerCase().replace(/[\s-]+/g, '_')
-    const status = vocabulary.has(word) ? (word as Status) : undefined
-    found.push({start: line.start, agent, values})
-    if (agent !== '' && !rows.has(agent)) rows.set(agent, rowFromCells(values, status, table))
+    rowLines.push({start: line.start, agent, values})
+    if (agent !== '' && !rows.has(agent)) rows.set(agent, rowFromCells(values, statusOf(values[index.status]!), table))
   }
   const metaStarts = new Map<number, MetaName>()
   const meta: TableMeta = {}
@@ -113,12 +129,31 @@ function readTable(text: string, span: SectionSpan, lines: Line[], at: number, c
     eol,
     headerStart: lines[at]!.start,
     delimiterStart: lines[at + 1]!.start,
-    rows: found,
+    rows: rowLines,
     columns,
     index,
-    metaStarts
+    metaStarts,
+    style: known && known.header.text === lines[at]!.text && known.delimiter.text === lines[at + 1]!.text ? known.style : undefined
   })
   return {layout, rows, meta}
+}
+
+function statusOf(cell: string): Status | undefined {
+  const word = cell.toLowerCase().replace(/[\s-]+/g, '_')
+  return vocabulary.has(word) ? (word as Status) : undefined
+}
+
+const byText = new WeakMap<StateLayout, Map<string, {agent: string; values: string[]}>>()
+
+/** A layout's rows by their text, built once per layout. */
+function rowsByText(layout: StateLayout): Map<string, {agent: string; values: string[]}> {
+  let map = byText.get(layout)
+  if (!map) {
+    map = new Map()
+    for (const row of layout.rows) if (!map.has(row.text)) map.set(row.text, row)
+    byText.set(layout, map)
+  }
+  return map
 }
 
 interface Line {

@@ -85,6 +85,8 @@ export interface LayoutInput {
   index: StateTable['index']
   /** Where each meta line mdplan owns starts (the first of each name). */
   metaStarts: ReadonlyMap<number, MetaName>
+  /** The table's style when the caller knows it (the same header and delimiter as a layout it has). */
+  style?: TableStyle | undefined
 }
 
 /** The layout from where a reader found the table's lines (the full parser or the section reader). */
@@ -112,7 +114,7 @@ export function buildLayout(input: LayoutInput): StateLayout {
     pre: text.slice(start, input.headerStart),
     columns: input.columns,
     index: input.index,
-    style: detectTableStyle(header.text, delimiter.text, rows.map((row) => row.text)),
+    style: input.style ?? detectTableStyle(header.text, delimiter.text, rows.map((row) => row.text)),
     header,
     delimiter,
     rows,

@@ -1,4 +1,5 @@
 import {createHash} from 'node:crypto'
+import type {Outside} from './merge-outside.js'
 import type {TableState} from './table-state.js'
 
 /** How many recent tables are kept whole, to find the one a hand edit started from. */
@@ -15,17 +16,20 @@ const recentOutsides = 8
 export class WrittenVersions {
   readonly #hashes = new Set<string>()
   #states: TableState[] = []
-  #outsides: string[] = []
+  #outsides: Outside[] = []
 
   /**
    * Record a version on disk: its section's text and the table it holds (when
    * the table is mdplan's, with no hand edit waiting in it), the text around
    * it (section cut out).
    */
-  remember(section: string | undefined, state: TableState | undefined, outside: string | undefined): void {
+  remember(section: string | undefined, state: TableState | undefined, outside: Outside | undefined): void {
     if (section !== undefined) this.#hashes.add(hash(section))
     if (state && this.#states[0] !== state) this.#states = [state, ...this.#states].slice(0, recentStates)
-    if (outside !== undefined && this.#outsides[0] !== outside) this.#outsides = [outside, ...this.#outsides.filter((text) => text !== outside)].slice(0, recentOutsides)
+    const first = this.#outsides[0]
+    if (outside && !(first && first.before === outside.before && first.after === outside.after)) {
+      this.#outsides = [outside, ...this.#outsides.filter((known) => known.before !== outside.before || known.after !== outside.after)].slice(0, recentOutsides)
+    }
   }
 
   /** Whether mdplan wrote (or read at the start) exactly this section. */
@@ -33,7 +37,7 @@ export class WrittenVersions {
     return this.#hashes.has(hash(section))
   }
 
-  get outsides(): readonly string[] {
+  get outsides(): readonly Outside[] {
     return this.#outsides
   }
 
@@ -44,11 +48,13 @@ export class WrittenVersions {
    */
   parentOf(theirs: TableState, latest: TableState): TableState {
     let best = latest
-    let fewest = distance(theirs, latest)
+    let fewest = distance(theirs, latest, Infinity)
+    // One cell changed in the latest version: the usual hand edit, no older version can be closer.
+    if (fewest <= 1) return latest
     for (const state of this.#states) {
       if (fewest === 0) break
       if (state === latest) continue
-      const d = distance(theirs, state)
+      const d = distance(theirs, state, fewest)
       if (d < fewest) {
         fewest = d
         best = state
@@ -63,9 +69,10 @@ function hash(text: string): string {
 }
 
 /** Cells that differ; `Last updated:` counts double, as it tells mdplan's versions apart (a revert of one cell is not a version). */
-function distance(theirs: TableState, state: TableState): number {
+function distance(theirs: TableState, state: TableState, stopAt: number): number {
   let d = theirs.meta.lastUpdated === state.meta.lastUpdated ? 0 : 2
   for (const [agent, row] of theirs.rows) {
+    if (d >= stopAt) return d
     const other = state.rows.get(agent)
     if (!other) {
       d += 4
