@@ -5,7 +5,7 @@ import type {TableState} from './table-state.js'
 /** How many recent tables are kept whole, to find the one a hand edit started from. */
 const recentStates = 12
 /** How many recent versions of the text outside the section are kept, to find where a save started from. */
-const recentOutsides = 8
+const recentOutsides = 32
 
 /**
  * What this store wrote, for the whole run: a hash of every version of the
