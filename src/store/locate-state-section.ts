@@ -78,7 +78,8 @@ export function locateStateSection(text: string): SectionSpan | undefined | null
     if (depth !== 2) continue
     const title = heading[2] ?? ''
     if (/[*`[\]<&\\_]/.test(title)) return null
-    if (key(title) === 'execution state') found = start
+    // The parser's section key: case, spaces, `_` and `-` alike, a trailing `:` or `.` dropped.
+    if (/^execution[\s_-]+state[:.]?$/i.test(title.trim())) found = start
   }
   return found === undefined ? undefined : {start: found, end: text.length}
 }
@@ -106,12 +107,4 @@ function blankAfter(text: string, offset: number): number {
 function blankBefore(text: string, start: number): boolean {
   const previous = text.slice(text.lastIndexOf('\n', start - 2) + 1, start - 1)
   return previous.trim() === '' || /^ {0,3}#/.test(previous)
-}
-
-function key(title: string): string {
-  return title
-    .toLowerCase()
-    .replace(/[\s_-]+/g, ' ')
-    .replace(/[:.]$/, '')
-    .trim()
 }

@@ -81,13 +81,9 @@ interface TableLines {
 
 function readTable(text: string, span: SectionSpan, found: TableLines, known: StateLayout | undefined): SectionRead | null {
   const {lines, at, columns, lower, eol} = found
-  const index = {
-    agent: lower.indexOf('agent'),
-    status: lower.indexOf('status'),
-    agentId: lower.indexOf('agent_id'),
-    duration: lower.indexOf('duration'),
-    notes: lower.indexOf('notes')
-  }
+  // The columns readStateTable looks for, by the same normalized names.
+  const [agent, status, agentId, duration, notes] = ['agent', 'status', 'agent_id', 'duration', 'notes'].map((name) => lower.indexOf(name)) as [number, number, number, number, number]
+  const index = {agent, status, agentId, duration, notes}
   const table = {columns, index}
   const rowLines: Array<{start: number; agent: string; values: string[]}> = []
   const rows = new Map<string, RowState>()
