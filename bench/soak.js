@@ -29,7 +29,7 @@ const {values} = parseArgs({
     'max-ms': {type: 'string', default: '300'},
     'max-kill-ms': {type: 'string', default: '1000'},
     gap: {type: 'string', default: '100'},
-    'editor-mode': {type: 'string', default: 'stale'},
+    'editor-mode': {type: 'string', default: 'rename'},
     careless: {type: 'boolean', default: false},
     only: {type: 'string'},
     json: {type: 'boolean', default: false},

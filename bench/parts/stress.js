@@ -6,7 +6,7 @@ import {fuzz} from '../soak/fuzz.js'
 
 export async function run() {
   const kill = await killSoak({agents: 20, kills: 8, minMs: 20, maxMs: 120, maxKillMs: 800, seed: 1})
-  const editors = await editorSoak({agents: 40, edits: 40, gapMs: 40, minMs: 20, maxMs: 150, seed: 2, mode: 'stale'})
+  const editors = await editorSoak({agents: 40, edits: 40, gapMs: 40, minMs: 20, maxMs: 150, seed: 2})
   const fuzzed = fuzz({runs: 400, seed: 1})
   return [...kill.rows, ...editors.rows, ...fuzzed.rows]
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import {atomicWrite} from './atomic-write.js'
+import type {Outside} from './merge-outside.js'
 import type {Conflict, HumanEdit} from './merge-state.js'
 import {lineDistance, mergeText} from './merge-text.js'
 import {holds, readAll, release, settle} from './open-file.js'
@@ -16,6 +17,8 @@ export interface Produced {
   sectionBytes?: {start: number; end: number}
   /** The state section's text in `data`, when this wrote the table. */
   section?: string
+  /** The text around the section, when it may differ from the last write's. */
+  outside?: Outside
   layout: StateLayout | undefined
   /** The table as written, when this wrote the table: the next merge's base. */
   state?: TableState

@@ -56,17 +56,20 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   const before = around?.before ?? text.slice(0, layout.start)
   const after = around?.after ?? text.slice(layout.end)
   const prefix = bom ? '\uFEFF' + before : before
+  const head = Buffer.byteLength(prefix)
   // Their bytes around the section stand: copy them, do not encode the whole text again.
-  const kept = !around || around.theirs ? {head: (bom ? 3 : 0) + Buffer.byteLength(before), tail: (bom ? 3 : 0) + Buffer.byteLength(text.slice(0, layout.end))} : undefined
+  const tail = !around || around.theirs ? (bom ? 3 : 0) + Buffer.byteLength(text.slice(0, layout.end)) : undefined
   const stamp = {layout: {...layout, atEof: after === ''}, state, file: read.meta, given: context.base.meta.lastUpdated, now: context.now}
   const produced = renderStamped(
     stamp,
     (_, rendered) => rendered === section,
-    (rendered) => ({
-      data: kept ? Buffer.concat([seen.subarray(0, kept.head), Buffer.from(rendered, 'utf8'), seen.subarray(kept.tail)]) : Buffer.from(prefix + rendered + after, 'utf8'),
-      text: before + rendered + after
-    })
+    (rendered) => {
+      const middle = Buffer.from(rendered, 'utf8')
+      const data = tail === undefined ? Buffer.concat([Buffer.from(prefix, 'utf8'), middle, Buffer.from(after, 'utf8')]) : Buffer.concat([seen.subarray(0, head), middle, seen.subarray(tail)])
+      return {data, sectionBytes: {start: head, end: head + middle.length}}
+    }
   )
+  produced.outside = {before, after}
   const shift = before.length - layout.start
   if (produced.layout) produced.layout = {...produced.layout, start: produced.layout.start + shift, end: produced.layout.end + shift}
   return {...produced, humanEdits: merged.humanEdits, conflicts: merged.conflicts}

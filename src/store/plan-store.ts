@@ -234,7 +234,7 @@ export class PlanStore {
       this.#fileState = result.clean ? this.#base : undefined
       this.#clean = result.clean
     }
-    if (result.section !== undefined && result.sectionBytes) this.#versions.remember(result.section, this.#base, undefined)
+    if (result.section !== undefined && result.sectionBytes) this.#versions.remember(result.section, this.#base, result.outside)
     else this.#remember(this.#text(), result.state ?? (result.clean ? this.#base : undefined))
     result.committed?.()
   }

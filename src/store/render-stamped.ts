@@ -38,7 +38,8 @@ export function renderStamped(input: StampInput, unchanged: (out: Assembled, sec
     const wanted = state.meta.lastUpdated
     const stamp = wanted !== undefined && wanted !== '' && wanted !== input.given ? restamp(wanted, format) : formatStamp(input.now(), format)
     next = {rows: state.rows, meta: {...meta, lastUpdated: stamp}}
-    rendered = renderState(layout, next)
+    // From the first render's layout: its rows are done, only the meta line changes.
+    rendered = renderState(rendered.layout, next)
     out = assemble(rendered.text)
   }
   return {...out, layout: rendered.layout, section: rendered.text, state: next, humanEdits: [], conflicts: [], clean: true}
