@@ -4,13 +4,17 @@
 // exits 1 when one is missed.
 //
 //   node bench/soak.js [--agents 100] [--kills 50] [--editor-agents 200] [--edits 200] [--seed 1]
-//                      [--fuzz-runs 5000] [--only kill|editors|fuzz] [--editor-mode rename|in-place|mixed] [--careless] [--crash] [--json] [--keep] [--verbose]
+//                      [--fuzz-runs 5000] [--saves-agents 1000] [--only kill|editors|saves|fuzz] [--editor-mode stale|rename|in-place|mixed]
+//                      [--careless] [--crash] [--json] [--keep] [--verbose]
+// saves: sed -i every 0.1 s on 100 agents, stale buffers, vim through tmux (skipped without tmux/vim), and one save a
+// second on --saves-agents agents.
 // Environment: SOAK_AGENTS, SOAK_KILLS, SOAK_EDITOR_AGENTS, SOAK_EDITS, SOAK_FUZZ_RUNS, SOAK_SEED.
 // MDPLAN_BIN: soak another build of mdplan (the fuzz part always reads this checkout's dist/).
 import {parseArgs} from 'node:util'
 import {killSoak} from './soak/kill-soak.js'
 import {editorSoak} from './soak/editor-soak.js'
 import {fuzz} from './soak/fuzz.js'
+import {savesSoakPart} from './soak/saves-soak.js'
 
 const {values} = parseArgs({
   options: {
@@ -19,6 +23,7 @@ const {values} = parseArgs({
     'editor-agents': {type: 'string', default: process.env.SOAK_EDITOR_AGENTS ?? '200'},
     edits: {type: 'string', default: process.env.SOAK_EDITS ?? '200'},
     'fuzz-runs': {type: 'string', default: process.env.SOAK_FUZZ_RUNS ?? '5000'},
+    'saves-agents': {type: 'string', default: process.env.SOAK_SAVES_AGENTS ?? '1000'},
     seed: {type: 'string', default: process.env.SOAK_SEED ?? '1'},
     'min-ms': {type: 'string', default: '50'},
     'max-ms': {type: 'string', default: '300'},
@@ -53,6 +58,11 @@ if (!values.only || values.only === 'kill') {
 if (!values.only || values.only === 'editors') {
   process.stderr.write(`soak: editors, ${n('editor-agents')} agents, ${n('edits')} saves…\n`)
   results.editors = await editorSoak({agents: n('editor-agents'), edits: n('edits'), mode: values['editor-mode'], careless: values.careless, gapMs: n('gap'), seed: seed + 1, minMs: n('min-ms'), maxMs: n('max-ms'), keep: values.keep, log})
+}
+
+if (!values.only || values.only === 'saves') {
+  process.stderr.write(`soak: saves (sed -i, stale buffers, vim), 100 and ${n('saves-agents')} agents…\n`)
+  results.saves = await savesSoakPart({log, big: n('saves-agents')})
 }
 
 if (!values.only || values.only === 'fuzz') {

@@ -161,13 +161,30 @@ describe('PlanStore with hand edits between writes', () => {
     expect(text).toContain('| A | in_progress | — | — | |')
   })
 
-  it('a write that changes nothing but the clock only touches Last updated', async () => {
+  it('a write that changes nothing writes nothing: same bytes, same mtime, Last updated kept', async () => {
     const file = copyFixture('padded')
-    const before = fs.readFileSync(file, 'utf8')
+    const before = fs.readFileSync(file)
+    const mtime = fs.statSync(file).mtimeMs
     const store = await PlanStore.open(file, {now: tickingClock()})
-    await store.write(store.state, {running: new Set()})
-    const after = fs.readFileSync(file, 'utf8')
-    const changed = after.split('\n').filter((line, i) => line !== before.split('\n')[i])
-    expect(changed).toEqual(['Last updated: 2026-02-01T10:00:00Z'])
+    const state = store.state
+    state.meta.lastUpdated = '2030-01-01T00:00:00Z'
+    const result = await store.write(state, {running: new Set()})
+    expect(result.bytes).toBe(0)
+    expect(fs.readFileSync(file).equals(before)).toBe(true)
+    expect(fs.statSync(file).mtimeMs).toBe(mtime)
+    store.close()
+  })
+
+  it('stamps Last updated only with another change, in the format the file has', async () => {
+    const file = copyFixture('basic')
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/Started: .*/, 'Started: 2026-02-18 11:58:36').replace(/Last updated: .*/, 'Last updated: 2026-02-18 12:09:30'))
+    const store = await PlanStore.open(file, {now: () => new Date(2026, 1, 19, 8, 5, 7)})
+    const state = store.state
+    state.rows.get('A')!.status = 'completed'
+    await store.write(state, {running: new Set()})
+    const text = fs.readFileSync(file, 'utf8')
+    expect(text).toContain('Last updated: 2026-02-19 08:05:07')
+    expect(text).toContain('Started: 2026-02-18 11:58:36')
+    store.close()
   })
 })

@@ -12,10 +12,14 @@ import remarkStringify from 'remark-stringify'
 import {PlanStore} from '../../dist/store/plan-store.js'
 import {atomicWrite} from '../../dist/store/atomic-write.js'
 import {generatePlan, agentId} from '../generate-plan.js'
+import {savesSoak} from '../soak/saves-soak.js'
 
 const agents = 1000
 const events = 600
 const naiveEvents = 3
+const merges = 60
+/** How long each of the two runs (with and without saves) of the throughput figure lasts. */
+const throughputMs = 12_000
 
 function quantile(values, q) {
   const sorted = [...values].sort((a, b) => a - b)
@@ -94,7 +98,30 @@ export async function run() {
     }
     before = after
   }
+
+  // A hand edit (another process's save: temp file + rename, a Notes cell changed) before each of
+  // `merges` events: the write that merges it. The save is a moment old when the write comes, as
+  // a person's save is (a file written that instant waits a few ms to settle: in-place writers).
+  const merge = []
+  for (let i = 0; i < merges; i++) {
+    const current = fs.readFileSync(file, 'utf8')
+    const id = agentId(500 + i)
+    const edited = current.replace(new RegExp(`^\\| ${id} \\|(.*)\\|[^|\\n]*\\|$`, 'm'), `| ${id} |$1| hand note ${i} |`)
+    fs.writeFileSync(`${file}.swp`, edited)
+    const past = new Date(Date.now() - 1000)
+    fs.utimesSync(`${file}.swp`, past, past)
+    fs.renameSync(`${file}.swp`, file)
+    apply(state, events + i)
+    const start = now()
+    state = (await store.write(state, {running})).state
+    merge.push(now() - start)
+  }
   store.close()
+
+  // Throughput: a 1000-agent run for 12 s with one save a second (sed -i), against the same run with none.
+  const alone = await savesSoak({agents, everyMs: 1000, saver: 'none', durationMs: throughputMs, concurrency: 16, minMs: 10, maxMs: 30})
+  const saved = await savesSoak({agents, everyMs: 1000, saver: 'sed', durationMs: throughputMs, concurrency: 16, minMs: 10, maxMs: 30})
+  const lost = 100 * (1 - saved.completed / Math.max(1, alone.completed))
 
   // Naive: parse the whole document, change the row in the tree, stringify, write atomically.
   const processor = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(remarkGfm).use(remarkStringify)
@@ -134,6 +161,14 @@ export async function run() {
     {figure: `${agents} agents: one state write / the bare disk write, medians`, value: `${(median / diskMs).toFixed(2)}×`, target: '≤ 3×', holds: median / diskMs <= 3},
     {figure: `${agents} agents: lines changed per event (the row and Last updated), median / max`, value: `${quantile(lines, 0.5)} / ${maxLines}`, target: '≤ 2', holds: maxLines <= 2},
     {figure: `${agents} agents: bytes changed per event (changed lines), median / max`, value: `${quantile(bytes, 0.5)} / ${Math.max(...bytes)} B`, target: null, holds: null},
+    {figure: `${agents} agents: write that merges a hand edit (another process's save), median`, value: `${quantile(merge, 0.5).toFixed(2)} ms`, target: '≤ 20 ms', holds: quantile(merge, 0.5) <= 20},
+    {figure: `${agents} agents: write that merges a hand edit, p99`, value: `${quantile(merge, 0.99).toFixed(2)} ms`, target: null, holds: null},
+    {
+      figure: `${agents} agents: agents completed in ${throughputMs / 1000} s, no saves / sed -i every second (${saved.saves} saves)`,
+      value: `${alone.completed} / ${saved.completed} (${lost.toFixed(1)} % lost; writes given up: ${saved.failedWrites.length})`,
+      target: '< 10 % lost, 0 given up',
+      holds: lost < 10 && saved.failedWrites.length === 0
+    },
     {figure: `${agents} agents: naive parse + remark-stringify + write per event, median / p99`, value: `${quantile(naiveMs, 0.5).toFixed(1)} / ${quantile(naiveMs, 0.99).toFixed(1)} ms`, target: null, holds: null},
     {figure: `${agents} agents: naive, lines changed by its first write / per event after`, value: `${firstNaive.lines} (${firstNaive.bytes} B) / ${quantile(naiveLines, 0.5)} (${quantile(naiveBytes, 0.5)} B)`, target: null, holds: null}
   ]

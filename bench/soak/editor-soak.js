@@ -16,7 +16,7 @@ const editor = fileURLToPath(new URL('./editor.js', import.meta.url))
  * @param {number} o.agents
  * @param {number} o.edits
  * @param {number} [o.gapMs] mean time between two saves
- * @param {'rename'|'in-place'|'mixed'} [o.mode] how the editor saves
+ * @param {'rename'|'in-place'|'mixed'|'stale'} [o.mode] how the editor saves (stale: rename, and every fifth save a buffer ten saves old)
  */
 export async function editorSoak({agents, edits, mode = 'rename', careless = false, gapMs = 25, seed = 2, minMs = 50, maxMs = 300, concurrency = 8, timeoutMs = 600_000, keep = false, log = () => {}}) {
   const dir = mkdtempSync(join(tmpdir(), 'mdplan-soak-edit-'))
@@ -87,7 +87,7 @@ export async function editorSoak({agents, edits, mode = 'rename', careless = fal
   const failedWrites = warnings.filter((message) => message.startsWith('cannot write'))
   const temps = leftoverTempFiles(dir)
   const seconds = (Date.now() - started) / 1000
-  const counts = {context: 0, note: 0, requeue: 0}
+  const counts = {context: 0, note: 0, requeue: 0, stale: 0}
   for (const edit of done) counts[edit.kind]++
   if (!keep) rmSync(dir, {recursive: true, force: true})
 
@@ -114,7 +114,7 @@ export async function editorSoak({agents, edits, mode = 'rename', careless = fal
     dir: keep ? dir : undefined
   }
   result.rows = [
-    row(`editors${mode === 'rename' ? '' : ` (${mode} saves)`}${careless ? ' (careless: no re-read before saving)' : ''}: hand saves while ${ids.length} agents ran`, `${done.length} saves (${counts.context} context, ${counts.note} notes, ${counts.requeue} re-queues; ${end.reread} re-read after a race; ${seconds.toFixed(0)} s)`, `${edits}`, done.length === edits && editorCode === 0),
+    row(`editors${mode === 'rename' ? '' : ` (${mode} saves)`}${careless ? ' (careless: no re-read before saving)' : ''}: hand saves while ${ids.length} agents ran`, `${done.length} saves (${counts.context} context, ${counts.note} notes, ${counts.requeue} re-queues${counts.stale ? `, ${counts.stale} stale buffers` : ''}; ${end.reread} re-read after a race; ${seconds.toFixed(0)} s)`, `${edits}`, done.length === edits && editorCode === 0),
     row('editors: edits lost', lost.length, '0', lost.length === 0),
     row('editors: re-queues not followed (ran again, completed)', ignored.length, '0', ignored.length === 0),
     row('editors: agents rerun that no one re-queued', unasked.length, '0', unasked.length === 0),

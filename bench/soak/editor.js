@@ -4,7 +4,9 @@
 // one of: a line added to `## Context`, a finished row's Notes rewritten, a
 // completed row set back to `pending`. Every save is recorded as one JSON line.
 //
-// node editor.js <plan> <runs.log> <edits> <mean gap ms> <seed> <record file> [rename|in-place|mixed] [careless]
+// node editor.js <plan> <runs.log> <edits> <mean gap ms> <seed> <record file> [rename|in-place|mixed|stale] [careless]
+// stale: as rename, and every fifth save is a stale buffer: the file as read ten saves earlier, only its title
+// changed, saved without looking (an editor that kept the buffer open): mdplan must take the title and undo nothing.
 // in-place: save the way some editors and scripts do, truncating the file and writing into it.
 // careless: never check whether the file changed since it was read (a save can undo mdplan's last write).
 import {appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync} from 'node:fs'
@@ -87,8 +89,33 @@ function plan1(text, n) {
   return {edit: {kind: 'context', line, finished: done.length}, text: text.slice(0, at) + line + '\n' + text.slice(at)}
 }
 
+/** Buffers read at earlier saves, oldest first: what a stale save writes back. */
+const buffers = []
+/** What the editor's last save wrote. */
+let lastSaved
+
 for (let n = 1; n <= edits; n++) {
   await sleep(rand() * 2 * gap)
+  // A stale buffer is a version mdplan wrote (the spec's case); the editor's own unmerged save is not one.
+  const current = readFileSync(plan, 'utf8')
+  if (current !== lastSaved) buffers.push(current)
+  if (buffers.length > 10) buffers.shift()
+  if (mode === 'stale' && n % 5 === 0 && buffers.length > 0) {
+    // A stale save over the editor's own last save, before mdplan read it, would lose that save by the
+    // editor's own hand: wait until mdplan has written since (it merges a save when it writes next).
+    for (let waited = 0; waited < 2000 && readFileSync(plan, 'utf8') === lastSaved; waited += 10) await sleep(10)
+    if (readFileSync(plan, 'utf8') === lastSaved) {
+      // mdplan had nothing to write meanwhile (no event): a stale save now would only undo the editor's own save.
+      appendFileSync(record, JSON.stringify({n, kind: 'stale', skipped: true, time: Date.now()}) + '\n')
+      continue
+    }
+    const title = `# Parallel Plan: stale save ${n}`
+    const temp = `${plan}.editor-${process.pid}.tmp`
+    writeFileSync(temp, buffers[0].replace(/^# .*$/m, title))
+    renameSync(temp, plan)
+    appendFileSync(record, JSON.stringify({n, kind: 'stale', title, time: Date.now()}) + '\n')
+    continue
+  }
   for (;;) {
     const before = statSync(plan)
     const text = readFileSync(plan, 'utf8')
@@ -102,6 +129,7 @@ for (let n = 1; n <= edits; n++) {
         continue
       }
       writeFileSync(plan, next)
+      lastSaved = next
       if (edit.agent) touched.add(edit.agent)
       appendFileSync(record, JSON.stringify({n, ...edit, runsBefore, time: Date.now(), inPlace: true}) + '\n')
       break
@@ -122,6 +150,7 @@ for (let n = 1; n <= edits; n++) {
       continue
     }
     renameSync(temp, plan)
+    lastSaved = next
     if (!careless) unlock()
     if (edit.agent) touched.add(edit.agent)
     const seenLines = (text.match(/^- editor line \d+/gm) ?? []).map((l) => Number(l.slice(14)))

@@ -92,8 +92,10 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
             watch.wrote()
             return [{type: 'write-done', seq: effect.seq, result}, ...watch.refresh(state)]
           } catch (error) {
-            const repairable = error instanceof Error && error.name === 'DamagedTableError'
-            return [{type: 'write-failed', seq: effect.seq, error: `${input.file}: ${messageOf(error)}`, repairable}, ...watch.unwritten()]
+            // A table a hand edit damaged names its own file, line and column, and says how to repair it.
+            const repairable = (error as {code?: string}).code === 'EDAMAGEDTABLE'
+            const message = repairable ? messageOf(error) : `${input.file}: ${messageOf(error)}`
+            return [{type: 'write-failed', seq: effect.seq, error: message, repairable}, ...watch.unwritten()]
           }
         })
       case 'prepare': {

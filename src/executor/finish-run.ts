@@ -79,7 +79,7 @@ async function writeLast(store: PlanStore, state: ExecState, emit: (event: Emitt
   try {
     const result = await store.write(state.table, {running: new Set()})
     state.write.failed = undefined
-    emit({type: 'state-written', file: store.file, bytes: result.bytes, ms: result.ms})
+    if (result.bytes > 0) emit({type: 'state-written', file: store.file, bytes: result.bytes, ms: result.ms})
   } catch (error) {
     const onDisk = store.state
     const lost = state.order.filter((id) => onDisk.rows.get(id)?.status !== state.table.rows.get(id)?.status)

@@ -180,7 +180,8 @@ function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
   for (const conflict of result.conflicts) {
     warn(ctx, `${conflict.agent}: ${conflict.column} was edited by hand while mdplan changed it; kept ${conflict.winner === 'person' ? 'the edit' : "mdplan's value"}`)
   }
-  emit(ctx, {type: 'state-written', file: '', bytes: result.bytes, ms: result.ms})
+  // A write that would have changed nothing was skipped: nothing to report.
+  if (result.bytes > 0) emit(ctx, {type: 'state-written', file: '', bytes: result.bytes, ms: result.ms})
   for (const attempt of [...state.attempts.values()]) {
     if (attempt.phase !== 'recording' || attempt.recordedBy > seq) continue
     if (state.stopping) {

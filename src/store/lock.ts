@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import lockfile from 'proper-lockfile'
 import {isAlive} from './is-alive.js'
+import {planTarget} from './plan-target.js'
 
 export interface LockOwner {
   pid: number
@@ -56,7 +57,9 @@ const lockFs = {
  * Taken over at once when its owner is a dead process on this host, or when it
  * was not refreshed within `stale`; otherwise throws LockHeldError.
  */
-export async function acquireRunLock(planFile: string, options: RunLockOptions = {}): Promise<RunLock> {
+export async function acquireRunLock(file: string, options: RunLockOptions = {}): Promise<RunLock> {
+  // A symlinked plan is locked where it is written: runs through the link and the target exclude each other.
+  const planFile = planTarget(file)
   const lockPath = `${planFile}.lock`
   const stale = Math.max(2000, options.stale ?? 30_000)
   const update = Math.min(options.update ?? stale / 3, stale / 2)

@@ -53,6 +53,11 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
       continue
     }
     const was = had ?? now
+    // Most rows: the person did not touch them, mdplan's row stands as it is.
+    if ((was === now || sameRow(was, now)) && coversExtra(want, now)) {
+      rows.set(agent, want)
+      continue
+    }
     const merged = copy(want)
     const notes: string[] = []
     const pick = (column: string, b: string, m: string, t: string): string => {
@@ -92,6 +97,18 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
     else if (m !== undefined && m !== b) meta[name] = m
   }
   return {state: {rows, meta}, humanEdits, conflicts}
+}
+
+function sameRow(a: RowState, b: RowState): boolean {
+  if (a.status !== b.status || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
+  for (const column in b.extra) if ((a.extra[column] ?? '') !== b.extra[column]) return false
+  return true
+}
+
+/** Whether `want` has every user column `now` has (or the merge must take `now`'s value for it). */
+function coversExtra(want: RowState, now: RowState): boolean {
+  for (const column in now.extra) if (!(column in want.extra)) return false
+  return true
 }
 
 function copy(row: RowState): RowState {

@@ -121,7 +121,19 @@ function contains(outer: string[], inner: string[]): boolean {
 /** How many lines an edit from `a` to `b` touches (capped for large edits): picks the version a text was derived from. */
 export function lineDistance(a: string, b: string): number {
   if (a === b) return 0
-  return hunks(lines(a), lines(b)).reduce((sum, hunk) => sum + (hunk.end - hunk.start) + hunk.lines.length, 0)
+  // Only the lines between the common head and tail are split and compared (a plan is thousands of lines, an edit a few).
+  let head = 0
+  const most = Math.min(a.length, b.length)
+  while (head < most && a.charCodeAt(head) === b.charCodeAt(head)) head++
+  head = a.lastIndexOf('\n', head - 1) + 1
+  let tail = 0
+  while (tail < most - head && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++
+  const cut = (text: string): string => {
+    const end = text.length - tail
+    const next = text.indexOf('\n', end - 1)
+    return text.slice(head, next === -1 || end === text.length ? text.length : next + 1)
+  }
+  return hunks(lines(cut(a)), lines(cut(b))).reduce((sum, hunk) => sum + (hunk.end - hunk.start) + hunk.lines.length, 0)
 }
 
 function lines(text: string): string[] {

@@ -52,25 +52,52 @@ export function stateLayout(plan: Plan): StateLayout | undefined {
   const state = plan.state
   const table = state?.table
   if (!state || !table) return undefined
-  const {text} = plan
-  const start = state.section.start.offset
-  const end = state.section.end.offset
-  const headerStart = lineStart(text, table.position.start.offset)
-  const header = lineAt(text, headerStart)
-  const delimiter = lineAt(text, table.delimiter.start.offset)
-  const rows: LayoutRow[] = table.rows.map((row) => ({
-    ...lineAt(text, row.position.start.offset),
-    agent: row.agent,
-    values: row.cells.map((cell) => cell.value)
-  }))
-  const last = rows[rows.length - 1] ?? delimiter
-  const postStart = Math.min(end, lineStart(text, table.position.end.offset) + last.text.length + last.eol.length)
-
   const metaStarts = new Map<number, MetaName>()
   for (const line of state.meta) {
     const name = names.get(line.key)
     if (name && ![...metaStarts.values()].includes(name)) metaStarts.set(line.position.start.offset, name)
   }
+  return buildLayout({
+    text: plan.text,
+    start: state.section.start.offset,
+    end: state.section.end.offset,
+    eol: plan.eol,
+    headerStart: lineStart(plan.text, table.position.start.offset),
+    delimiterStart: table.delimiter.start.offset,
+    rows: table.rows.map((row) => ({start: row.position.start.offset, agent: row.agent, values: row.cells.map((cell) => cell.value)})),
+    columns: table.columns,
+    index: table.index,
+    metaStarts
+  })
+}
+
+export interface LayoutInput {
+  text: string
+  /** The section's range in `text`. */
+  start: number
+  end: number
+  eol: '\n' | '\r\n'
+  /** Where the table's header, delimiter and row lines start. */
+  headerStart: number
+  delimiterStart: number
+  rows: Array<{start: number; agent: string; values: string[]}>
+  columns: string[]
+  index: StateTable['index']
+  /** Where each meta line mdplan owns starts (the first of each name). */
+  metaStarts: ReadonlyMap<number, MetaName>
+  /** The table's style when the caller knows it (the same header and delimiter as a layout it has). */
+  style?: TableStyle | undefined
+}
+
+/** The layout from where a reader found the table's lines (the full parser or the section reader). */
+export function buildLayout(input: LayoutInput): StateLayout {
+  const {text, start, end, metaStarts} = input
+  const header = lineAt(text, input.headerStart)
+  const delimiter = lineAt(text, input.delimiterStart)
+  const rows: LayoutRow[] = input.rows.map((row) => ({...lineAt(text, row.start), agent: row.agent, values: row.values}))
+  const lastStart = input.rows.length > 0 ? input.rows[input.rows.length - 1]!.start : input.delimiterStart
+  const last = rows[rows.length - 1] ?? delimiter
+  const postStart = Math.min(end, lastStart + last.text.length + last.eol.length)
   const post: PostLine[] = []
   for (let offset = postStart; offset < end; ) {
     const line = lineAt(text, offset, end)
@@ -79,21 +106,25 @@ export function stateLayout(plan: Plan): StateLayout | undefined {
     post.push(match ? {...line, meta: {name: name!, valueStart: match[1]!.length, valueEnd: match[1]!.length + match[2]!.length}} : line)
     offset += line.text.length + line.eol.length
   }
-
   return {
     start,
     end,
     atEof: end === text.length,
-    eol: plan.eol,
-    pre: text.slice(start, headerStart),
-    columns: table.columns,
-    index: table.index,
-    style: detectTableStyle(header.text, delimiter.text, rows.map((row) => row.text)),
+    eol: input.eol,
+    pre: text.slice(start, input.headerStart),
+    columns: input.columns,
+    index: input.index,
+    style: input.style ?? detectTableStyle(header.text, delimiter.text, rows.map((row) => row.text)),
     header,
     delimiter,
     rows,
     post
   }
+}
+
+/** The meta name of a `Key: value` line's normalized key, if mdplan owns it. */
+export function metaName(key: string): MetaName | undefined {
+  return names.get(key)
 }
 
 /** The header's cells as written, trimmed (not unescaped: they are re-rendered as they are). */

@@ -1,7 +1,7 @@
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
-import {loadPlan} from '../../plan/load-plan.js'
+import {loadRealPlan} from '../load-real-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {renderMermaid} from '../../report/render-mermaid.js'
 import {writeGraph} from '../../report/write-graph.js'
@@ -17,8 +17,8 @@ export const registerGraph: RegisterCommand = (program, io, done) => {
     .addHelpText('after', '\nSolid arrows are depends_on, dashed arrows soft_depends_on. GitHub renders the block in pull requests.\n')
     .action(async (planPath: string, options: {write?: boolean}) => {
       try {
+        const plan = await loadRealPlan(planPath, {cwd: io.cwd})
         if (!options.write) {
-          const plan = await loadPlan(planPath, {cwd: io.cwd})
           // A child plan is drawn as a subgraph of the agent that runs it.
           io.stdout(renderMermaid(plan, await loadChildPlans(plan, resolve(io.cwd, planPath))))
           return done(exitCodes.ok)

@@ -1,7 +1,7 @@
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
-import {loadPlan} from '../../plan/load-plan.js'
+import {loadRealPlan} from '../load-real-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {colorEnabled} from '../../report/color-enabled.js'
 import {computeScorecard} from '../../report/compute-scorecard.js'
@@ -24,7 +24,7 @@ export const registerReport: RegisterCommand = (program, io, done) => {
       let scorecard
       let children: ChildStatus[] = []
       try {
-        const plan = await loadPlan(planPath, {cwd: io.cwd})
+        const plan = await loadRealPlan(planPath, {cwd: io.cwd})
         scorecard = computeScorecard(plan)
         // A plan of plans: each child plan's counts under the agent that runs it.
         children = await childStatuses(plan, resolve(io.cwd, planPath), io.cwd)

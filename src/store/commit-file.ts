@@ -1,0 +1,185 @@
+import fs from 'node:fs'
+import {atomicWrite} from './atomic-write.js'
+import type {Outside} from './merge-outside.js'
+import type {Conflict, HumanEdit} from './merge-state.js'
+import {lineDistance, mergeText} from './merge-text.js'
+import {holds, readAll, release, settle} from './open-file.js'
+import type {StateLayout} from './state-layout.js'
+import type {TableState} from './table-state.js'
+import {withWriteMutex} from './write-mutex.js'
+
+export interface Produced {
+  /** The new bytes, BOM included. */
+  data: Buffer
+  /** `data` decoded without BOM, when at hand. */
+  text?: string
+  /** Where the state section is in `data`, when the write spliced bytes. */
+  sectionBytes?: {start: number; end: number}
+  /** The state section's text in `data`, when this wrote the table. */
+  section?: string
+  /** The text around the section, when it may differ from the last write's. */
+  outside?: Outside
+  layout: StateLayout | undefined
+  /** The table as written, when this wrote the table: the next merge's base. */
+  state?: TableState
+  humanEdits: HumanEdit[]
+  conflicts: Conflict[]
+  /** Whether the table in `data` is exactly the base (no hand edit waits to be merged). */
+  clean: boolean
+  /** Called once the data is on disk. */
+  committed?: () => void
+}
+
+export interface Committed {
+  data: Buffer
+  result: Produced
+}
+
+/** What a store keeps about the files it replaced, across writes. */
+export interface CommitIo {
+  /** Files our writes replaced, still open, with their bytes when we read them. */
+  displaced: Array<{fd: number; bytes: Buffer}>
+  /** Edits found in files earlier writes replaced, kept until a write that includes them succeeds. */
+  late: Array<{from: Buffer; to: Buffer}>
+  /** Recent versions on disk, newest first: where a late in-place edit may start from. */
+  ancestry: Buffer[]
+}
+
+export interface CommitInput {
+  /** Where the bytes go (a symlink's target). */
+  target: string
+  /** What messages call the plan. */
+  file: string
+  giveUpAfterMs: number
+  /** The bytes mdplan last read or wrote. */
+  bytes: () => Buffer
+  io: CommitIo
+  produce: (seen: Buffer, same: boolean) => Produced
+  adopt: (done: Committed) => void
+}
+
+const ancestrySize = 12
+/** A file not modified for this long is no longer being written. */
+const quietMs = 50
+
+/**
+ * Read the file, let `produce` compute the new bytes, write them atomically
+ * (or not at all when they are the file's). Someone else may write the file at any time:
+ * - before our read: the bytes differ from what we last wrote, `produce` merges them;
+ * - a rename between our read and our rename: the inode at the path is no longer the one we read; start over;
+ * - in place, into the file we read, before or after our rename: that file is now replaced, but we
+ *   still hold it open, so we see what they wrote (right after the rename, or at the next write) and
+ *   fold their change into the current file with a three-way text merge, then merge again.
+ */
+export async function commitFile(input: CommitInput): Promise<{bytes: number; humanEdits: HumanEdit[]; conflicts: Conflict[]}> {
+  const {io, target} = input
+  io.late.push(...lateEdits(io))
+  const humanEdits: HumanEdit[] = []
+  const conflicts: Conflict[] = []
+  let bytes = -1
+  const deadline = Date.now() + input.giveUpAfterMs
+  for (let attempt = 0; ; attempt++) {
+    const fd = fs.openSync(target, 'r')
+    let keep = false
+    try {
+      const mine = input.bytes()
+      let disk = mine
+      if (!holds(fd, disk)) {
+        // A file written moments ago may be half written (in place): wait for it to settle. One
+        // untouched for a while is complete, and merging it must not wait (saves come every 0.1 s).
+        const stat = fs.fstatSync(fd)
+        disk = stat.size > 0 && Date.now() - stat.mtimeMs > quietMs ? readAll(fd) : settle(fd, readAll(fd))
+      }
+      let seen = disk
+      for (const late of io.late) seen = fold(io, late, seen)
+      const same = seen === mine || seen.equals(mine)
+      if (same && bytes !== -1) return {bytes, humanEdits, conflicts}
+      const result = input.produce(seen, same)
+      const {data} = result
+      if (data.equals(disk)) {
+        humanEdits.push(...result.humanEdits)
+        conflicts.push(...result.conflicts)
+        // Nothing to write: the file already says it all (a no-op leaves even its mtime alone).
+        input.adopt({data: disk, result})
+        io.late = []
+        bytes = Math.max(bytes, 0)
+        return {bytes, humanEdits, conflicts}
+      }
+      const stat = fs.fstatSync(fd)
+      const written = atomicWrite(target, data, {
+        mode: stat.mode & 0o7777,
+        beforeRename: () => fs.statSync(target).ino === stat.ino,
+        exclusive: (checkAndRename) => withWriteMutex(target, checkAndRename)
+      })
+      if (!written) {
+        // Someone renamed over the plan meanwhile: let them finish (and the event loop breathe), then start over.
+        if (Date.now() > deadline) throw new Error(`${input.file}: the file kept changing while mdplan tried to write it (for ${Math.round(input.giveUpAfterMs / 1000)} s, ${attempt + 1} attempts)`)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 50)))
+        continue
+      }
+      io.ancestry = [...new Set([data, seen, disk, ...io.late.map((late) => late.to), ...io.ancestry])].slice(0, ancestrySize)
+      io.late = []
+      input.adopt({data, result})
+      humanEdits.push(...result.humanEdits)
+      conflicts.push(...result.conflicts)
+      bytes = data.length
+      if (!holds(fd, disk)) {
+        const after = readAll(fd)
+        if (after.length > 0) {
+          // Written in place into the file we just replaced: fold it in now.
+          io.late = [{from: disk, to: settle(fd, after)}]
+          continue
+        }
+      }
+      // Keep the replaced file open until the next write: an in-place writer
+      // that opened it before our rename may still write into it.
+      io.displaced.push({fd, bytes: disk})
+      keep = true
+      return {bytes, humanEdits, conflicts}
+    } finally {
+      if (!keep) fs.closeSync(fd)
+    }
+  }
+}
+
+/** Fold an edit found in a file we had replaced into `current`, from the version it was made on. */
+function fold(io: CommitIo, late: {from: Buffer; to: Buffer}, current: Buffer): Buffer {
+  const text = late.to.toString('utf8')
+  let parent = late.from.toString('utf8')
+  let best = lineDistance(parent, text)
+  for (const version of io.ancestry) {
+    if (best === 0) break
+    const candidate = version.toString('utf8')
+    if (candidate === parent || candidate === text) continue
+    const distance = lineDistance(candidate, text)
+    if (distance < best) {
+      best = distance
+      parent = candidate
+    }
+  }
+  return Buffer.from(mergeText(parent, text, current.toString('utf8')), 'utf8')
+}
+
+/** What late in-place writers wrote into files our earlier writes replaced. */
+function lateEdits(io: CommitIo): Array<{from: Buffer; to: Buffer}> {
+  const edits: Array<{from: Buffer; to: Buffer}> = []
+  const watching: Array<{fd: number; bytes: Buffer}> = []
+  for (const displaced of io.displaced) {
+    if (holds(displaced.fd, displaced.bytes)) {
+      release(displaced.fd)
+      continue
+    }
+    const now = readAll(displaced.fd)
+    // Empty: truncated by a writer that has not written yet; look again next time.
+    if (now.length === 0 && displaced.bytes.length > 0) {
+      watching.push(displaced)
+      continue
+    }
+    if (!now.equals(displaced.bytes)) edits.push({from: displaced.bytes, to: settle(displaced.fd, now)})
+    release(displaced.fd)
+  }
+  // A few at most: a writer stuck that long has lost its race anyway.
+  while (watching.length > 4) release(watching.shift()!.fd)
+  io.displaced = watching
+  return edits
+}

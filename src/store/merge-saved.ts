@@ -1,0 +1,97 @@
+import type {Plan} from '../plan/types.js'
+import {appendStateSection} from './append-state-section.js'
+import type {Produced} from './commit-file.js'
+import {DamagedTableError} from './damaged-table-error.js'
+import {formatStamp, stampFormat} from './format-stamp.js'
+import {mergeOutside, outsideOf} from './merge-outside.js'
+import {mergeState} from './merge-state.js'
+import {readSection} from './read-section.js'
+import {renderStamped} from './render-stamped.js'
+import type {StateLayout} from './state-layout.js'
+import {emptyRow, readMeta, readRows, type RowState, type TableMeta, type TableState} from './table-state.js'
+import type {WrittenVersions} from './written-versions.js'
+
+export interface SavedContext {
+  /** What messages call the plan. */
+  file: string
+  parse: (text: string) => Plan
+  /** Whether the file had a state table since the store opened it: one that goes away is damage, not absence. */
+  hadTable: boolean
+  versions: WrittenVersions
+  /** The table as mdplan last wrote it, and how it was written. */
+  base: TableState
+  layout: StateLayout | undefined
+  /** The plan's agents, in order. */
+  agents: readonly string[]
+  now: () => Date
+}
+
+/**
+ * The new bytes of a file someone else wrote (or whose table waits for a
+ * merge): its state section read alone, merged cell by cell into `mine`, and
+ * written back in their layout, their bytes kept. A section mdplan wrote
+ * before, however long ago, is a stale buffer: nothing in it is an edit. The
+ * text around the section is merged line by line. Throws DamagedTableError
+ * when the table no longer reads as one.
+ */
+export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer, running: ReadonlySet<string>): Produced {
+  const {versions} = context
+  const bom = seen[0] === 0xef && seen[1] === 0xbb && seen[2] === 0xbf
+  const text = seen.toString('utf8', bom ? 3 : 0)
+  const read = readSection(text, context.parse, context.layout)
+  if (!read || !('layout' in read)) {
+    if (context.hadTable || (read && !read.noTable)) {
+      throw DamagedTableError.at(context.file, text, read ?? {offset: text.length, reason: 'the `## Execution State` section is gone: put it back (undo the edit, or take it from git)'})
+    }
+    return append(context, mine, text, bom, running)
+  }
+  const {layout} = read
+  const section = text.slice(layout.start, layout.end)
+  const theirs = {rows: read.rows, meta: read.meta}
+  const base = versions.wrote(section) ? theirs : versions.parentOf(theirs, context.base)
+  const merged = mergeState(base, mine, theirs, running)
+  const state = withAgents(context.agents, merged.state.rows, merged.state.meta)
+  const ours = versions.outsides[0]
+  const around = ours === undefined ? undefined : mergeOutside(outsideOf(text, layout.start, layout.end), ours, versions.outsides)
+  const before = around?.before ?? text.slice(0, layout.start)
+  const after = around?.after ?? text.slice(layout.end)
+  const prefix = bom ? '\uFEFF' + before : before
+  const head = Buffer.byteLength(prefix)
+  // Their bytes around the section stand: copy them, do not encode the whole text again.
+  const tail = !around || around.theirs ? (bom ? 3 : 0) + Buffer.byteLength(text.slice(0, layout.end)) : undefined
+  const stamp = {layout: {...layout, atEof: after === ''}, state, file: read.meta, given: context.base.meta.lastUpdated, now: context.now}
+  const produced = renderStamped(
+    stamp,
+    (_, rendered) => rendered === section,
+    (rendered) => {
+      const middle = Buffer.from(rendered, 'utf8')
+      const data = tail === undefined ? Buffer.concat([Buffer.from(prefix, 'utf8'), middle, Buffer.from(after, 'utf8')]) : Buffer.concat([seen.subarray(0, head), middle, seen.subarray(tail)])
+      return {data, sectionBytes: {start: head, end: head + middle.length}}
+    }
+  )
+  produced.outside = {before, after}
+  const shift = before.length - layout.start
+  if (produced.layout) produced.layout = {...produced.layout, start: produced.layout.start + shift, end: produced.layout.end + shift}
+  return {...produced, humanEdits: merged.humanEdits, conflicts: merged.conflicts}
+}
+
+/** The file has no state table yet: add the section (or the table to it). */
+function append(context: SavedContext, mine: TableState, text: string, bom: boolean, running: ReadonlySet<string>): Produced {
+  const plan = context.parse(text)
+  const merged = mergeState(context.base, mine, {rows: readRows(plan), meta: readMeta(plan)}, running)
+  const state = withAgents(context.agents, merged.state.rows, merged.state.meta)
+  // The new section writes these defaults: record them, or the next write takes them for a person's edit.
+  state.meta.started ??= ''
+  state.meta.build ??= 'not yet run'
+  state.meta.lastUpdated = formatStamp(context.now(), stampFormat(state.meta.started))
+  const next = appendStateSection(plan, state)
+  return {data: Buffer.from(bom ? '\uFEFF' + next : next, 'utf8'), text: next, layout: undefined, state, humanEdits: merged.humanEdits, conflicts: merged.conflicts, clean: true}
+}
+
+/** A row for every agent of the plan, in plan order, then the rows it does not know. */
+export function withAgents(agents: readonly string[], found: ReadonlyMap<string, RowState>, meta: TableMeta): TableState {
+  const rows = new Map<string, RowState>()
+  for (const agent of agents) rows.set(agent, found.get(agent) ?? emptyRow())
+  for (const [agent, row] of found) if (!rows.has(agent)) rows.set(agent, row)
+  return {rows, meta}
+}
