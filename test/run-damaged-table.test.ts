@@ -1,0 +1,50 @@
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+
+let repo: TempRepo | undefined
+beforeAll(isolateGitConfig)
+afterEach(async () => {
+  await repo?.cleanup()
+  repo = undefined
+})
+
+describe('a table a hand edit damages during a run', () => {
+  it('stops launching with a one-line repair hint, never adds a second table, and goes on once repaired', async () => {
+    repo = await tempRepo({
+      'plan.md': shellPlan(
+        {
+          A: {script: 'echo A >> launches.log\nwhile [ ! -f go ]; do sleep 0.05; done'},
+          B: {deps: ['A'], script: 'echo B >> launches.log'}
+        },
+        {frontMatter: 'concurrency: 1'}
+      )
+    })
+    const plan = join(repo.root, 'plan.md')
+    const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root})
+    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+    const delimiter = '|-------|--------|----------|----------|-------|\n'
+    const good = readFileSync(plan, 'utf8')
+    writeFileSync(plan, good.replace(delimiter, ''))
+    writeFileSync(join(repo.root, 'go'), '')
+    // A finishes while the table is damaged: nothing is written, B does not launch.
+    for (let waited = 0; !readFileSync(join(repo.root, 'launches.log'), 'utf8').includes('A'); waited += 50) await new Promise((r) => setTimeout(r, 50))
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const damaged = readFileSync(plan, 'utf8')
+    expect(damaged.match(/## Execution State/g)).toHaveLength(1)
+    expect(readFileSync(join(repo.root, 'launches.log'), 'utf8')).toBe('A\n')
+    // The person repairs it: the run records A and launches B.
+    writeFileSync(plan, damaged.replace('| Agent | Status | Agent ID | Duration | Notes |\n', `| Agent | Status | Agent ID | Duration | Notes |\n${delimiter}`))
+    const result = await run
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.stdout).toMatch(/"type":"warning","message":"cannot write .*plan\.md:\d+:\d+: .*delimiter row.*\[damaged-state-table\]; no new agents will launch until it is repaired"/)
+    expect(readFileSync(join(repo.root, 'launches.log'), 'utf8')).toBe('A\nB\n')
+    const {rows, text} = await readTable(plan)
+    expect(rows.A!.status).toBe('completed')
+    expect(rows.B!.status).toBe('completed')
+    expect(text.match(/## Execution State/g)).toHaveLength(1)
+    expect((await runCli(['validate', 'plan.md'], {cwd: repo.root})).exitCode).toBe(0)
+  })
+})
