@@ -52,8 +52,15 @@ export function watchPlan(input: {
   let looking = false
   let created = ''
 
-  const softTargets = (): Agent[] =>
-    plan.agents.filter((agent) => agent.creates.length > 0 && plan.agents.some((other) => other.softDependsOn.some((dep) => dep.id === agent.id)))
+  // Agents soft dependencies wait on, found once per version of the definitions (the poll asks often).
+  let targets: {of: Plan; agents: Agent[]} | undefined
+  const softTargets = (): Agent[] => {
+    if (targets?.of !== plan) {
+      const waitedOn = new Set(plan.agents.flatMap((agent) => agent.softDependsOn.map((dep) => dep.id)))
+      targets = {of: plan, agents: plan.agents.filter((agent) => agent.creates.length > 0 && waitedOn.has(agent.id))}
+    }
+    return targets.agents
+  }
   const filesEvent = (state: ExecState): Input[] => {
     const ids = softTargets()
       .filter((agent) => state.table.rows.get(agent.id)?.status !== 'completed')
