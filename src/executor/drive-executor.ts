@@ -49,6 +49,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   let state = input.state
   const queue: ExecEvent[] = []
   const controllers = new Map<string, AbortController>()
+  /** When each agent's last process ended: its git check may share a snapshot started since. */
+  const endedAt = new Map<string, number>()
   let draining = false
   let done!: (state: ExecState) => void
   const finished = new Promise<ExecState>((resolve) => (done = resolve))
@@ -89,7 +91,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
             watch.writing()
             const result = await store.write(effect.table, {running: effect.running})
             await input.onWritten?.()
-            watch.wrote()
+            watch.wrote(result.merged)
             return [{type: 'write-done', seq: effect.seq, result}, ...watch.refresh(state)]
           } catch (error) {
             // A table a hand edit damaged names its own file, line and column, and says how to repair it.
@@ -107,14 +109,18 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         })
       }
       case 'spawn':
-        return later(async () => ({type: 'exited', agent: effect.agent, attempt: effect.attempt, result: await spawn(effect)}))
+        return later(async () => {
+          const result = await spawn(effect)
+          endedAt.set(effect.agent, now())
+          return {type: 'exited', agent: effect.agent, attempt: effect.attempt, result}
+        })
       case 'kill':
         controllers.get(effect.agent)?.abort()
         return
       case 'check': {
         const agent = state.byId.get(effect.agent)!
         return later(async () => {
-          const checked = await git!.afterCompletion(agent, effect.succeeded).catch((error: unknown) => ({
+          const checked = await git!.afterCompletion(agent, effect.succeeded, endedAt.get(effect.agent)).catch((error: unknown) => ({
             notes: {},
             warnings: [`git: could not check the work of ${effect.agent}: ${messageOf(error)}`],
             fail: undefined
@@ -131,10 +137,10 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         return later(async () => {
           try {
             // The section as the file has it now: the store hands the current plan to the editor.
-            await store.editSection('Open Questions', (section, current) =>
+            const written = await store.editSection('Open Questions', (section, current) =>
               upsertOpenQuestion(section, {agent: effect.agent, ...effect.question}, current.eol, current)
             )
-            watch.wrote()
+            watch.wrote(written.merged)
             return {type: 'question-written', agent: effect.agent}
           } catch (error) {
             return {type: 'question-written', agent: effect.agent, error: messageOf(error)}

@@ -17,8 +17,8 @@ export interface PlanWatch {
   initial(state: ExecState): Input[]
   /** A write of mdplan's is about to read the file: a save since the last one (which the poll may not have seen yet) is noted. */
   writing(): void
-  /** A write of mdplan's is on disk: the file as it is now is known. */
-  wrote(): void
+  /** A write of mdplan's is on disk: the file as it is now is known; `merged`: it merged a person's save. */
+  wrote(merged?: boolean): void
   /** After a write that merged a person's save: what that save changed (agents, answers). */
   refresh(state: ExecState): Input[]
   /** After a write that failed. */
@@ -81,13 +81,16 @@ export function watchPlan(input: {
     }
     return answered.size === 0 ? [] : [{type: 'answers', answered}]
   }
-  const definitions = (): Input[] => {
-    let text: string
+  const readText = (): string | undefined => {
     try {
-      text = readFileSync(file, 'utf8')
+      return readFileSync(file, 'utf8')
     } catch {
-      return []
+      return undefined
     }
+  }
+  const definitions = (): Input[] => {
+    const text = readText()
+    if (text === undefined) return []
     const next = definitionDigest(text)
     if (next === digest) return []
     digest = next
@@ -126,7 +129,8 @@ export function watchPlan(input: {
       // The write merges a save that landed since mdplan's last write; what it changed is looked at after it.
       if (signature(file) !== seen) foreign = true
     },
-    wrote() {
+    wrote(merged) {
+      if (merged) foreign = true
       seen = signature(file)
     },
     refresh(state) {
@@ -146,7 +150,8 @@ export function watchPlan(input: {
     },
     async look() {
       const now = signature(file)
-      if (now === seen && !foreign) return [{type: 'looked'}]
+      // Once per run, before finishing, the definitions are compared too: no edit to the agents is left unseen.
+      if (now === seen && !foreign && definitionDigest(readText() ?? '') === digest) return [{type: 'looked'}]
       seen = now
       foreign = true
       looking = true

@@ -12,8 +12,13 @@ export type ChangedSinceResult = {ok: true; paths: string[]; after: Snapshot} | 
  * touched by commits between the two HEADs (an agent may commit its own work).
  * `after` is the new snapshot, reusable as the start of the next window.
  */
-export async function changedSince(before: Snapshot, ignore: IgnoreOptions = {}): Promise<ChangedSinceResult> {
-  const now = await takeSnapshot(before.root, ignore)
+export async function changedSince(
+  before: Snapshot,
+  ignore: IgnoreOptions = {},
+  /** A snapshot of now (one shared by checks that finish together), taken after the agent ended. */
+  take: () => ReturnType<typeof takeSnapshot> = () => takeSnapshot(before.root, ignore)
+): Promise<ChangedSinceResult> {
+  const now = await take()
   if (!now.ok) return now
   const after = now.snapshot
   const paths = new Set<string>()

@@ -49,7 +49,8 @@ export interface GitGuard {
   /** Once, before any launch: remove worktrees a crashed run left (keeping those of agents about to resume). */
   start(resuming: (agent: string) => boolean): Promise<string[]>
   beforeLaunch(agent: Agent, notes: string): Promise<LaunchGit>
-  afterCompletion(agent: Agent, succeeded: boolean): Promise<CompletionGit>
+  /** `endedAt`: when the agent's process ended (ms); a snapshot started since then can serve its check. */
+  afterCompletion(agent: Agent, succeeded: boolean, endedAt?: number): Promise<CompletionGit>
   /** Forget an attempt that ended without completing (snapshot, window). */
   abandon(agent: Agent): void
   /** Once, at the end: what changed that no agent declares, and what could not be attributed. */
@@ -97,10 +98,15 @@ export async function createGitGuard(input: {
   const isolated = (agent: Agent): boolean => setting(agent, 'isolation') === 'worktree'
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes(setting(agent, 'commit') ?? '')
 
-  // Launches made together share one snapshot: the one under way when they ask, else a new one.
-  let pending: Promise<Awaited<ReturnType<typeof takeSnapshot>>> | undefined
-  const sharedSnapshot = (): ReturnType<typeof takeSnapshot> =>
-    (pending ??= takeSnapshot(root, ignore).finally(() => (pending = undefined)))
+  // Launches made together share one snapshot: the one under way when they ask, else a new one. A check
+  // after an agent ended shares one only if it started after that agent ended (it must see its last write).
+  let pending: {promise: ReturnType<typeof takeSnapshot>; startedAt: number} | undefined
+  const sharedSnapshot = (since = 0): ReturnType<typeof takeSnapshot> => {
+    if (pending && pending.startedAt >= since) return pending.promise
+    const started = {startedAt: Date.now(), promise: takeSnapshot(root, ignore).finally(() => pending === started && (pending = undefined))}
+    pending = started
+    return started.promise
+  }
   /** The agent's own files that differ from HEAD now. */
   const dirtyOwned = async (id: string): Promise<string[]> => {
     const declared = [...owners].filter(([, ids]) => ids.includes(id)).map(([path]) => path)
@@ -153,7 +159,7 @@ export async function createGitGuard(input: {
       return {cwd, notes: baseSha ? {base: shortSha(baseSha)} : {}, warnings}
     },
 
-    async afterCompletion(agent, succeeded) {
+    async afterCompletion(agent, succeeded, endedAt) {
       const entry = active.get(agent.id)
       active.delete(agent.id)
       const notes: NotePatch = {}
@@ -180,7 +186,7 @@ export async function createGitGuard(input: {
 
       const overlapping = windows.finished(agent.id)
       if (!entry.snapshot) return {notes, warnings}
-      const changed = await changedSince(entry.snapshot, ignore)
+      const changed = await changedSince(entry.snapshot, ignore, () => sharedSnapshot(endedAt ?? Date.now()))
       if (!changed.ok) {
         warnings.push(`git: could not check the scope of ${agent.id}: ${changed.reason}`)
         return {notes, warnings}

@@ -29,6 +29,8 @@ export interface WriteResult {
   /** Bytes written; 0 when nothing changed and nothing was written. */
   bytes: number
   ms: number
+  /** The file held a save of someone else's, which this write merged (the run looks at what it changed). */
+  merged?: boolean
 }
 
 export interface PlanStoreOptions {
@@ -168,12 +170,14 @@ export class PlanStore {
     // What mdplan wants; once a write is on disk, what it wrote (a second
     // round, folding in an edit that raced the first, must not undo the first).
     let mine = normalize(desired)
+    let merged = false
     const done = await this.#commit((seen, same) => {
+      merged ||= !same
       const produced = same && this.#clean && this.#layout ? this.#splice(mine, seen) : mergeSaved(this.#context(), mine, seen, running)
       const {committed} = produced
       return {...produced, committed: () => (committed?.(), (mine = produced.state!))}
     })
-    return {state: cloneState(this.#base), humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started}
+    return {state: cloneState(this.#base), humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started, merged}
   }
 
   /** The fast path: the file is what mdplan last wrote; render the table into the bytes, nothing parsed. */
@@ -197,7 +201,9 @@ export class PlanStore {
 
   async #editSection(title: string, render: (current: Section | undefined, plan: Plan) => string): Promise<WriteResult> {
     const started = performance.now()
+    let merged = false
     const done = await this.#commit((seen, same) => {
+      merged ||= !same
       const plan = same && this.#plan ? this.#plan : this.#parse(seen.toString('utf8'))
       const current = plan.sections.find((section) => section.title.trim().toLowerCase() === title.trim().toLowerCase())
       const edit = replaceSection(plan, title, render(current, plan))
@@ -210,7 +216,7 @@ export class PlanStore {
       // A table someone edited meanwhile is merged by the next write.
       return {data, text: edit.text, layout, humanEdits: [], conflicts: [], clean: same && this.#clean && layout !== undefined}
     })
-    return {state: this.state, humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started}
+    return {state: this.state, humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started, merged}
   }
 
   #commit(produce: (seen: Buffer, same: boolean) => Produced): Promise<{bytes: number; humanEdits: HumanEdit[]; conflicts: Conflict[]}> {
