@@ -25,9 +25,13 @@ export interface AgentSide {
   lines: string[]
 }
 
-export async function readAgentLog(logFile: string): Promise<AgentSide> {
+/** The log from line `from` on (so one run's launches can be told from an earlier run's). */
+export async function readAgentLog(logFile: string, from = 0): Promise<AgentSide> {
   const text = existsSync(logFile) ? await readFile(logFile, 'utf8') : ''
-  const lines = text.split('\n').filter((line) => line !== '')
+  const lines = text
+    .split('\n')
+    .filter((line) => line !== '')
+    .slice(from)
   const starts = new Map<string, number>()
   const open = new Set<string>()
   let peak = 0
