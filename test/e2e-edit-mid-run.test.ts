@@ -31,25 +31,34 @@ async function setup() {
   return {repo, log, plan: join(repo.root, 'plan.md')}
 }
 
-describe('the plan edited while it runs (git repository)', () => {
+// `right after a write`: the save lands within one poll of mdplan's write of `A in_progress`, before its next write;
+// `between writes`: half a second later, with no write of mdplan's near it.
+const moments = [
+  {when: 'saved right after one of mdplan\'s writes', delayMs: 0},
+  {when: 'saved between writes', delayMs: 500}
+]
+
+describe.each(moments)('the plan edited while it runs (git repository), $when', ({delayMs}) => {
   it('runs an agent added mid-run before the run exits, once', async () => {
     const {repo, log, plan} = await setup()
     const run = startCli(['run', plan, '--json'], {cwd: repo.root, env: gitEnv()})
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+    await new Promise((resolve) => setTimeout(resolve, delayMs))
     const added = ['### N: added-mid-run', '- **depends_on**: [A]', '- **creates**: [`out/N.txt`]', '- **prompt**: |', ...logged(log, 'mkdir -p out\necho N > out/N.txt').split('\n').map((line) => `    ${line}`), '', '']
     await editorSave(plan, (text) => text.replace('## Execution State', `${added.join('\n')}## Execution State`))
     const result = await run
     const {rows} = await readTable(plan)
     const side = await readAgentLog(log)
     expect(duplicates(side), side.lines.join('\n')).toEqual([])
-    // Either the added agent ran, or the exit code says the plan is not finished.
+    // Either the added agent ran, once, or the exit code says the plan is not finished (and the output says why).
     if (result.exitCode === 0) {
       expect(rows.N?.status, result.all).toBe('completed')
-      expect(side.starts.get('N#1')).toBe(1)
+      expect([...side.starts.keys()].sort()).toEqual(['A#1', 'B#1', 'C#1', 'N#1'])
       expect(await repo.read('out/N.txt')).toBe('N\n')
-    } else expect(rows.N?.status).not.toBe('completed')
-    expect(result.exitCode, result.all).toBe(0)
-    expect([...side.starts.keys()].sort()).toEqual(['A#1', 'B#1', 'C#1', 'N#1'])
+    } else {
+      expect(rows.N?.status, result.all).not.toBe('completed')
+      expect(result.all).toMatch(/\bN\b/)
+    }
     expect(side.peak).toBeLessThanOrEqual(2)
     expect(readEvents(result.stdout).peak).toBeLessThanOrEqual(2)
     const validate = await runCli(['validate', plan], {cwd: repo.root})
@@ -61,6 +70,7 @@ describe('the plan edited while it runs (git repository)', () => {
     const {repo, log, plan} = await setup()
     const run = startCli(['run', plan, '--json'], {cwd: repo.root, env: gitEnv()})
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+    await new Promise((resolve) => setTimeout(resolve, delayMs))
     await editorSave(plan, (text) => text.replace('echo old-prompt > out/B.txt', 'echo edited-prompt > out/B.txt'))
     const result = await run
     expect(result.exitCode, result.all).toBe(0)
