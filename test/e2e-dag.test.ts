@@ -65,8 +65,8 @@ describe('end to end in a git repository, launches counted by the agents', () =>
 
   const variants: {name: string; front?: string; flags?: string[]; cap: number}[] = [
     {name: 'plain', cap: 5},
-    {name: 'commit: true', front: 'commit: true', cap: 4},
-    {name: 'isolation: worktree', front: 'isolation: worktree', cap: 4},
+    {name: 'commit: true', front: 'commit: true', cap: 6},
+    {name: 'isolation: worktree', front: 'isolation: worktree', cap: 6},
     {name: '--strict-scope', flags: ['--strict-scope'], cap: 6}
   ]
   for (const [index, variant] of variants.entries()) {

@@ -31,11 +31,14 @@ function project(inGit) {
     git('add', 'README.md')
     git('commit', '-q', '-m', 'bench')
   }
-  writeFileSync(join(dir, 'plan.md'), plan())
   return dir
 }
 
+/** One run from a fresh plan (the agents' output and logs of an earlier run removed). */
 function runMs(dir) {
+  rmSync(join(dir, 'out'), {recursive: true, force: true})
+  rmSync(join(dir, '.mdplan'), {recursive: true, force: true})
+  writeFileSync(join(dir, 'plan.md'), plan())
   const start = process.hrtime.bigint()
   execFileSync(process.execPath, [bin, 'run', 'plan.md', '--quiet'], {cwd: dir, env: {...process.env, NO_COLOR: '1'}})
   return Number(process.hrtime.bigint() - start) / 1e6
@@ -49,13 +52,11 @@ function median(values) {
 
 export async function run() {
   const times = {git: [], plain: []}
+  const dirs = {git: project(true), plain: project(false)}
   for (let pair = 0; pair < pairs; pair++) {
-    for (const inGit of pair % 2 === 0 ? [false, true] : [true, false]) {
-      const dir = project(inGit)
-      times[inGit ? 'git' : 'plain'].push(runMs(dir))
-      rmSync(dir, {recursive: true, force: true})
-    }
+    for (const place of pair % 2 === 0 ? ['plain', 'git'] : ['git', 'plain']) times[place].push(runMs(dirs[place]))
   }
+  for (const dir of Object.values(dirs)) rmSync(dir, {recursive: true, force: true})
   const extra = (median(times.git) - median(times.plain)) / 1000
   return [
     {
