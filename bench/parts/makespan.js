@@ -8,6 +8,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {criticalPathMs, sleepDag, toMakefile, toPlan} from '../sleep-dag.js'
+import {gitInit} from '../git-init.js'
+import {median} from '../median.js'
 
 const bin = fileURLToPath(new URL('../../bin/mdplan.js', import.meta.url))
 const pairs = Number(process.env.BENCH_PAIRS ?? 3)
@@ -21,16 +23,6 @@ const cases = [
   {agents: 1000, jobs: 16, minMs: 20, maxMs: 200, target: 1.5, overheadMs: 5}
 ]
 
-const gitIdentity = ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost']
-
-/** Make `dir` a repository with the plan and Makefile committed, as a user's project would be. */
-function gitInit(dir) {
-  const git = (...args) => execFileSync('git', [...gitIdentity, ...args], {cwd: dir, stdio: 'ignore'})
-  git('init', '-q', '-b', 'main')
-  git('add', '-A')
-  git('commit', '-q', '-m', 'bench')
-}
-
 function hasMake() {
   return spawnSync('make', ['--version']).status === 0
 }
@@ -39,12 +31,6 @@ function time(fn) {
   const start = process.hrtime.bigint()
   fn()
   return Number(process.hrtime.bigint() - start) / 1e6
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
 export async function run() {

@@ -5,6 +5,8 @@ import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {gitInit} from '../git-init.js'
+import {median} from '../median.js'
 
 const bin = fileURLToPath(new URL('../../bin/mdplan.js', import.meta.url))
 const pairs = Number(process.env.BENCH_PAIRS ?? 3)
@@ -25,11 +27,8 @@ function project(inGit) {
     for (let file = 0; file < untracked / 200; file++) writeFileSync(join(dir, 'junk', String(folder), `${file}.txt`), `${folder}/${file}\n`)
   }
   if (inGit) {
-    const git = (...args) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], {cwd: dir, stdio: 'ignore'})
     writeFileSync(join(dir, 'README.md'), '# bench\n')
-    git('init', '-q', '-b', 'main')
-    git('add', 'README.md')
-    git('commit', '-q', '-m', 'bench')
+    gitInit(dir, ['README.md'])
   }
   return dir
 }
@@ -42,12 +41,6 @@ function runMs(dir) {
   const start = process.hrtime.bigint()
   execFileSync(process.execPath, [bin, 'run', 'plan.md', '--quiet'], {cwd: dir, env: {...process.env, NO_COLOR: '1'}})
   return Number(process.hrtime.bigint() - start) / 1e6
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
 export async function run() {

@@ -1,11 +1,11 @@
 // Shared by the soak parts: the soak plan, reading the table the way mdplan does, the runs log, orphan agents.
-import {execFileSync} from 'node:child_process'
 import {existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {parsePlan} from '../../dist/plan/parse-plan.js'
 import {validatePlan} from '../../dist/plan/validate-plan.js'
 import {agentId} from '../generate-plan.js'
+import {gitInit} from '../git-init.js'
 import {random} from '../random.js'
 
 export {agentId, random}
@@ -16,13 +16,10 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 export function soakProject(prefix, git = 'no') {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}${git === 'no' ? '' : `git-${git}-`}`))
   if (git === 'no') return dir
-  const run = (...args) => execFileSync('git', ['-c', 'user.name=soak', '-c', 'user.email=soak@localhost', ...args], {cwd: dir, stdio: 'ignore'})
   writeFileSync(join(dir, 'README.md'), '# soak\n')
   // The soak's own files are not the agents' work: keep them out of scope checks and commits.
   writeFileSync(join(dir, '.gitignore'), 'runs.log\ngate.open\n*.log\n')
-  run('init', '-q', '-b', 'main')
-  run('add', '-A')
-  run('commit', '-q', '-m', 'soak')
+  gitInit(dir)
   return dir
 }
 
