@@ -26,6 +26,8 @@ export type RunEvent = Base &
     | {type: 'human-edit'; agent: string; column: string; value: string}
     | {type: 'state-written'; file: string; bytes: number; ms: number}
     | {type: 'warning'; message: string}
+    /** An event of a child plan (an agent whose definition names a plan), as that plan's own run emitted it. */
+    | {type: 'child'; agent: string; plan: string; event: RunEvent}
     | {type: 'run-finished'; exitCode: number; scorecard: Scorecard}
   )
 

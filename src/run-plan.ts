@@ -1,17 +1,19 @@
-import {existsSync, readFileSync} from 'node:fs'
-import {dirname, join, resolve} from 'node:path'
+import {join, resolve} from 'node:path'
 import type {RunEvent, Scorecard} from './events.js'
 import type {Plan} from './plan/types.js'
 import {validatePlan} from './plan/validate-plan.js'
 import {longestRemainingPath} from './plan/longest-remaining-path.js'
 import {PlanError} from './plan/plan-error.js'
+import {checkPlanTree} from './nested/check-plan-tree.js'
 import {PlanStore} from './store/plan-store.js'
 import {readRows} from './store/table-state.js'
 import {acquireRunLock} from './store/lock.js'
-import {importStateJson} from './store/import-state-json.js'
+import {readSideState} from './store/read-side-state.js'
+import {checkTemplates} from './runners/check-templates.js'
 import type {Runner, RunnerOptions} from './runners/runner.js'
 import {resolveRunner} from './runners/resolve-runner.js'
-import {checkRunners} from './runners/check-runners.js'
+import {preflightRunners} from './runners/preflight-runners.js'
+import {defaultAgentTimeoutMs} from './runners/default-agent-timeout.js'
 import {gitRoot} from './git/git-root.js'
 import {planSlug} from './git/worktree-names.js'
 import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
@@ -53,6 +55,17 @@ export interface RunPlanOptions {
   checkInvariants?: boolean
 }
 
+/** The flags a child plan's run inherits from its parent's (its concurrency is its share of the cap). */
+function childArgs(options: RunPlanOptions, cwd: string): string[] {
+  const args = ['--cwd', cwd]
+  if (options.runner) args.push('--runner', options.runner)
+  if (options.maxAttempts) args.push('--max-attempts', String(options.maxAttempts))
+  if (options.agentTimeoutMs) args.push('--agent-timeout', `${Math.ceil(options.agentTimeoutMs / 1000)}s`)
+  if (options.failFast) args.push('--fail-fast')
+  if (options.strictScope) args.push('--strict-scope')
+  return args
+}
+
 export interface RunPlanResult {
   exitCode: number
   scorecard: Scorecard
@@ -76,7 +89,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const root = gitRoot(cwd)
   const store = await PlanStore.open(file)
   const plan = store.plan
-  const problems = [...plan.messages, ...validatePlan(plan)].filter((d) => d.severity === 'error')
+  const problems = [
+    ...plan.messages,
+    ...validatePlan(plan),
+    ...(await checkPlanTree(plan, file)),
+    ...readSideState(plan, file).diagnostics,
+    ...checkTemplates(plan, options.runner)
+  ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
 
   const runners = new Map<string, Runner>()
@@ -90,7 +109,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     return runner
   }
   for (const agent of plan.agents) runners.set(agent.id, resolveRunner(plan, agent, options.runner))
-  const missing = await checkRunners(plan, runners, process.env, cwd)
+  // Installed, logged in or keyed, a permission mode the installed version accepts: before anything launches.
+  // Only agents that may launch need their CLI: a completed plan runs (and reports) anywhere.
+  const rows = store.state.rows
+  const launchable = new Map([...runners].filter(([id]) => rows.get(id)?.status !== 'completed'))
+  const missing = await preflightRunners(plan, launchable, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
   if (missing.length > 0) throw new PlanError(missing)
 
   const lock = await acquireRunLock(file)
@@ -99,17 +122,14 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const settings = plan.settings
     const concurrency = Math.max(1, options.concurrency ?? settings.concurrency ?? defaultConcurrency)
     const maxAttempts = Math.max(1, options.maxAttempts ?? settings.maxAttempts ?? defaultMaxAttempts)
-    let table = store.state
-    // The file lacks rows (or the whole section): the first write adds them.
-    let dirty = !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
-    // A plan whose progress lives in the JSON side-file some executors moved to: bring it into the table,
-    // once, while the table has no progress of its own.
-    const sideFile = join(dirname(file), '.parallel-plan-state.json')
-    if (existsSync(sideFile) && [...table.rows.values()].every((r) => r.status === 'pending' && r.agentId === '')) {
-      table = importStateJson(JSON.parse(readFileSync(sideFile, 'utf8')) as unknown, plan)
-      dirty = true
-      emit({type: 'warning', message: `imported ${sideFile} into the Execution State table`})
-    }
+    // A plan whose progress lives in the JSON side-file some executors moved to: brought into the table,
+    // once, while the table has no progress of its own (read the same way as validate and --dry-run).
+    const side = readSideState(plan, file)
+    const table = side.imported ? side.state : store.state
+    // The file lacks rows (or the whole section), or the side-file's progress is new: the first write adds them.
+    const dirty = side.imported !== undefined || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
+    for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
+    if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})
     const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty})
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
     emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed})
@@ -150,6 +170,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           failFast: options.failFast ?? false,
           canResume: (id) => runnerFor(id).canResume,
           newAgentId: (id) => runnerFor(id).newAgentId?.(),
+          childPlan: (id) => runnerFor(id).name === 'plan',
           git: git !== undefined,
           logFile: (id, attempt) => logFile(cwd, file, id, attempt),
           rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000
@@ -161,7 +182,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         git,
         file,
         cwd,
-        timeoutMs: options.agentTimeoutMs ?? settings.agentTimeout,
+        // No run waits forever on an agent that hangs (codex with no network retries without end).
+        timeoutMs: options.agentTimeoutMs ?? settings.agentTimeout ?? defaultAgentTimeoutMs,
         pollMs: options.pollMs ?? 250,
         // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
         onWritten: graphTracked
@@ -174,7 +196,9 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           : undefined,
         emit,
         signal: options.signal,
-        checkInvariants: options.checkInvariants
+        // Tests turn the checks on for every run they start (vitest.config.ts sets the variable).
+        checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
+        childArgs: childArgs(options, cwd)
       })
       return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}})
     } finally {

@@ -14,10 +14,13 @@ import {ExecSim, simAgent, type ExitKind} from './helpers/exec-sim.js'
  * agent runs beside itself, over the cap, before its launch is on disk, or
  * again after it completed unless a person set it back. Then every run ends.
  *
- * Seeded: `MDPLAN_MODEL_SEED=<seed>` replays a failure; `MDPLAN_MODEL_RUNS` sets the count.
+ * Seeded: `MDPLAN_MODEL_SEED=<seed> MDPLAN_MODEL_PATH=<path>` replays a failure at once;
+ * `MDPLAN_MODEL_RUNS` sets the count (1000 by default; run 10,000 locally after a change to the core).
  */
 const seed = Number(process.env.MDPLAN_MODEL_SEED ?? 20261123)
 const numRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? 1000)
+/** fast-check's `path` of a failure (printed with its seed): replays that one case at once. */
+const path = process.env.MDPLAN_MODEL_PATH
 
 interface Model {
   readonly _: true
@@ -39,7 +42,7 @@ const commands = fc.commands(
     fc.boolean().map((ok) => command(`write(${ok})`, (sim) => sim.completeWrite(ok))),
     fc.tuple(pick, fc.boolean()).map(([at, error]) => command(`prepare(${at},${error})`, (sim) => sim.completePrepare(at, error && at % 7 === 0))),
     fc
-      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'success', 'fail', 'question', 'rate', 'unknown-session', 'config'))
+      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'success', 'fail', 'question', 'rate', 'unknown-session', 'config', 'transient'))
       .map(([at, kind]) => command(`exit(${at},${kind})`, (sim) => sim.exit(at, kind))),
     fc.tuple(pick, fc.boolean()).map(([at, fail]) => command(`check(${at},${fail})`, (sim) => sim.completeCheck(at, fail && at % 5 === 0))),
     fc.constant(command('question-written', (sim) => sim.completeQuestion())),
@@ -88,7 +91,10 @@ describe('the executor core, driven through random interleavings', () => {
   it('keeps every invariant after every step, and every run ends', () => {
     fc.assert(
       fc.property(dag, fc.integer({min: 1, max: 8}), fc.boolean(), earlierRows, commands, (agents, cap, git, earlier, cmds) => {
-        const sim = new ExecSim(agents, cap, {git, rows: rowsFor(agents, earlier)})
+        // Every fifth agent is a child plan: it holds a share of the cap, not one slot.
+        const childPlans = new Set(agents.filter((_, i) => i % 5 === 4).map((agent) => agent.id))
+        const sim = new ExecSim(agents, cap, {git, rows: rowsFor(agents, earlier), childPlans})
+        if (path) sim.trace = []
         sim.dispatch({type: 'start'})
         fc.modelRun(() => ({model: {_: true as const}, real: sim}), cmds)
         expect(sim.drain()).toBe(true)
@@ -110,7 +116,7 @@ describe('the executor core, driven through random interleavings', () => {
           }
         }
       }),
-      {seed, numRuns}
+      {seed, numRuns, ...(path ? {path, endOnFailure: true} : {})}
     )
   }, 180_000)
 

@@ -73,13 +73,13 @@ describe('mdplan import', () => {
     expect(await readFile(join(dir, 'mine.md'), 'utf8')).toBe('my plan\n')
     const forced = await runCommand(registerImport, ['import', 'issues.jsonl', '--out', 'mine.md', '--force'], {cwd: dir})
     expect(forced.code).toBe(0)
-    expect(await readFile(join(dir, 'mine.md'), 'utf8')).toMatch(/^# Parallel Plan: Issues from issues\.jsonl/)
+    expect(await readFile(join(dir, 'mine.md'), 'utf8')).toMatch(/^---\nissues: issues\.jsonl\n---\n\n# Parallel Plan: Issues from issues\.jsonl/)
   })
 
   it('--out - prints the plan', async () => {
     const dir = await copy('waves')
     const run = await runCommand(registerImport, ['import', 'issues.jsonl', '--out', '-'], {cwd: dir})
-    expect(run.stdout).toMatch(/^# Parallel Plan/)
+    expect(run.stdout).toMatch(/^---\nissues: issues\.jsonl\n---\n\n# Parallel Plan/)
     expect((await readdir(dir)).sort()).toEqual(['expected-plan.md', 'issues.jsonl'])
   })
 

@@ -1,4 +1,5 @@
-import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
+import {existsSync} from 'node:fs'
+import {mkdir, mkdtemp, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -7,8 +8,29 @@ import {registerInit} from '../src/cli/commands/init.js'
 import {runCommand} from '../fixtures/report/run-command.js'
 import {installCommands} from '../src/init/install-commands.js'
 import {isPristine, stampTemplate} from '../src/init/stamp-template.js'
+import {splitTemplate} from '../src/runners/split-template.js'
+import {runCli, shellPlan} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 
-const claudePath = '.claude/commands/execute-parallel-plan.md'
+const claudePath = '.claude/skills/execute-parallel-plan/SKILL.md'
+const oldClaudePath = '.claude/commands/execute-parallel-plan.md'
+
+/**
+ * A skill body as Claude Code 2.1.330 hands it to the model: `$ARGUMENTS` is
+ * the text as typed (quotes kept); `$N` and `$ARGUMENTS[N]` the N-th argument
+ * split shell-style (quotes stripped), 0-based; a missing one stays as written.
+ */
+function substituteLikeClaudeCode(body: string, typed: string): string {
+  const args = splitTemplate(typed)
+  return body
+    .replace(/\$ARGUMENTS\[(\d+)\]|\$(\d+)/g, (whole, a?: string, b?: string) => args[Number(a ?? b)] ?? whole)
+    .replace(/\$ARGUMENTS/g, typed)
+}
+
+/** The argv of each `mdplan …` command line in a rendered body, as a POSIX shell splits it. */
+function commandLines(rendered: string): string[][] {
+  return [...rendered.matchAll(/`(mdplan [^`]*)`/g)].map((m) => splitTemplate(m[1]!)).filter((argv, i, all) => all.findIndex((other) => other.join('\0') === argv.join('\0')) === i)
+}
 const codexPath = '.agents/skills/execute-parallel-plan/SKILL.md'
 
 function frontMatter(text: string): {data: Record<string, string>; body: string} {
@@ -27,7 +49,7 @@ function allows(rules: string[], command: string): boolean {
 }
 
 describe('mdplan init', () => {
-  it('installs a Claude command whose front matter and arguments follow the Claude command format', async () => {
+  it('installs a Claude Code skill whose front matter follows the skill format, with no npx', async () => {
     const root = await mkdtemp(join(tmpdir(), 'mdplan-init-'))
     const results = await installCommands({root})
     expect(results).toEqual([
@@ -36,23 +58,72 @@ describe('mdplan init', () => {
     ])
     const text = await readFile(join(root, claudePath), 'utf8')
     const {data, body} = frontMatter(text)
+    expect(data.name).toBe('execute-parallel-plan')
     expect(data.description).toMatch(/mdplan/)
     expect(data['argument-hint']).toBe('<plan.md> [mdplan run flags]')
+    // Only the person starts a run: it launches agents that spend money.
+    expect(data['disable-model-invocation']).toBe(true)
     const rules = String(data['allowed-tools']).split(/,\s*/)
     expect(rules).toContain('Read')
+    // Whoever publishes `mdplan` on npm would run in the person's session.
+    expect(text).not.toMatch(/npx mdplan|Bash\(npx/)
+    expect(rules.every((rule) => rule === 'Read' || rule.startsWith('Bash(mdplan '))).toBe(true)
 
-    // Arguments are 0-based: `$0` is the plan, `$ARGUMENTS` the plan and the flags.
     expect(body).toContain('`mdplan run $ARGUMENTS`')
-    expect(body).toContain('`mdplan report $0`')
+    expect(body).toContain("`mdplan report '$0'`")
     expect(body).not.toMatch(/\$[1-9]/)
     // `!` commands run before the model: none here, the model runs mdplan itself.
     expect(body).not.toMatch(/!`/)
 
     // Every mdplan command the body asks for is allowed by the front matter.
-    const commands = [...body.matchAll(/`((?:npx )?mdplan [^`]*)`/g)].map((m) => m[1]!.replace(/\$ARGUMENTS|\$0/g, 'plans/x.md'))
+    const commands = [...body.matchAll(/`(mdplan [^`]*)`/g)].map((m) => m[1]!.replace(/\$ARGUMENTS|\$0/g, 'plans/x.md'))
     expect(commands.length).toBeGreaterThanOrEqual(4)
     for (const command of commands) expect(allows(rules, command), command).toBe(true)
     expect(isPristine(text)).toBe(true)
+  })
+
+  it('renders, as Claude Code 2.1.330 substitutes it, to correct command lines for a path with spaces', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mdplan-init-'))
+    await installCommands({root})
+    const {body} = frontMatter(await readFile(join(root, claudePath), 'utf8'))
+    const rendered = substituteLikeClaudeCode(body, `"plans/my plan.md" --concurrency 2`)
+    expect(rendered).toContain('<arguments>"plans/my plan.md" --concurrency 2</arguments>')
+    expect(commandLines(rendered)).toEqual([
+      ['mdplan', 'run', 'plans/my plan.md', '--concurrency', '2'],
+      ['mdplan', 'report', 'plans/my plan.md'],
+      ['mdplan', 'answer'],
+      ['mdplan', 'answer', '--help']
+    ])
+
+    // The rendered run line, run for real on a plan whose path has a space.
+    await isolateGitConfig()
+    const repo = await tempRepo({'plans/my plan.md': shellPlan({A: {script: 'echo "RESULT: SUCCESS"'}})})
+    const [run, report] = commandLines(rendered)
+    const ran = await runCli(run!.slice(1), {cwd: repo.root})
+    expect(ran.exitCode, ran.all).toBe(0)
+    const reported = await runCli(report!.slice(1), {cwd: repo.root})
+    expect(reported.exitCode, reported.all).toBe(0)
+    await repo.cleanup()
+  })
+
+  it('renders with no argument to an empty arguments block and the instruction to ask, before any command', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mdplan-init-'))
+    await installCommands({root})
+    const {body} = frontMatter(await readFile(join(root, claudePath), 'utf8'))
+    const rendered = substituteLikeClaudeCode(body, '')
+    expect(rendered).toContain('<arguments></arguments>')
+    const ask = rendered.indexOf('If nothing is between `<arguments>` and `</arguments>`, no plan was given: ask')
+    expect(ask).toBeGreaterThan(-1)
+    expect(ask).toBeLessThan(rendered.indexOf('`mdplan run'))
+    // 2.1.330 leaves `$0` as written; quoted, it is one inert word, never the shell's own `$0`.
+    expect(commandLines(rendered).slice(0, 2)).toEqual([
+      ['mdplan', 'run'],
+      ['mdplan', 'report', '$0']
+    ])
+    // Even if the model ran the line anyway, mdplan refuses it and touches nothing.
+    const ran = await runCli(commandLines(rendered)[0]!.slice(1), {cwd: root})
+    expect(ran.exitCode).toBe(2)
+    expect(ran.all).toContain("missing required argument 'plan'")
   })
 
   it('installs a Codex skill with name and description', async () => {
@@ -62,6 +133,23 @@ describe('mdplan init', () => {
     expect(data.name).toBe('execute-parallel-plan')
     expect(data.description).toMatch(/mdplan run/)
     expect(body).toContain('mdplan report PLAN')
+    expect(body).toContain("mdplan run 'plans/my plan.md'")
+    expect(body).not.toMatch(/npx mdplan/)
+  })
+
+  it('removes the command an older mdplan installed, unless the person changed it', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mdplan-init-'))
+    const old = stampTemplate('---\ndescription: old\n---\n\nRun `npx mdplan run $ARGUMENTS`.\n', 'execute-parallel-plan', 1)
+    await mkdir(join(root, '.claude/commands'), {recursive: true})
+    await writeFile(join(root, oldClaudePath), old)
+    expect((await installCommands({root}))[2]).toEqual({path: oldClaudePath, action: 'removed'})
+    expect(existsSync(join(root, oldClaudePath))).toBe(false)
+
+    await writeFile(join(root, oldClaudePath), old + 'my own line\n')
+    expect((await installCommands({root}))[2]).toEqual({path: oldClaudePath, action: 'kept-retired'})
+    expect(existsSync(join(root, oldClaudePath))).toBe(true)
+    const cli = await runCommand(registerInit, ['init'], {cwd: root})
+    expect(cli.stdout).toContain(`${oldClaudePath}: kept: you changed this older command`)
   })
 
   it('is idempotent, keeps a file the person changed, and replaces it with --force', async () => {

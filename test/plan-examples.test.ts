@@ -2,6 +2,7 @@ import {readdirSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {checkPlan} from '../src/plan/check-plan.js'
+import {checkPlanTree} from '../src/nested/check-plan-tree.js'
 import {loadPlan} from '../src/plan/load-plan.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
 
@@ -14,7 +15,9 @@ describe('example plans in plans/', () => {
       const plan = await loadPlan(`plans/${name}`, {cwd: root})
       expect(checkPlan(plan)).toEqual([])
       expect(plan.agents.length).toBeGreaterThanOrEqual(3)
-      for (const agent of plan.agents) expect(agent.prompt?.text.trim()).toBeTruthy()
+      // Every agent has a prompt, or runs a child plan (`plan:`), which must be valid too.
+      for (const agent of plan.agents) expect(agent.prompt?.text.trim() || agent.fields.plan?.value.trim()).toBeTruthy()
+      expect(await checkPlanTree(plan, `plans/${name}`, root)).toEqual([])
     })
   }
 

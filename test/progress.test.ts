@@ -33,6 +33,7 @@ describe('plain progress (no TTY)', () => {
       '14:24:02 paused: rate limited (until 14:25:02)',
       '14:24:03 hand edit kept: B Status = pending',
       '14:24:04 warning: row Z has no agent',
+      '14:24:04 E › completed A in 1s (attempt 1)',
       '14:24:40 finished, exit code 1'
     ])
     expect(text).toContain('Scorecard')

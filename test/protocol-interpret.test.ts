@@ -15,9 +15,29 @@ describe('interpretResult', () => {
     ['ERROR wins over exit 0', run({finalText: 'RESULT: ERROR\nDescription: tests fail\nDetails: 3 fail'}), {kind: 'failed', reason: 'tests fail', note: 'tests fail', details: '3 fail'}],
     ['timed out even with SUCCESS', run({ok: false, timedOut: true, reason: 'timed out after 5m 00s', finalText: 'RESULT: SUCCESS'}), {kind: 'failed', reason: 'timed out after 5m 00s'}],
     ['rate limited', run({ok: false, rateLimited: true, reason: 'API Error: 429'}), {kind: 'failed', rateLimited: true}],
-    ['unknown session', run({ok: false, unknownSession: true, reason: 'exit 1: No conversation found'}), {kind: 'failed', unknownSession: true}]
+    ['unknown session', run({ok: false, unknownSession: true, reason: 'exit 1: No conversation found'}), {kind: 'failed', unknownSession: true, permanent: false}],
+    [
+      'configuration error, even with SUCCESS printed',
+      run({ok: false, configError: true, reason: 'Not logged in · Please run /login', finalText: 'RESULT: SUCCESS'}),
+      {kind: 'failed', permanent: true, transient: false, reason: 'Not logged in · Please run /login'}
+    ],
+    ['network trouble', run({ok: false, transient: true, reason: "API Error: Can't reach the API server (ENOTFOUND)"}), {kind: 'failed', transient: true, permanent: false}],
+    ['a timeout is neither', run({ok: false, timedOut: true, transient: true, reason: 'timed out after 1m 00s'}), {kind: 'failed', transient: false, permanent: false}],
+    ['plain failure is neither', run({ok: false, exitCode: 1, reason: 'exit 1: boom'}), {permanent: false, transient: false}]
   ])('%s', (_, result, expected) => {
     expect(interpretResult(result)).toMatchObject(expected)
+  })
+
+  it('keeps the variable to set in the reason and the note, and the whole text in fullReason', () => {
+    const message =
+      'not authenticated (exit 41): Please set an Auth method in your /home/someone/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA'
+    const outcome = interpretResult(run({ok: false, exitCode: 41, configError: true, reason: message}))
+    expect(outcome.permanent).toBe(true)
+    expect(outcome.reason).toContain('GEMINI_API_KEY')
+    expect(outcome.reason!.length).toBeLessThanOrEqual(160)
+    expect(outcome.note).toContain('GEMINI_API_KEY')
+    expect(outcome.note!.length).toBeLessThanOrEqual(120)
+    expect(outcome.fullReason).toBe(message)
   })
 
   it('turns a QUESTION into a question with its parts', () => {

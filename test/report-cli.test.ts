@@ -29,7 +29,7 @@ describe('the built CLI', () => {
     await cp(join(root, 'fixtures/import/waves/issues.jsonl'), join(dir, 'issues.jsonl'))
     const init = await mdplan(['init'], dir)
     expect(init.exitCode).toBe(0)
-    expect(await readFile(join(dir, '.claude/commands/execute-parallel-plan.md'), 'utf8')).toContain('mdplan run $ARGUMENTS')
+    expect(await readFile(join(dir, '.claude/skills/execute-parallel-plan/SKILL.md'), 'utf8')).toContain('mdplan run $ARGUMENTS')
 
     expect((await mdplan(['import', 'issues.jsonl'], dir)).exitCode).toBe(0)
     const graph = await mdplan(['graph', 'plan.md'], dir)

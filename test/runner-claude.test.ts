@@ -118,20 +118,23 @@ describe('claude runner', () => {
   })
 
   it.each([
-    ['not-logged-in', 'Not logged in · Please run /login', false],
-    ['api-500', 'API Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}', false],
-    ['max-turns', 'max turns: Reached maximum number of turns (3)', false],
-    ['budget', 'budget exhausted: Reached maximum budget ($0.01)', false],
-    ['rate-limit', undefined, true],
-    ['usage-limit', 'Claude AI usage limit reached · resets 5pm', true],
-    ['overloaded', undefined, true]
-  ])('fails on %s (exit 1, is_error true) with the CLI reason', async (scenario, reason, rateLimited) => {
+    ['not-logged-in', 'Not logged in · Please run /login (run `claude auth login` or set ANTHROPIC_API_KEY)', false, 'config'],
+    ['api-500', 'API Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}', false, 'transient'],
+    ['no-network', "API Error: Can't reach the API server (getaddrinfo ENOTFOUND api.anthropic.com)", false, 'transient'],
+    ['max-turns', 'max turns: Reached maximum number of turns (3)', false, undefined],
+    ['budget', 'budget exhausted: Reached maximum budget ($0.01)', false, undefined],
+    ['rate-limit', undefined, true, undefined],
+    ['usage-limit', 'Claude AI usage limit reached · resets 5pm', true, undefined],
+    ['overloaded', undefined, true, undefined]
+  ])('fails on %s (exit 1, is_error true) with the CLI reason', async (scenario, reason, rateLimited, kind) => {
     const dir = tempDir()
     const result = await claudeRunner.run(claudeRequest(dir, scenario, {options: {maxTurns: 3}}))
     expect(result.ok).toBe(false)
     expect(result.exitCode).toBe(1)
     if (reason !== undefined) expect(result.reason).toBe(reason)
     expect(result.rateLimited).toBe(rateLimited)
+    expect(result.configError).toBe(kind === 'config')
+    expect(result.transient).toBe(kind === 'transient')
     expect(result.unknownSession).toBe(false)
   })
 

@@ -78,17 +78,19 @@ describe('codex runner', () => {
   })
 
   it.each([
-    ['turn-failed', 'stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)', false],
-    ['not-logged-in', 'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header', false],
-    ['rate-limit', 'exceeded retry limit, last status: 429 Too Many Requests', true],
-    ['usage-limit', "You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 2 days 3 hours.", true]
-  ])('fails on %s with the turn.failed message', async (scenario, reason, rateLimited) => {
+    ['turn-failed', 'stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)', false, 'transient'],
+    ['not-logged-in', 'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header', false, 'config'],
+    ['rate-limit', 'exceeded retry limit, last status: 429 Too Many Requests', true, undefined],
+    ['usage-limit', "You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 2 days 3 hours.", true, undefined]
+  ])('fails on %s with the turn.failed message', async (scenario, reason, rateLimited, kind) => {
     const dir = tempDir()
     const result = await codexRunner.run(codexRequest(dir, scenario))
     expect(result.ok).toBe(false)
     expect(result.exitCode).toBe(1)
     expect(result.reason).toBe(reason)
     expect(result.rateLimited).toBe(rateLimited)
+    expect(result.configError).toBe(kind === 'config')
+    expect(result.transient).toBe(kind === 'transient')
   })
 
   it('kills the whole tree on timeout', async () => {

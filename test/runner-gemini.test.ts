@@ -12,7 +12,7 @@ beforeAll(() => {
 function geminiRequest(dir: string, scenario = 'ok', overrides: Partial<RunRequest> = {}): RunRequest {
   return request(dir, {
     ...overrides,
-    options: {...overrides.options, env: {FAKE_SCENARIO: scenario, FAKE_ARGV_LOG: join(dir, 'argv.log'), FAKE_STATE_DIR: join(dir, 'state')}}
+    options: {...overrides.options, env: {...overrides.options?.env, FAKE_SCENARIO: scenario, FAKE_ARGV_LOG: join(dir, 'argv.log'), FAKE_STATE_DIR: join(dir, 'state')}}
   })
 }
 
@@ -82,16 +82,24 @@ describe('gemini runner', () => {
   })
 
   it.each([
-    ['not-logged-in', 41, 'not authenticated (exit 41): Please set an Auth method in your settings.json or specify GEMINI_API_KEY.', false],
-    ['max-turns', 53, 'turn limit reached (exit 53): Reached max session turns for this session.', false],
-    ['api-500', 1, 'exit 1: [API Error: got status: 500 Internal Server Error.]', false],
-    ['rate-limit', 1, undefined, true]
-  ])('fails on %s with exit %i', async (scenario, exitCode, reason, rateLimited) => {
+    [
+      'not-logged-in',
+      41,
+      'not authenticated (exit 41): Please set an Auth method in your /home/u/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA',
+      false,
+      'config'
+    ],
+    ['max-turns', 53, 'turn limit reached (exit 53): Reached max session turns for this session.', false, undefined],
+    ['api-500', 1, 'exit 1: [API Error: got status: 500 Internal Server Error.]', false, 'transient'],
+    ['rate-limit', 1, undefined, true, undefined]
+  ])('fails on %s with exit %i', async (scenario, exitCode, reason, rateLimited, kind) => {
     const dir = tempDir()
-    const result = await geminiRunner.run(geminiRequest(dir, scenario))
+    const result = await geminiRunner.run(geminiRequest(dir, scenario, {options: {env: {GEMINI_CLI_HOME: '/home/u'}}}))
     expect(result.ok).toBe(false)
     expect(result.exitCode).toBe(exitCode)
     if (reason) expect(result.reason).toBe(reason)
     expect(result.rateLimited).toBe(rateLimited)
+    expect(result.configError).toBe(kind === 'config')
+    expect(result.transient).toBe(kind === 'transient')
   })
 })

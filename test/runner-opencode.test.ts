@@ -24,7 +24,7 @@ describe('opencode runner', () => {
     const ids: string[] = []
     const result = await opencodeRunner.run(opencodeRequest(dir, 'ok', {prompt: nasty, options: {model: 'anthropic/claude-sonnet-4-5'}, onAgentId: (id) => void ids.push(id)}))
     expect(result.ok).toBe(true)
-    expect(readArgvLog(join(dir, 'argv.log'))[0]!.argv).toEqual(['run', '--format', 'json', '-m', 'anthropic/claude-sonnet-4-5', nasty])
+    expect(readArgvLog(join(dir, 'argv.log'))[0]!.argv).toEqual(['run', '--format', 'json', '--print-logs', '--title', expect.stringMatching(/^mdplan A [0-9a-f]{8}$/), '-m', 'anthropic/claude-sonnet-4-5', nasty])
     expect(ids).toHaveLength(1)
     expect(ids[0]).toMatch(/^ses_/)
     expect(result.agentId).toBe(ids[0])
@@ -38,7 +38,7 @@ describe('opencode runner', () => {
   it('puts -- before a prompt that starts with a dash', async () => {
     const dir = tempDir()
     const result = await opencodeRunner.run(opencodeRequest(dir, 'ok', {prompt: '- item one\n- item two'}))
-    expect(readArgvLog(join(dir, 'argv.log'))[0]!.argv).toEqual(['run', '--format', 'json', '--', '- item one\n- item two'])
+    expect(readArgvLog(join(dir, 'argv.log'))[0]!.argv).toEqual(['run', '--format', 'json', '--print-logs', '--title', expect.any(String), '--', '- item one\n- item two'])
     expect(result.finalText).toBe('- item one\n- item two')
   })
 
@@ -48,7 +48,7 @@ describe('opencode runner', () => {
     const second = await opencodeRunner.run(opencodeRequest(dir, 'ok', {prompt: 'more', resume: {sessionId: first.agentId!}}))
     expect(second.ok).toBe(true)
     expect(second.agentId).toBe(first.agentId)
-    expect(readArgvLog(join(dir, 'argv.log'))[1]!.argv).toEqual(['run', '--format', 'json', '-s', first.agentId, 'more'])
+    expect(readArgvLog(join(dir, 'argv.log'))[1]!.argv).toEqual(['run', '--format', 'json', '--print-logs', '-s', first.agentId, 'more'])
     const unknown = await opencodeRunner.run(opencodeRequest(dir, 'ok', {resume: {sessionId: 'ses_nope'}}))
     expect(unknown.ok).toBe(false)
     expect(unknown.unknownSession).toBe(true)
@@ -56,15 +56,22 @@ describe('opencode runner', () => {
   })
 
   it.each([
-    ['bad-model', 'ProviderModelNotFoundError: Model not found: nope/nope', false],
-    ['not-logged-in', 'ProviderAuthError: No API key found for provider anthropic', false],
-    ['api-500', 'APIError: Internal server error', false],
-    ['rate-limit', 'APIError: Rate limit exceeded: 429 Too Many Requests', true]
-  ])('fails on %s with the error event', async (scenario, reason, rateLimited) => {
+    [
+      'bad-model',
+      'ProviderModelNotFoundError: Model not found: nope/nope. Did you mean: standardcompute? (UnknownError: Unexpected server error. Check server logs for details.)',
+      false,
+      'config'
+    ],
+    ['not-logged-in', 'ProviderAuthError: No API key found for provider anthropic', false, 'config'],
+    ['api-500', 'APIError: Internal server error', false, 'transient'],
+    ['rate-limit', 'APIError: Rate limit exceeded: 429 Too Many Requests', true, undefined]
+  ])('fails on %s with the error event (the log names the cause)', async (scenario, reason, rateLimited, kind) => {
     const dir = tempDir()
     const result = await opencodeRunner.run(opencodeRequest(dir, scenario))
     expect(result.ok).toBe(false)
     expect(result.reason).toBe(reason)
     expect(result.rateLimited).toBe(rateLimited)
+    expect(result.configError).toBe(kind === 'config')
+    expect(result.transient).toBe(kind === 'transient')
   })
 })

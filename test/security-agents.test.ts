@@ -103,7 +103,9 @@ describe('prompts and IDs never reach a shell', () => {
         [`MDPLAN_${runner.toUpperCase()}_BIN`]: join(root, 'fixtures', 'agents', runner),
         FAKE_ARGV_LOG: argvLog,
         FAKE_STATE_DIR: join(dir, 'state'),
-        FAKE_RESULT_TEXT: 'Done.\n\nRESULT: SUCCESS'
+        FAKE_RESULT_TEXT: 'Done.\n\nRESULT: SUCCESS',
+        // gemini's preflight wants an auth method; the fake ignores the key.
+        GEMINI_API_KEY: 'unused-by-the-fake'
       }
     })
     expect(result.exitCode, result.all).toBe(0)

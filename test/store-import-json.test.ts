@@ -40,13 +40,18 @@ describe('importStateJson', () => {
     [[], '(root): expected an object, got a list'],
     [{}, 'agents: missing'],
     [{agents: {A: {status: 'weird'}}}, 'agents.A.status: unknown status `weird`'],
-    [{agents: {A: {colour: 'red'}}}, 'agents.A.colour: unknown key'],
     [{agents: [{status: 'pending'}]}, 'agents[0].id: every agent needs an `id` string'],
-    [{agents: {A: {duration_ms: '5s'}}}, 'agents.A.duration_ms: expected milliseconds as a number'],
-    [{agents: {}, owner: 'x'}, 'owner: unknown key']
+    [{agents: {A: {duration_ms: '5s'}}}, 'agents.A.duration_ms: expected milliseconds as a number']
   ])('%j is refused, naming the key', (json, message) => {
     expect(() => importStateJson(json, plan)).toThrow(StateJsonError)
     expect(() => importStateJson(json, plan)).toThrow(message)
+  })
+
+  it('leaves out keys it has no place for, naming each', () => {
+    const left: string[] = []
+    const state = importStateJson({agents: {A: {status: 'completed', colour: 'red'}}, owner: 'x'}, plan, (key) => left.push(key))
+    expect(left).toEqual(['agents.A.colour', 'owner'])
+    expect(state.rows.get('A')?.status).toBe('completed')
   })
 
   it('writes an import through the store like any other state', async () => {

@@ -15,7 +15,9 @@ const commands: Record<string, () => Promise<RegisterCommand>> = {
   report: async () => (await import('./commands/report.js')).registerReport,
   init: async () => (await import('./commands/init.js')).registerInit,
   import: async () => (await import('./commands/import.js')).registerImport,
-  history: async () => (await import('./commands/history.js')).registerHistory
+  history: async () => (await import('./commands/history.js')).registerHistory,
+  'merge-driver': async () => (await import('./commands/merge-driver.js')).registerMergeDriver,
+  diff: async () => (await import('./commands/diff.js')).registerDiff
 }
 
 /** The commands to load for `argv`: the one it names, none for a bare `--version`, else all (help lists them). */

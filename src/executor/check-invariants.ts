@@ -1,5 +1,6 @@
 import type {ExecConfig} from './exec-config.js'
 import type {ExecState} from './exec-state.js'
+import {slotsUsed} from './schedule-pass.js'
 
 /**
  * The executor's promises, stated once. Tests check them after every step;
@@ -10,7 +11,8 @@ export function checkInvariants(state: ExecState, config: ExecConfig): void {
     throw new Error(`executor invariant broken: ${message}`)
   }
   // At most one live attempt per agent holds by construction (a map by agent); the cap does not.
-  if (state.attempts.size > config.concurrency) fail(`${state.attempts.size} live attempts over a concurrency of ${config.concurrency}`)
+  const used = slotsUsed({state})
+  if (used > config.concurrency) fail(`${used} slots held by live attempts, over a concurrency of ${config.concurrency}`)
   for (const attempt of state.attempts.values()) {
     const row = state.table.rows.get(attempt.agent)
     if (row?.status !== 'in_progress') fail(`${attempt.agent} has a live attempt but its row says ${row?.status ?? 'nothing'}`)

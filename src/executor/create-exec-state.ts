@@ -29,6 +29,7 @@ export function createExecState(input: {
     write: {seq: 0, doneSeq: 0, inflight: false, dirty: added},
     extraAttempts: new Map(),
     noRetry: new Set(),
+    transientRetries: new Map(),
     answered: new Map(),
     filesCreated: new Set(),
     questionsPending: new Set(),

@@ -10,6 +10,7 @@ import type {ExecEvent} from './exec-event.js'
 import type {ExecState} from './exec-state.js'
 import {checkInvariants} from './check-invariants.js'
 import {step} from './step.js'
+import {childPlanPath} from '../nested/child-plan-path.js'
 import {watchPlan, type PlanWatch} from './watch-plan.js'
 
 /** Everything the driver needs to perform effects: the edges of the run. */
@@ -30,6 +31,8 @@ export interface DriverInput {
   onWritten?: () => Promise<void>
   emit: (event: Emitted) => void
   signal?: AbortSignal
+  /** The parent run's flags a child plan's run inherits. */
+  childArgs?: readonly string[]
   /** Check the invariants after every step (tests; cheap enough to leave on). */
   checkInvariants?: boolean
   now?: () => number
@@ -83,6 +86,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
       case 'write':
         return later(async () => {
           try {
+            watch.writing()
             const result = await store.write(effect.table, {running: effect.running})
             await input.onWritten?.()
             watch.wrote()
@@ -179,7 +183,11 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         timeoutMs: input.timeoutMs,
         resume: effect.resumeSession ? {sessionId: effect.resumeSession} : undefined,
         agentId: effect.agentId,
-        onAgentId: (agentId) => dispatch({type: 'agent-id', agent: effect.agent, attempt: effect.attempt, agentId})
+        onAgentId: (agentId) => dispatch({type: 'agent-id', agent: effect.agent, attempt: effect.attempt, agentId}),
+        child: {concurrency: effect.slots, args: input.childArgs ?? []},
+        // A child's own writes are its business: its other events come up, marked with its plan.
+        onChildEvent: (event) => event.type !== 'state-written' && input.emit({type: 'child', agent: effect.agent, plan: childPlanPath(input.file, agent) ?? '', event}),
+        onProgress: (note) => dispatch({type: 'progress', agent: effect.agent, attempt: effect.attempt, note})
       })
     } catch (error) {
       return {ok: false, finalText: '', reason: `runner ${runner.name} failed: ${messageOf(error)}`}

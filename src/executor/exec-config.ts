@@ -7,6 +7,8 @@ export interface ExecConfig {
   canResume: (agent: string) => boolean
   /** An Agent ID drawn before the launch (claude and gemini `--session-id`, shell), or undefined. */
   newAgentId: (agent: string) => string | undefined
+  /** Whether the agent is a child plan (it takes a share of the cap, not one slot). */
+  childPlan: (agent: string) => boolean
   /** Whether attempts go through git (a base, a snapshot, a scope check). */
   git: boolean
   /** The log file of an attempt (shown in the `launched` event). */

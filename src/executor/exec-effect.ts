@@ -22,6 +22,8 @@ export type ExecEffect =
       agent: string
       attempt: number
       cwd: string
+      /** Slots of the cap it holds (a child plan runs with this concurrency). */
+      slots: number
       resumeKind: ResumeKind
       resumeSession?: string
       agentId?: string

@@ -41,6 +41,11 @@ export interface Attempt {
   result?: RunResult
   /** A kill was asked for (Ctrl-C, SIGTERM). */
   killed: boolean
+  /**
+   * Slots of the run's cap it holds: 1 for an agent; for a child plan, the
+   * share of the cap its own run may use, so nesting never multiplies processes.
+   */
+  slots: number
 }
 
 export interface WriteState {
@@ -74,6 +79,8 @@ export interface ExecState {
   extraAttempts: Map<string, number>
   /** Agents whose failure was a configuration error: not retried in this run. */
   noRetry: Set<string>
+  /** Transient failures (network, server) retried in a row, per agent. */
+  transientRetries: Map<string, number>
   /** needs_input agents whose question has an answer, as read from the file. */
   answered: Map<string, OpenQuestion>
   /** Agents whose `creates` files all exist (their soft dependants may start). */

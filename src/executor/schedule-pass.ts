@@ -48,19 +48,26 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
   noteBlocked(ctx, assessments)
   if (!canLaunch(ctx)) return assessments
   const {state, config} = ctx
-  const launches = nextLaunches({
-    order: state.order,
-    assessments,
-    runningCount: state.attempts.size,
-    concurrency: config.concurrency,
-    priority: state.priority
-  })
-  for (const id of launches) {
+  let used = slotsUsed(ctx)
+  const launches = nextLaunches({order: state.order, assessments, runningCount: used, concurrency: config.concurrency, priority: state.priority})
+  launches.forEach((id, index) => {
+    const free = config.concurrency - used
+    if (free <= 0) return
+    // A child plan takes what the launches after it leave of the free slots (at least one).
+    const slots = config.childPlan(id) ? Math.max(1, free - (launches.length - index - 1)) : 1
     const assessment = assessments.get(id)!
-    startAttempt(ctx, id, assessment.kind === 'ready' ? assessment.resume : 'fresh')
+    startAttempt(ctx, id, assessment.kind === 'ready' ? assessment.resume : 'fresh', slots)
     assessments.set(id, {kind: 'running'})
-  }
+    used += slots
+  })
   return assessments
+}
+
+/** Slots of the cap the live attempts hold. */
+export function slotsUsed(ctx: Pick<StepContext, 'state'>): number {
+  let used = 0
+  for (const attempt of ctx.state.attempts.values()) used += attempt.slots
+  return used
 }
 
 function noteBlocked(ctx: StepContext, assessments: ReadonlyMap<string, Assessment>): void {
@@ -78,7 +85,7 @@ function noteBlocked(ctx: StepContext, assessments: ReadonlyMap<string, Assessme
   }
 }
 
-function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' | 'fresh'): void {
+function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' | 'fresh', slots: number): void {
   const {state, config} = ctx
   const previous = row(ctx, id)
   const answer = resume === 'answer' ? state.answered.get(id) : undefined
@@ -107,10 +114,11 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     resumeKind,
     previous,
     answer,
-    killed: false
+    killed: false,
+    slots
   }
   state.attempts.set(id, attempt)
-  state.peakConcurrency = Math.max(state.peakConcurrency, state.attempts.size)
+  state.peakConcurrency = Math.max(state.peakConcurrency, slotsUsed(ctx))
   state.firstLaunchAt ??= ctx.now
   state.finalLook = 'none'
   if (!state.table.meta.started) state.table.meta.started = isoSeconds(ctx.now)

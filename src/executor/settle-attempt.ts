@@ -3,9 +3,13 @@ import type {Outcome} from '../protocol/interpret-result.js'
 import type {RunResult} from '../runners/runner.js'
 import type {NotePatch} from '../run/git-guard.js'
 import {formatDuration} from '../util/format-duration.js'
+import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
 import {attemptLimit} from './schedule-pass.js'
 import {emit, row, setRow, type StepContext} from './step-context.js'
+
+/** Passing network or server trouble: retried without using an attempt this many times in a row. */
+export const maxTransientRetries = 5
 
 /** Notes items that only mean something until the agent completes. */
 const clearedOnCompletion = ['blocked by', 'soft-blocked by', 'question', 'relaunched', 'paused']
@@ -32,10 +36,13 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   for (const text of outcome.discoveries) state.discoveries.push({agent: id, text})
   const keepId = agentId ?? current.agentId
 
-  if (outcome.rateLimited || flag(outcome, 'transient')) {
-    // Not the agent's fault: wait, then try again without using an attempt.
+  // Not the agent's fault: wait, then try again without using an attempt; a network that never
+  // comes back would retry forever, so transient trouble gets a few tries before it counts as a failure.
+  const transient = outcome.transient && (state.transientRetries.get(id) ?? 0) < maxTransientRetries
+  if (outcome.rateLimited || transient) {
+    if (outcome.transient) state.transientRetries.set(id, (state.transientRetries.get(id) ?? 0) + 1)
     state.pausedUntil = now + state.pauseMs
-    const what = outcome.rateLimited ? 'rate or usage limit' : 'transient error'
+    const what = outcome.rateLimited ? 'rate or usage limit' : 'network or server trouble'
     const reason = `${what} (${outcome.reason ?? 'limit reached'}); retrying at ${new Date(state.pausedUntil).toISOString().slice(11, 19)}Z`
     emit(ctx, {type: 'paused', reason, untilMs: state.pausedUntil})
     ctx.effects.push({type: 'timer', at: state.pausedUntil})
@@ -65,21 +72,17 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
     ctx.effects.push({type: 'record-question', agent: id, question})
     return
   }
-  const reason = outcome.reason ?? result.reason ?? 'failed'
+  // The actionable part of the reason (the variable to set, the command to run); the log has it all.
+  const reason = outcome.reason ?? actionableLine(result.reason ?? 'failed')
   notes = setNote(notes, `attempt ${attempt.attempt}`, oneLine(reason))
   // A configuration error (not logged in, a refused option) fails the same way every time: try once.
-  if (flag(outcome, 'permanent')) state.noRetry.add(id)
+  if (outcome.permanent) state.noRetry.add(id)
   setRow(ctx, id, {status: 'failed', agentId: keepId, duration, notes})
   const willRetry = attempt.attempt < attemptLimit(ctx, id) && !config.failFast
   emit(ctx, {type: 'failed', agent: id, agentId, attempt: attempt.attempt, durationMs, reason: oneLine(reason), willRetry})
   if (config.failFast) state.failFastTripped = true
 }
 
-function flag(outcome: Outcome, key: 'permanent' | 'transient'): boolean {
-  return (outcome as unknown as Record<string, unknown>)[key] === true
-}
-
-export function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim()
-  return line.length > 160 ? `${line.slice(0, 157)}…` : line
+function oneLine(text: string): string {
+  return actionableLine(text.replace(/\s+/g, ' ').trim())
 }

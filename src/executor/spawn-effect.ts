@@ -26,6 +26,7 @@ export function spawnEffect(ctx: StepContext, attempt: Attempt, cwd: string): Ex
     agent: id,
     attempt: attempt.attempt,
     cwd,
+    slots: attempt.slots,
     resumeKind: attempt.resumeKind,
     resumeSession: attempt.resumeSession,
     agentId: attempt.resumeSession === undefined ? attempt.sessionId : undefined,

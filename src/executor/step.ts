@@ -85,6 +85,11 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       emit(ctx, {type: 'agent-id', agent: event.agent, agentId: event.agentId})
       return
     }
+    case 'progress': {
+      if (!attemptOf(ctx, event.agent, event.attempt)) return
+      setRow(ctx, event.agent, {notes: setNote(row(ctx, event.agent).notes, 'child', event.note.replace(/^child:\s*/, ''))})
+      return
+    }
     case 'exited': {
       const attempt = attemptOf(ctx, event.agent, event.attempt)
       if (!attempt || attempt.phase !== 'running') return
@@ -98,7 +103,7 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       }
       const outcome = interpretResult(result)
       attempt.result = result
-      if (ctx.config.git && !outcome.rateLimited && !outcome.unknownSession) {
+      if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession) {
         attempt.phase = 'checking'
         ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed'})
         return
@@ -156,11 +161,14 @@ function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
     state.write.failedSince = undefined
     warn(ctx, 'the plan can be written again: launching resumes')
   }
-  adoptWrite(state.table, result)
+  for (const kept of adoptWrite(state.table, result, new Set(state.attempts.keys()))) {
+    warn(ctx, `${kept.agent}: ${kept.column} was edited by hand while mdplan launched it; kept mdplan's value`)
+  }
   // The store stamps `Last updated:`; the table keeps what it wrote, so the next write stamps again.
   state.table.meta.lastUpdated = result.state.meta.lastUpdated
   for (const edit of result.humanEdits) {
     emit(ctx, {type: 'human-edit', agent: edit.agent, column: edit.column, value: edit.to})
+    if (state.attempts.has(edit.agent)) continue
     // A person setting a row back to pending asks for one more try, whatever the history says.
     if (edit.column.toLowerCase() === 'status' && edit.to.toLowerCase() === 'pending' && edit.agent !== '') {
       const used = failuresOf(row(ctx, edit.agent).notes)

@@ -4,7 +4,8 @@ import type {Agent, Plan} from '../plan/types.js'
 import {definitionDigest} from '../plan/definition-digest.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {validatePlan} from '../plan/validate-plan.js'
-import {readAnswers} from '../protocol/read-answers.js'
+import {readAnswers, type OpenQuestion} from '../protocol/read-answers.js'
+import {answeredBelow} from '../nested/answered-below.js'
 import type {PlanStore} from '../store/plan-store.js'
 import type {Input} from './drive-executor.js'
 import type {ExecState} from './exec-state.js'
@@ -14,6 +15,8 @@ export interface PlanWatch {
   readonly plan: Plan
   /** Events to start with: answers already written, files soft dependencies wait on. */
   initial(state: ExecState): Input[]
+  /** A write of mdplan's is about to read the file: a save since the last one (which the poll may not have seen yet) is noted. */
+  writing(): void
   /** A write of mdplan's is on disk: the file as it is now is known. */
   wrote(): void
   /** After a write that merged a person's save: what that save changed (agents, answers). */
@@ -63,7 +66,12 @@ export function watchPlan(input: {
   }
   const answers = (state: ExecState, from: Plan): Input[] => {
     if (![...state.table.rows.values()].some((row) => row.status === 'needs_input')) return []
-    const answered = new Map(readAnswers(from).filter((entry) => entry.answer).map((entry) => [entry.agent, entry]))
+    const answered = new Map<string, OpenQuestion>()
+    for (const entry of readAnswers(from)) {
+      // A question passed up from a child plan may be answered in the child's own file.
+      const answer = entry.answer ?? answeredBelow(file, entry.resumeState)
+      if (answer !== undefined) answered.set(entry.agent, {...entry, answer})
+    }
     return answered.size === 0 ? [] : [{type: 'answers', answered}]
   }
   const definitions = (): Input[] => {
@@ -107,6 +115,10 @@ export function watchPlan(input: {
       return plan
     },
     initial: (state) => [...answers(state, plan), ...filesEvent(state)],
+    writing() {
+      // The write merges a save that landed since mdplan's last write; what it changed is looked at after it.
+      if (signature(file) !== seen) foreign = true
+    },
     wrote() {
       seen = signature(file)
     },

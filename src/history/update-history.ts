@@ -10,6 +10,8 @@ export interface UpdateHistoryOptions {
   now: string
   /** Overrides the file's own `max_entries`. */
   maxEntries?: number
+  /** The plan is a child plan: the parent plan, the agent that runs it, and that agent's `parallel_group`. */
+  parent?: {plan: string; agent: string; group: string}
 }
 
 export interface UpdatedHistory {
@@ -69,7 +71,8 @@ export function updateHistory(existing: AgentHistory | undefined, plan: Plan, op
       status,
       completion_timestamp: finished ? (previous?.status === status && previous.completion_timestamp ? previous.completion_timestamp : options.now) : null,
       execution_mode: 'parallel',
-      parallel_group: `wave-${(depth.get(agent.id) ?? 0) + 1}`,
+      parallel_group: `${options.parent ? `${options.parent.group}/` : ''}wave-${(depth.get(agent.id) ?? 0) + 1}`,
+      ...(options.parent ? {parent: {plan: options.parent.plan, agent: options.parent.agent}} : {}),
       granularity: 'agent',
       depends_on: agent.dependsOn.map((dep) => dep.id),
       files_modified: [...agent.creates, ...agent.modifies, ...agent.deletes].map((path) => path.path),

@@ -1,3 +1,4 @@
+import {issueAgents, safeName} from './issue-agents.js'
 import {ImportError, type Issue} from './read-issues.js'
 
 export interface IssuesToPlanOptions {
@@ -6,12 +7,22 @@ export interface IssuesToPlanOptions {
   runner?: string
   /** Where each issue's implementation plan goes. */
   notesDir?: string
+  /** The queue's path from the plan's folder, recorded as front matter `issues:` so a run can keep the queue in step. */
+  queue?: string
+  /** Issues that already have agents in the plan (id → their number): a re-import adds agents for the others only. */
+  existing?: ReadonlyMap<string, number>
+  /** The lowest number new issues may take (a re-import: after every agent the plan has). */
+  firstNumber?: number
 }
 
 export interface IssuesPlan {
   text: string
-  /** Issues turned into agents, in order. */
+  /** The agent sections of the issues imported now (what a re-import adds), as lines. */
+  agents: string[]
+  /** Issues turned into agents now, in order. */
   imported: Issue[]
+  /** The ids of their agents, in order. */
+  agentIds: string[]
   skipped: Issue[]
   warnings: string[]
 }
@@ -31,20 +42,28 @@ const doneStatuses = new Set(['completed', 'done', 'closed', 'resolved'])
  * on, and for every executing agent of the previous wave.
  *
  * Completed issues are skipped and dependencies on them count as satisfied.
+ * With `existing`, those issues keep the agents they have and the new ones
+ * are numbered after them, depending on them as they would have.
  */
 export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOptions): IssuesPlan {
   const notesDir = options.notesDir ?? '.planning/issues'
-  const skipped = issues.filter((issue) => doneStatuses.has(issue.status.toLowerCase()))
-  const open = issues.filter((issue) => !doneStatuses.has(issue.status.toLowerCase()))
+  const existing = options.existing ?? new Map<string, number>()
+  const skipped = issues.filter((issue) => doneStatuses.has(issue.status.toLowerCase()) && !existing.has(issue.id))
+  const open = issues.filter((issue) => !doneStatuses.has(issue.status.toLowerCase()) && !existing.has(issue.id))
+  const present = issues.filter((issue) => existing.has(issue.id))
   const known = new Set(issues.map((issue) => issue.id))
   const openIds = new Set(open.map((issue) => issue.id))
+  const withAgents = new Set([...openIds, ...existing.keys()])
   const warnings: string[] = []
   const problems: string[] = []
 
   // Issues without a wave go after every numbered wave, in file order.
   const waveOf = (issue: Issue): number => issue.wave ?? Number.POSITIVE_INFINITY
-  const ordered = open.map((issue, index) => ({issue, index})).sort((a, b) => waveOf(a.issue) - waveOf(b.issue) || a.index - b.index).map(({issue}) => issue)
-  const byId = new Map(ordered.map((issue) => [issue.id, issue]))
+  const byWave = (list: Issue[]): Issue[] =>
+    list.map((issue, index) => ({issue, index})).sort((a, b) => waveOf(a.issue) - waveOf(b.issue) || a.index - b.index).map(({issue}) => issue)
+  const ordered = byWave(open)
+  const all = byWave([...present, ...open])
+  const byId = new Map(all.map((issue) => [issue.id, issue]))
 
   for (const issue of ordered) {
     for (const dep of issue.dependsOn) {
@@ -59,17 +78,18 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
   if (cycle) problems.push(`${options.source}:${byId.get(cycle[0]!)!.line}: issues depend on each other in a cycle: ${cycle.join(' → ')}`)
   if (problems.length > 0) throw new ImportError(problems)
 
-  const number = new Map(ordered.map((issue, index) => [issue.id, index + 1]))
-  const deps = (issue: Issue): Issue[] => issue.dependsOn.filter((dep) => openIds.has(dep)).map((dep) => byId.get(dep)!)
-  const waves = [...new Set(ordered.map(waveOf))]
+  const first = Math.max(options.firstNumber ?? 1, Math.max(0, ...existing.values()) + 1)
+  const number = new Map<string, number>([...existing, ...ordered.map((issue, index) => [issue.id, first + index] as const)])
+  const deps = (issue: Issue): Issue[] => issue.dependsOn.filter((dep) => withAgents.has(dep) && byId.has(dep)).map((dep) => byId.get(dep)!)
+  const waves = [...new Set(all.map(waveOf))]
   const previousWave = (issue: Issue): Issue[] => {
     const at = waves.indexOf(waveOf(issue))
-    return at <= 0 ? [] : ordered.filter((other) => waveOf(other) === waves[at - 1])
+    return at <= 0 ? [] : all.filter((other) => waveOf(other) === waves[at - 1])
   }
   // Ids that differ only in characters a file name cannot hold still get their own notes file.
   const fileNames = new Map<string, string>()
   const taken = new Set<string>()
-  for (const issue of ordered) {
+  for (const issue of all) {
     let name = safeName(issue.id)
     if (taken.has(name)) name = `${name}-${number.get(issue.id)}`
     taken.add(name)
@@ -77,8 +97,25 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
   }
   const notesFile = (issue: Issue): string => `${notesDir}/${fileNames.get(issue.id)}.md`
 
+  const agents: string[] = []
+  for (const issue of ordered) {
+    const n = number.get(issue.id)!
+    agents.push(
+      ...issueAgents({
+        issue,
+        n,
+        planDeps: deps(issue).map((dep) => `P${number.get(dep.id)}`),
+        execDeps: unique([`P${n}`, ...deps(issue).map((dep) => `E${number.get(dep.id)}`), ...previousWave(issue).map((other) => `E${number.get(other.id)}`)]),
+        deps: deps(issue),
+        notesFile
+      })
+    )
+  }
+  const agentIds = ordered.flatMap((issue) => [`P${number.get(issue.id)}`, `E${number.get(issue.id)}`])
+
   const out: string[] = []
-  if (options.runner) out.push('---', `runner: ${yamlScalar(options.runner)}`, '---', '')
+  const front = [...(options.runner ? [`runner: ${yamlScalar(options.runner)}`] : []), ...(options.queue ? [`issues: ${yamlScalar(options.queue)}`] : [])]
+  if (front.length > 0) out.push('---', ...front, '---', '')
   out.push(`# Parallel Plan: Issues from ${options.source}`, '')
   out.push('## Context', '')
   out.push(`Generated by \`mdplan import ${options.source}\`: ${ordered.length} open issue${ordered.length === 1 ? '' : 's'} in ${waves.length} wave${waves.length === 1 ? '' : 's'}.`)
@@ -88,49 +125,7 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
     'executing agents keep the waves in order.'
   )
   if (skipped.length > 0) out.push('', `Skipped (already completed): ${skipped.map((issue) => `\`${issue.id}\``).join(', ')}.`)
-  out.push('', '## Agents', '')
-
-  for (const issue of ordered) {
-    const n = number.get(issue.id)!
-    const title = oneLine(issue.title) || '(untitled)'
-    const planDeps = deps(issue).map((dep) => `P${number.get(dep.id)}`)
-    const execDeps = unique([`P${n}`, ...deps(issue).map((dep) => `E${number.get(dep.id)}`), ...previousWave(issue).map((other) => `E${number.get(other.id)}`)])
-
-    out.push(`### P${n}: plan-${safeName(issue.id)}`)
-    out.push(`- **depends_on**: [${planDeps.join(', ')}]`)
-    out.push(`- **creates**: [\`${notesFile(issue)}\`]`)
-    out.push(`- **description**: Plan issue ${issue.id}: ${title}`)
-    out.push('- **prompt**: |')
-    const planPrompt = [
-      `Plan issue ${issue.id}: ${title}`,
-      '',
-      `Read the code this issue touches and write an implementation plan to \`${notesFile(issue)}\`:`,
-      'the files to change, the steps in order, and how to verify the result.',
-      'Do not change any other file: another agent implements your plan.'
-    ]
-    if (planDeps.length > 0) {
-      planPrompt.push('', 'This issue builds on issues that may still be in progress; plan against what their plans describe:')
-      for (const dep of deps(issue)) planPrompt.push(`- ${dep.id}: \`${notesFile(dep)}\``)
-    }
-    out.push(...indent([...planPrompt, ...issueText(issue)]), '')
-
-    out.push(`### E${n}: exec-${safeName(issue.id)}`)
-    out.push(`- **depends_on**: [${execDeps.join(', ')}]`)
-    out.push(`- **description**: Implement issue ${issue.id}: ${title}`)
-    out.push('- **prompt**: |')
-    const execPrompt = [
-      `Implement issue ${issue.id}: ${title}`,
-      '',
-      `Follow the plan in \`${notesFile(issue)}\` (written by agent P${n}). If the code has moved on`,
-      'since it was written, adapt the plan and say so in your final report. Verify the result as the plan says.'
-    ]
-    const requirements = Object.entries(issue.requirements)
-    if (requirements.length > 0) {
-      execPrompt.push('', 'Requirements from the queue:')
-      for (const [key, value] of requirements) execPrompt.push(`- ${key.replace(/_/g, ' ')}: ${oneLine(value)}`)
-    }
-    out.push(...indent([...execPrompt, ...issueText(issue)]), '')
-  }
+  out.push('', '## Agents', '', ...agents)
 
   out.push('## DAG Visualization', '', '```')
   for (const wave of waves) {
@@ -142,34 +137,9 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
 
   out.push('## Execution State', '', '_This section is managed by mdplan. Do not edit manually._', '')
   out.push('| Agent | Status | Agent ID | Duration | Notes |', '|-------|--------|----------|----------|-------|')
-  for (const issue of ordered) {
-    const n = number.get(issue.id)!
-    out.push(`| P${n} | pending | — | — | |`, `| E${n} | pending | — | — | |`)
-  }
+  for (const id of agentIds) out.push(`| ${id} | pending | — | — | |`)
   out.push('')
-  return {text: out.join('\n'), imported: ordered, skipped, warnings}
-}
-
-function issueText(issue: Issue): string[] {
-  const lines = ['', '## The issue', '', `- id: ${issue.id}`, `- title: ${oneLine(issue.title)}`]
-  if (issue.wave !== undefined) lines.push(`- wave: ${issue.wave}`)
-  if (issue.dependsOn.length > 0) lines.push(`- depends on: ${issue.dependsOn.join(', ')}`)
-  if (issue.context) lines.push('', ...issue.context.replace(/\r\n?/g, '\n').split('\n'))
-  return lines
-}
-
-/** Four spaces: the prompt is an indented block, and its own headings stay inside it. */
-function indent(lines: string[]): string[] {
-  return lines.map((line) => (line.trim() === '' ? '' : `    ${line.replace(/\s+$/, '')}`))
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
-}
-
-/** An issue id as a file and agent name: letters, digits, `.`, `_` and `-`. */
-function safeName(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '') || 'issue'
+  return {text: out.join('\n'), agents, imported: ordered, agentIds, skipped, warnings}
 }
 
 function waveName(issue: Issue): string {

@@ -1,6 +1,7 @@
 import type {Heading, RootContent} from 'mdast'
 import type {Locator} from './locate.js'
 import {agentHeading} from './agent-heading.js'
+import {agentHeadingProblem} from './agent-heading-problem.js'
 import {inlineText} from './inline-text.js'
 import {parseAgentRefs} from './parse-agent-refs.js'
 import {parsePathRefs} from './parse-path-refs.js'
@@ -44,10 +45,17 @@ export function extractAgents(input: AgentsInput): Agent[] {
   for (let b = 0; b < bounds.length; b++) {
     const heading = nodes[bounds[b]!] as Heading
     if (heading.depth !== 3) continue
-    const named = agentHeading(inlineText(heading))
-    if (!named) continue
     const nextIndex = b + 1 < bounds.length ? bounds[b + 1]! : nodes.length
     const sectionEnd = nextIndex < nodes.length ? nodes[nextIndex]!.position!.start.offset! : input.end
+    const title = inlineText(heading)
+    const named = agentHeading(title)
+    if (!named) {
+      const problem = agentHeadingProblem(title, hasAgentFields(nodes.slice(bounds[b]! + 1, nextIndex), text, at, sectionEnd))
+      if (problem) {
+        messages.push({severity: 'error', rule: 'invalid-agent-heading', reason: problem, file, place: at.span(heading.position!.start.offset!, heading.position!.end.offset!)})
+      }
+      continue
+    }
     const headingStart = heading.position!.start.offset!
     const headingEnd = heading.position!.end.offset!
     const agent: Agent = {
@@ -133,6 +141,18 @@ export function extractAgents(input: AgentsInput): Agent[] {
     agents.push(agent)
   }
   return agents
+}
+
+/** Whether a heading's section holds a field only agents have (`depends_on`, `prompt`…). */
+function hasAgentFields(section: RootContent[], text: string, at: Locator, limit: number): boolean {
+  return section.some(
+    (node) =>
+      node.type === 'list' &&
+      node.children.some((item) => {
+        const key = readField(item, text, at, limit)?.field.key
+        return key !== undefined && (hard.has(key) || soft.has(key) || Object.hasOwn(pathKeys, key) || key === 'prompt' || key === 'estimated_duration')
+      })
+  )
 }
 
 function fencePrompt(node: RootContent, at: Locator, file: string): Prompt {

@@ -45,6 +45,8 @@ export function validatePlan(plan: Plan): Diagnostic[] {
   const promptsMissing = plan.messages.some((d) => d.rule === 'missing-prompts-file')
   if (!promptsMissing) {
     for (const agent of plan.agents) {
+      // An agent whose definition names a child plan runs that plan, not a prompt.
+      if (agent.fields.plan?.value.trim()) continue
       if (!agent.prompt || agent.prompt.text.trim() === '') {
         const hint = plan.promptsFile ? ` and no \`## ${agent.id}: …\` section in the prompts file` : ': add `- **prompt**: |` and an indented block'
         error('missing-prompt', `agent ${agent.id} has no prompt${hint}`, agent.position)

@@ -53,6 +53,8 @@ function describe(event: RunEvent, c: ReturnType<typeof pc.createColors>): strin
       return `${c.yellow('warning')}: ${event.message}`
     case 'run-finished':
       return `finished, exit code ${event.exitCode}`
+    case 'child':
+      return `${event.agent} › ${describe(event.event, c)}`
   }
 }
 

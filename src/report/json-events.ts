@@ -17,6 +17,7 @@ export const eventFields: Record<RunEventType, Record<string, FieldType>> = {
   'human-edit': {agent: 'string', column: 'string', value: 'string'},
   'state-written': {file: 'string', bytes: 'number', ms: 'number'},
   warning: {message: 'string'},
+  child: {agent: 'string', plan: 'string', event: 'object'},
   'run-finished': {exitCode: 'number', scorecard: 'object'}
 }
 

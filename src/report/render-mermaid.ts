@@ -17,32 +17,55 @@ const reserved = new Set(['end', 'graph', 'flowchart', 'subgraph', 'style', 'cla
  * in the Execution State table, `-->` for `depends_on`, `-.->` for
  * `soft_depends_on`. GitHub renders it in the PR, so the picture stays live.
  */
-export function renderMermaid(plan: Plan): string {
+export function renderMermaid(plan: Plan, children: ChildPlans = new Map()): string {
+  const lines = ['flowchart TD']
+  const classes = new Map<Status, string[]>()
+  drawPlan(plan, children, '', '  ', lines, classes)
+  for (const name of statuses) lines.push(`  classDef ${name} ${styles[name]}`)
+  for (const name of statuses) {
+    const members = classes.get(name) ?? []
+    if (members.length > 0) lines.push(`  class ${members.join(',')} ${name}`)
+  }
+  return lines.join('\n') + '\n'
+}
+
+/** Agents that run a child plan, by agent ID: the child plan and its own children. */
+export type ChildPlans = ReadonlyMap<string, {plan: Plan; children: ChildPlans}>
+
+/**
+ * One plan's nodes and edges; an agent that runs a child plan is a
+ * `subgraph` holding the child's DAG (ids prefixed with the agent's, as deep
+ * as plans nest), and edges to and from it meet the subgraph.
+ */
+function drawPlan(plan: Plan, children: ChildPlans, prefix: string, indent: string, lines: string[], classes: Map<Status, string[]>): void {
   const status = new Map<string, Status>()
   for (const row of plan.state?.table?.rows ?? []) if (row.status) status.set(row.agent, row.status)
-
-  const nodeIds = nodeIdsFor(plan.agents.map((agent) => agent.id))
-  const lines = ['flowchart TD']
+  const nodeIds = nodeIdsFor(plan.agents.map((agent) => agent.id), prefix)
   for (const agent of plan.agents) {
-    lines.push(`  ${nodeIds.get(agent.id)}["${escapeLabel(`${agent.id}: ${agent.name}`)}"]`)
+    const id = nodeIds.get(agent.id)!
+    const label = escapeLabel(`${agent.id}: ${agent.name}`)
+    const child = children.get(agent.id)
+    if (child) {
+      lines.push(`${indent}subgraph ${id}["${label}"]`)
+      drawPlan(child.plan, child.children, `${id}__`, `${indent}  `, lines, classes)
+      lines.push(`${indent}end`)
+      continue
+    }
+    lines.push(`${indent}${id}["${label}"]`)
+    const name = status.get(agent.id) ?? 'pending'
+    classes.set(name, [...(classes.get(name) ?? []), id])
   }
   for (const agent of plan.agents) {
     const to = nodeIds.get(agent.id)!
     for (const dep of agent.dependsOn) {
       const from = nodeIds.get(dep.id)
-      if (from !== undefined) lines.push(`  ${from} --> ${to}`)
+      if (from !== undefined) lines.push(`${indent}${from} --> ${to}`)
     }
     for (const dep of agent.softDependsOn) {
       const from = nodeIds.get(dep.id)
-      if (from !== undefined) lines.push(`  ${from} -.-> ${to}`)
+      if (from !== undefined) lines.push(`${indent}${from} -.-> ${to}`)
     }
   }
-  for (const name of statuses) lines.push(`  classDef ${name} ${styles[name]}`)
-  for (const name of statuses) {
-    const members = plan.agents.filter((agent) => (status.get(agent.id) ?? 'pending') === name).map((agent) => nodeIds.get(agent.id)!)
-    if (members.length > 0) lines.push(`  class ${members.join(',')} ${name}`)
-  }
-  return lines.join('\n') + '\n'
 }
 
 /**
@@ -50,12 +73,12 @@ export function renderMermaid(plan: Plan): string {
  * ids Mermaid would misread (`end`, `api-client`, ids starting with `o` or `x`,
  * which turn `-->` into a circle or cross edge) get a safe, unique name.
  */
-function nodeIdsFor(ids: readonly string[]): Map<string, string> {
+function nodeIdsFor(ids: readonly string[], prefix = ''): Map<string, string> {
   const result = new Map<string, string>()
   const taken = new Set<string>()
   for (const id of ids) {
     const plain = /^[A-Za-z][A-Za-z0-9_]*$/.test(id) && !reserved.has(id.toLowerCase()) && !/^[ox]/.test(id)
-    let name = plain ? id : `n_${id.replace(/[^A-Za-z0-9_]/g, '_')}`
+    let name = prefix + (plain || prefix !== '' ? id.replace(/[^A-Za-z0-9_]/g, '_') : `n_${id.replace(/[^A-Za-z0-9_]/g, '_')}`)
     while (taken.has(name)) name += '_'
     taken.add(name)
     result.set(id, name)

@@ -8,8 +8,10 @@ import {assemblePrompt, type AssemblePromptInput} from '../protocol/assemble-pro
  * (`MDPLAN_PREVIOUS_FAILURE`, `MDPLAN_CHECKPOINT`, `MDPLAN_ANSWER`).
  */
 export function agentPrompt(runner: Runner, input: AssemblePromptInput): {prompt: string; env: Record<string, string>} {
-  if (runner.name !== 'shell') return {prompt: assemblePrompt(input), env: {}}
+  if (runner.name !== 'shell' && runner.name !== 'plan') return {prompt: assemblePrompt(input), env: {}}
   const env: Record<string, string> = {}
+  // A child plan passes an answer down to the child agent its Resume State names.
+  if (runner.name === 'plan' && input.answer) env.MDPLAN_RESUME_STATE = input.answer.resumeState
   if (input.retry) env.MDPLAN_PREVIOUS_FAILURE = input.retry.previousFailure
   if (input.retry?.checkpoint) env.MDPLAN_CHECKPOINT = input.retry.checkpoint
   if (input.answer) env.MDPLAN_ANSWER = input.answer.answer

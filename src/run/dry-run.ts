@@ -7,7 +7,8 @@ import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {simulateRun} from '../schedule/simulate-run.js'
 import {resolveRunner} from '../runners/resolve-runner.js'
 import {agentPrompt} from './agent-prompt.js'
-import {tableStateFromPlan} from '../store/table-state.js'
+import {readSideState} from '../store/read-side-state.js'
+import {checkTemplates} from '../runners/check-templates.js'
 import {formatDuration} from '../util/format-duration.js'
 import {defaultConcurrency} from '../run-plan.js'
 
@@ -16,11 +17,14 @@ import {defaultConcurrency} from '../run-plan.js'
  * and prompt, if every agent succeeded. Reads the plan; writes nothing.
  */
 export async function dryRun(options: {file: string; cwd: string; concurrency?: number; runner?: string}): Promise<string> {
-  const plan = await loadPlan(resolve(options.cwd, options.file))
-  const errors = [...plan.messages, ...validatePlan(plan)].filter((d) => d.severity === 'error')
+  const planFile = resolve(options.cwd, options.file)
+  const plan = await loadPlan(planFile)
+  // As `run` would: progress in a `.parallel-plan-state.json` is taken, or its problem stops the run.
+  const side = readSideState(plan, planFile)
+  const errors = [...plan.messages, ...validatePlan(plan), ...side.diagnostics, ...checkTemplates(plan, options.runner)].filter((d) => d.severity === 'error')
   if (errors.length > 0) throw new PlanError(errors)
   const concurrency = options.concurrency ?? plan.settings.concurrency ?? defaultConcurrency
-  const table = tableStateFromPlan(plan)
+  const table = side.state
   const status = new Map<string, Status>()
   for (const agent of plan.agents) {
     const current = table.rows.get(agent.id)?.status ?? 'pending'
@@ -34,6 +38,10 @@ export async function dryRun(options: {file: string; cwd: string; concurrency?: 
   const lines: string[] = [
     `Dry run of ${options.file}: ${simulation.launches.length} of ${plan.agents.length} agents would launch, concurrency ${concurrency}. Nothing is written.`
   ]
+  if (side.imported) {
+    const unknown = side.diagnostics.find((d) => d.rule === 'state-json-unknown-key')
+    lines.push(`Progress imported from ${side.imported}${unknown ? ` (${unknown.reason})` : ''}`)
+  }
   const skipped = plan.agents.filter((agent) => status.get(agent.id) === 'completed').map((agent) => agent.id)
   if (skipped.length > 0) lines.push(`Already completed (skipped): ${skipped.join(', ')}`)
   const waiting = plan.agents.filter((agent) => status.get(agent.id) === 'needs_input').map((agent) => agent.id)

@@ -1,4 +1,4 @@
-import {realpathSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import type {Agent, Plan} from '../plan/types.js'
 import {getNote} from '../plan/notes.js'
@@ -22,6 +22,8 @@ import {commitAgent} from '../git/commit-agent.js'
 import {commitMessage} from '../git/commit-message.js'
 import {headSha, shortSha} from '../git/head-sha.js'
 import {planSlug} from '../git/worktree-names.js'
+import {childPlanPath} from '../nested/child-plan-path.js'
+import {withDeclaredBelow} from '../nested/declared-below.js'
 
 /** Notes items to set (a string) or remove (undefined) on an agent's row. */
 export type NotePatch = Record<string, string | undefined>
@@ -78,9 +80,13 @@ export async function createGitGuard(input: {
   if (!location) return {notice: notGitRepoMessage}
   const {root, prefix} = location
   const {plan} = input
-  const owners = ownershipMap(plan, prefix)
+  const owners = ownershipMap({...plan, agents: withDeclaredBelow(plan, input.planFile)}, prefix)
   const slug = planSlug(input.planFile)
-  const ignore: IgnoreOptions = {planFile: relative(root, realpathSync(input.planFile))}
+  // Child plans (agents whose definition names a plan) are written by their own runs, like the plan.
+  // A child run is told the plans of its tree (its parent's, its siblings') in MDPLAN_TREE_PLANS.
+  const tree = (process.env.MDPLAN_TREE_PLANS ?? '').split('\n').filter(Boolean)
+  const children = [...plan.agents.map((agent) => childPlanPath(input.planFile, agent)), ...tree].filter((path): path is string => path !== undefined && existsSync(path))
+  const ignore: IgnoreOptions = {planFile: relative(root, realpathSync(input.planFile)), extra: children.map((path) => relative(root, realpathSync(path)))}
   const windows = runningWindows()
   const active = new Map<string, Active>()
   const undeclared = new Set<string>()

@@ -1,7 +1,10 @@
 import {randomUUID} from 'node:crypto'
 import type {Runner, RunnerOptions, RunRequest, RunResult} from './runner.js'
 import {executableOf} from './executable-of.js'
+import {claudePreflight} from './claude-preflight.js'
+import {failureKind} from './failure-kind.js'
 import {isRateLimited} from './is-rate-limited.js'
+import {promptViaStdin} from './prompt-via-stdin.js'
 import {numericFields, parseJsonLine} from './parse-json-line.js'
 import {exitReason, lastLine, processReason} from './process-reason.js'
 import type {SpawnResult} from './spawn-agent.js'
@@ -21,12 +24,17 @@ export const claudeRunner: Runner = {
   install: 'npm install -g @anthropic-ai/claude-code',
   canResume: true,
   newAgentId: randomUUID,
+  preflight: claudePreflight,
   run: runClaude
 }
 
 export const defaultPermissionMode = 'acceptEdits'
 
-/** The argv after `claude`. `--` always precedes the prompt: `--allowedTools` is variadic and would swallow it. */
+/**
+ * The argv after `claude`. `--` always precedes the prompt: `--allowedTools` is
+ * variadic and would swallow it. A prompt too large for argv is left out: `-p`
+ * with no prompt argument reads it from stdin.
+ */
 export function claudeArgs(input: {sessionId: string; resume: boolean; options: RunnerOptions; prompt: string}): string[] {
   const {sessionId, resume, options, prompt} = input
   const args = ['-p', '--output-format', 'stream-json', '--verbose', resume ? '-r' : '--session-id', sessionId]
@@ -35,7 +43,7 @@ export function claudeArgs(input: {sessionId: string; resume: boolean; options: 
   if (options.maxTurns !== undefined) args.push('--max-turns', String(options.maxTurns))
   if (options.maxBudgetUsd !== undefined) args.push('--max-budget-usd', String(options.maxBudgetUsd))
   if (options.allowedTools && options.allowedTools.length > 0) args.push('--allowedTools', ...options.allowedTools)
-  args.push('--', prompt)
+  if (!promptViaStdin(prompt)) args.push('--', prompt)
   return args
 }
 
@@ -43,7 +51,7 @@ type Event = Record<string, unknown>
 
 /** Follows the stream: the last `result` wins (a background subagent can add a second init/result pair). */
 function claudeStream(onOutput?: (line: string) => void) {
-  const state: {result?: Event; version?: string; sessionId?: string} = {}
+  const state: {result?: Event; version?: string; sessionId?: string; status?: string} = {}
   const onLine = (line: string): void => {
     const event = parseJsonLine(line)
     if (!event) {
@@ -51,14 +59,19 @@ function claudeStream(onOutput?: (line: string) => void) {
       return
     }
     if (event.type === 'result') state.result = event
+    else if (event.type === 'system' && event.subtype === 'api_retry') state.status = apiRetryStatus(event)
     else if (event.type === 'system' && event.subtype === 'init') {
       if (typeof event.claude_code_version === 'string') state.version = event.claude_code_version
       if (typeof event.session_id === 'string') state.sessionId = event.session_id
-    } else if (event.type === 'assistant' && onOutput) {
+    } else if (event.type === 'assistant') {
       const message = event.message as {content?: Array<Record<string, unknown>>} | undefined
+      state.status = 'claude: working'
       for (const block of message?.content ?? []) {
-        if (block.type === 'text' && typeof block.text === 'string') for (const text of block.text.split('\n')) onOutput(text)
-        else if (block.type === 'tool_use') onOutput(`→ ${String(block.name)}`)
+        if (block.type === 'text' && typeof block.text === 'string') for (const text of block.text.split('\n')) onOutput?.(text)
+        else if (block.type === 'tool_use') {
+          state.status = `claude: running ${String(block.name)}`
+          onOutput?.(`→ ${String(block.name)}`)
+        }
       }
     }
   }
@@ -74,7 +87,9 @@ async function runClaude(request: RunRequest): Promise<RunResult> {
     await request.onAgentId?.(sessionId)
     const started = Date.now()
     const stream = claudeStream(request.onOutput)
-    const result = await spawnRequest(request, {file, args: claudeArgs({sessionId, resume, options: request.options, prompt: request.prompt}), onLine: stream.onLine})
+    const args = claudeArgs({sessionId, resume, options: request.options, prompt: request.prompt})
+    const input = promptViaStdin(request.prompt) ? request.prompt : undefined
+    const result = await spawnRequest(request, {file, args, onLine: stream.onLine, input})
     if (!resume && !relaunched && result.exitCode === 1 && /Session ID .* is already in use/.test(result.stderr)) {
       relaunched = true
       sessionId = randomUUID()
@@ -87,7 +102,7 @@ async function runClaude(request: RunRequest): Promise<RunResult> {
 function claudeResult(
   request: RunRequest,
   spawn: SpawnResult,
-  state: {result?: Event; version?: string},
+  state: {result?: Event; version?: string; status?: string},
   sessionId: string,
   wallMs: number,
   file: string
@@ -102,17 +117,21 @@ function claudeResult(
   const status = last?.api_error_status
   const rateLimited = !ok && !limitedByRun && (status === 429 || status === 529 || isRateLimited(failureText))
   const unknownSession = !ok && request.resume !== undefined && /No conversation found with session ID/.test(spawn.stderr + spawn.stdout)
+  const ended = spawn.timedOut || spawn.interrupted || spawn.spawnFailed
+  const kind = ok || ended || rateLimited || unknownSession || limitedByRun ? undefined : failureKind(failureText)
   const number = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
   return {
     ok,
     agentId: sessionId,
     finalText,
-    reason: ok ? undefined : (processReason(spawn, file, request.timeoutMs) ?? resultReason(last, subtype, errors, finalText) ?? exitReason(spawn, file)),
+    reason: ok ? undefined : (processReason(spawn, file, request.timeoutMs, state.status) ?? resultReason(last, subtype, errors, finalText) ?? exitReason(spawn, file)),
     exitCode: spawn.exitCode,
     signal: spawn.signal,
     timedOut: spawn.timedOut,
     interrupted: spawn.interrupted,
     rateLimited,
+    configError: kind === 'config',
+    transient: kind === 'transient',
     unknownSession,
     spawnFailed: spawn.spawnFailed,
     costUsd: number(last?.total_cost_usd),
@@ -125,11 +144,23 @@ function claudeResult(
   }
 }
 
+/** `claude: API retry 3/10 (…)` from a `system/api_retry` event (claude retrying the API by itself). */
+function apiRetryStatus(event: Event): string {
+  const attempt = typeof event.attempt === 'number' ? event.attempt : undefined
+  const max = typeof event.max_retries === 'number' ? event.max_retries : undefined
+  // 2.1.330 with no network says `"error": "unknown"`, `"error_status": null`: nothing worth repeating.
+  const error = typeof event.error_status === 'number' ? `status ${event.error_status}` : typeof event.error === 'string' && event.error !== 'unknown' ? event.error : undefined
+  const count = attempt === undefined ? '' : max === undefined ? ` ${attempt}` : ` ${attempt}/${max}`
+  return `claude: API retry${count}${error ? ` (${error})` : ''}`
+}
+
 function resultReason(last: Event | undefined, subtype: string | undefined, errors: string[], text: string): string | undefined {
   if (!last || last.is_error !== true) return undefined
   const detail = errors[0] ?? lastLine(text.split('\n')[0] ?? '')
   if (subtype === 'error_max_turns') return `max turns: ${detail || 'reached the turn limit'}`
   if (subtype === 'error_max_budget_usd') return `budget exhausted${detail ? `: ${detail}` : ''}`
+  // `/login` is for the interactive app; say what works from a shell.
+  if (/not logged in|invalid api key/i.test(detail)) return `${detail} (run \`claude auth login\` or set ANTHROPIC_API_KEY)`
   return detail || subtype || 'claude reported an error'
 }
 

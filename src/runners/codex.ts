@@ -1,6 +1,9 @@
 import type {Runner, RunnerOptions, RunRequest, RunResult} from './runner.js'
 import {executableOf} from './executable-of.js'
+import {codexPreflight} from './codex-preflight.js'
+import {failureKind} from './failure-kind.js'
 import {isRateLimited} from './is-rate-limited.js'
+import {promptViaStdin} from './prompt-via-stdin.js'
 import {numericFields, parseJsonLine} from './parse-json-line.js'
 import {exitReason, processReason} from './process-reason.js'
 import {spawnRequest} from './spawn-request.js'
@@ -17,6 +20,7 @@ export const codexRunner: Runner = {
   executableEnv: 'MDPLAN_CODEX_BIN',
   install: 'npm install -g @openai/codex',
   canResume: true,
+  preflight: codexPreflight,
   run: runCodex
 }
 
@@ -27,13 +31,17 @@ export function codexSandbox(permissionMode: string | undefined): string {
   return 'workspace-write'
 }
 
-/** The argv after `codex`. `--sandbox` and `-C` must precede `resume`, or codex rejects them. */
+/**
+ * The argv after `codex`. `--sandbox` and `-C` must precede `resume`, or codex
+ * rejects them. A prompt too large for argv is `-`: codex reads it from stdin.
+ */
 export function codexArgs(input: {cwd: string; options: RunnerOptions; prompt: string; resumeId?: string}): string[] {
   const {cwd, options, prompt, resumeId} = input
   const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', codexSandbox(options.permissionMode), '-C', cwd]
   if (options.model) args.push('-m', options.model)
   if (resumeId !== undefined) args.push('resume', resumeId)
-  args.push('--', prompt)
+  if (promptViaStdin(prompt)) args.push('-')
+  else args.push('--', prompt)
   return args
 }
 
@@ -48,6 +56,8 @@ async function runCodex(request: RunRequest): Promise<RunResult> {
   let turn: 'completed' | 'failed' | undefined
   let failure: string | undefined
   let lastError: string | undefined
+  let status: string | undefined
+  let reconnect: string | undefined
   let usage: Record<string, number> | undefined
   const onLine = (line: string): void => {
     const event = parseJsonLine(line)
@@ -64,7 +74,15 @@ async function runCodex(request: RunRequest): Promise<RunResult> {
         if (item?.type === 'agent_message' && typeof item.text === 'string') {
           finalText = item.text
           if (request.onOutput) for (const text of item.text.split('\n')) request.onOutput(text)
-        } else if (item?.type === 'command_execution' && request.onOutput) request.onOutput(`$ ${String(item.command)}`)
+        } else if (item?.type === 'command_execution') {
+          status = `codex: ran \`${String(item.command)}\``
+          request.onOutput?.(`$ ${String(item.command)}`)
+        }
+        break
+      }
+      case 'item.started': {
+        const item = event.item as Record<string, unknown> | undefined
+        if (item?.type === 'command_execution') status = `codex: running \`${String(item.command)}\``
         break
       }
       case 'turn.completed':
@@ -77,30 +95,54 @@ async function runCodex(request: RunRequest): Promise<RunResult> {
         failure = typeof error?.message === 'string' ? error.message : 'turn failed'
         break
       }
-      case 'error':
-        // `Reconnecting... 2/5` is codex retrying by itself; only a turn.failed ends the turn.
-        if (typeof event.message === 'string' && !/^Reconnecting/i.test(event.message)) lastError = event.message
+      case 'error': {
+        // `Reconnecting... 2/5` is codex retrying by itself; only a turn.failed ends the turn. It is
+        // what the agent is doing, though, which a timeout's reason says.
+        if (typeof event.message !== 'string') break
+        const count = /^Reconnecting\.*\s*(\d+\/\d+)/i.exec(event.message)
+        if (count) reconnect = count[1]
+        if (/^Reconnecting/i.test(event.message)) status = codexReconnectStatus(event.message, reconnect)
+        else lastError = event.message
         break
+      }
     }
   }
-  const result = await spawnRequest(request, {file, args: codexArgs({cwd: request.cwd, options: request.options, prompt: request.prompt, resumeId}), onLine})
+  const args = codexArgs({cwd: request.cwd, options: request.options, prompt: request.prompt, resumeId})
+  const input = promptViaStdin(request.prompt) ? request.prompt : undefined
+  const result = await spawnRequest(request, {file, args, onLine, input})
   await reported
   const ok = result.exitCode === 0 && turn === 'completed' && !result.timedOut && !result.interrupted
   const failureText = [failure ?? '', lastError ?? '', result.stderr].join('\n')
+  const rateLimited = !ok && isRateLimited(failureText)
+  const unknownSession = !ok && resumeId !== undefined && /no rollout found|thread\/resume failed/i.test(result.stderr)
+  const ended = result.timedOut || result.interrupted || result.spawnFailed
+  const kind = ok || ended || rateLimited || unknownSession ? undefined : failureKind(failureText)
   return {
     ok,
     agentId: threadId,
     finalText,
-    reason: ok ? undefined : (processReason(result, file, request.timeoutMs) ?? failure ?? lastError ?? exitReason(result, file)),
+    reason: ok ? undefined : (processReason(result, file, request.timeoutMs, status) ?? failure ?? lastError ?? exitReason(result, file)),
     exitCode: result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,
     interrupted: result.interrupted,
-    rateLimited: !ok && isRateLimited(failureText),
-    unknownSession: !ok && resumeId !== undefined && /no rollout found|thread\/resume failed/i.test(result.stderr),
+    rateLimited,
+    configError: kind === 'config',
+    transient: kind === 'transient',
+    unknownSession,
     spawnFailed: result.spawnFailed,
     durationMs: Date.now() - started,
     usage,
     cumulativeUsage: usage !== undefined
   }
+}
+
+/**
+ * `codex: waiting for network (Reconnecting 5/5)` for codex's endless wait after
+ * its retries, else `codex: Reconnecting 3/5 (<cause>)`.
+ */
+export function codexReconnectStatus(message: string, count: string | undefined): string {
+  if (/waiting for network/i.test(message)) return `codex: waiting for network${count ? ` (Reconnecting ${count})` : ''}`
+  const cause = /\((.*)\)\s*$/.exec(message)?.[1]
+  return `codex: Reconnecting${count ? ` ${count}` : ''}${cause ? ` (${cause})` : ''}`
 }

@@ -6,6 +6,8 @@ import {spawnRequest} from './spawn-request.js'
 import {scriptResult} from './script-result.js'
 import {agentEnv} from './agent-env.js'
 import {splitTemplate} from './split-template.js'
+import {templateScripts} from './template-scripts.js'
+import {quotePlaceholders, UnsafePlaceholderError} from './quote-placeholders.js'
 
 /**
  * A runner from a command template (front matter `runner: "my-agent --task {prompt_file}"`).
@@ -18,9 +20,12 @@ import {splitTemplate} from './split-template.js'
  *   {plan}         the plan's path
  * Unknown `{…}` stay as written (templates may hold JSON).
  *
- * The one shell: a template that starts `sh -c` / `bash -c` asks for a shell. Its
- * script gets each placeholder as a quoted variable (`"$MDPLAN_PROMPT"`…), never
- * spliced text, so a prompt cannot inject commands.
+ * A template may still start a shell itself, anywhere in its argv (`timeout 60
+ * bash -o pipefail -c '…'`, see `templateScripts`). That script gets each
+ * placeholder as a variable quoted for where it stands (`quotePlaceholders`),
+ * never spliced text, so a prompt cannot inject commands and a quoted
+ * placeholder stays one word. Where something would run a placeholder as code
+ * and cannot take a variable, the template is refused (`templateProblem`).
  *
  * Agent ID: `cmd-<8 hex>`, drawn before spawning, unless the command prints a
  * line `mdplan-agent-id: <id>` (then that, reported when seen). Resume: only when
@@ -38,22 +43,6 @@ export function commandRunner(template: string): Runner {
   }
 }
 
-const shells = new Set(['sh', 'bash', 'zsh', 'dash'])
-
-/** Where the shell script is in a template that asks for one (`sh -c '…'`, `/bin/bash -lc '…'`, `env bash -c …`), else -1. */
-export function shellScriptIndex(argv: readonly string[]): number {
-  let index = 0
-  if (argv[0] !== undefined && basename(argv[0]) === 'env') index = 1
-  const shell = argv[index]
-  if (shell === undefined || !shells.has(basename(shell))) return -1
-  for (let flag = index + 1; flag < argv.length - 1; flag++) {
-    const word = argv[flag]!
-    if (/^-[a-z]*c[a-z]*$/.test(word)) return flag + 1
-    if (!word.startsWith('-')) return -1
-  }
-  return -1
-}
-
 const variables: Record<string, string> = {
   prompt: 'MDPLAN_PROMPT',
   prompt_file: 'MDPLAN_PROMPT_FILE',
@@ -61,20 +50,60 @@ const variables: Record<string, string> = {
   agent_id: 'MDPLAN_AGENT_ID',
   plan: 'MDPLAN_PLAN'
 }
+const anyPlaceholder = /\{(prompt_file|prompt|agent_id|agent|plan)\}/
 
-/** Fill the placeholders of one argv element (`values`), or in a shell script turn them into variables. */
+/**
+ * Why a template cannot be run safely, or undefined: a placeholder in a word
+ * that something runs as code but cannot read as a variable (`python -c`,
+ * `ssh`, `eval`, a quoted heredoc, a shell started inside the script).
+ */
+export function templateProblem(argv: readonly string[]): string | undefined {
+  const {scripts, code} = templateScripts(argv)
+  for (const {index, program} of code) {
+    if (anyPlaceholder.test(argv[index]!)) return `${program} runs \`${argv[index]}\` as code, so a placeholder there would run prompt text: pass {prompt_file}, or read $MDPLAN_PROMPT from a shell script`
+  }
+  for (const index of scripts) {
+    try {
+      quotePlaceholders(argv[index]!, variables)
+    } catch (error) {
+      if (error instanceof UnsafePlaceholderError) return error.message
+      throw error
+    }
+    const nested = nestedProblem(argv[index]!)
+    if (nested) return nested
+  }
+  return undefined
+}
+
+/** A shell inside the script (`sh -c 'bash -c "{prompt}"'`) would run the expanded variable as code. */
+function nestedProblem(script: string): string | undefined {
+  let words: string[]
+  try {
+    words = splitTemplate(script.replace(/[;&|()]/g, ' '))
+  } catch {
+    return undefined
+  }
+  const {scripts, code} = templateScripts(words)
+  const inner = [...scripts, ...code.map((found) => found.index)].find((index) => anyPlaceholder.test(words[index]!))
+  return inner === undefined ? undefined : `the script runs \`${words[inner]}\` as code again, so a placeholder there would run prompt text: pass it as "$1" or read $MDPLAN_PROMPT in the inner script`
+}
+
+/** Fill the placeholders of each argv element with `values`, or in a shell script turn them into quoted variables. */
 export function fillTemplate(argv: readonly string[], values: Record<string, string>): string[] {
-  const scriptIndex = shellScriptIndex(argv)
+  const {scripts} = templateScripts(argv)
   return argv.map((word, index) =>
-    word.replace(/\{(prompt_file|prompt|agent_id|agent|plan)\}/g, (_, key: string) =>
-      index === scriptIndex ? `"$${variables[key]}"` : (values[key] ?? '')
-    )
+    scripts.includes(index) ? quotePlaceholders(word, variables) : word.replace(new RegExp(anyPlaceholder.source, 'g'), (_, key: string) => values[key] ?? '')
   )
 }
 
 async function runCommand(template: readonly string[], request: RunRequest): Promise<RunResult> {
   const started = Date.now()
   const [file] = template
+  if (file === undefined) {
+    return {ok: false, finalText: '', reason: 'the runner template is empty', spawnFailed: true, durationMs: 0}
+  }
+  const problem = templateProblem(template)
+  if (problem !== undefined) return {ok: false, finalText: '', reason: `unsafe runner template: ${problem}`, spawnFailed: true, durationMs: 0}
   const resumeId = request.resume?.sessionId
   let agentId = resumeId ?? `cmd-${randomBytes(4).toString('hex')}`
   await request.onAgentId?.(agentId)
@@ -86,12 +115,8 @@ async function runCommand(template: readonly string[], request: RunRequest): Pro
   }
   const values = {prompt: request.prompt, prompt_file: promptFile, agent: request.agent.id, agent_id: resumeId ?? '', plan: request.planFile}
   const argv = fillTemplate(template, values)
-  const script = shellScriptIndex(template)
-  const shellScript = script !== -1 && template[script]!.includes('{prompt}')
+  const shellScript = templateScripts(template).scripts.some((index) => template[index]!.includes('{prompt}'))
   let reported: void | Promise<void> = undefined
-  if (file === undefined) {
-    return {ok: false, finalText: '', reason: 'the runner template is empty', spawnFailed: true, durationMs: 0}
-  }
   const result = await spawnRequest(request, {
     file: argv[0]!,
     args: argv.slice(1),

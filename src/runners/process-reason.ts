@@ -1,9 +1,9 @@
 import {formatDuration} from '../util/format-duration.js'
 import type {SpawnResult} from './spawn-agent.js'
 
-/** The last non-empty line of some output, trimmed (what a person needs to see first). */
+/** The last non-empty line of some output, trimmed, without colour codes (opencode colours `Error:`). */
 export function lastLine(text: string): string {
-  const lines = text.split(/\r?\n/)
+  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split(/\r?\n/)
   for (let index = lines.length - 1; index >= 0; index--) {
     const line = lines[index]!.trim()
     if (line !== '') return line
@@ -14,10 +14,11 @@ export function lastLine(text: string): string {
 /**
  * Why a process ended badly, when the process itself says so (timeout, abort,
  * failed start, killed by a signal); undefined when it simply exited and the
- * runner's own rules decide.
+ * runner's own rules decide. `status` is what the agent was last seen doing
+ * (`codex: waiting for network (Reconnecting 5/5)`): a timeout says it.
  */
-export function processReason(result: SpawnResult, file: string, timeoutMs?: number): string | undefined {
-  if (result.timedOut) return `timed out after ${formatDuration(timeoutMs ?? 0)}`
+export function processReason(result: SpawnResult, file: string, timeoutMs?: number, status?: string): string | undefined {
+  if (result.timedOut) return `timed out after ${formatDuration(timeoutMs ?? 0)}${status ? `; ${status}` : ''}`
   if (result.interrupted) return 'interrupted'
   if (result.spawnFailed) return `could not start \`${file}\`: ${result.error ?? 'unknown error'}`
   if (result.exitCode === undefined && result.signal) return `killed by ${result.signal}`

@@ -2,6 +2,8 @@ import type {Agent, Plan} from '../plan/types.js'
 import type {Runner} from './runner.js'
 import {builtinRunners} from './builtin-runners.js'
 import {commandRunner} from './command.js'
+import {childPlanField} from '../nested/child-plan-path.js'
+import {planRunner} from '../nested/plan-runner.js'
 
 export const defaultRunner = 'claude'
 
@@ -18,6 +20,8 @@ const templates = new Map<string, Runner>()
 
 /** The runner for an agent (see `runnerName`); a name that is not a built-in runner is a command template. */
 export function resolveRunner(plan: Plan, agent: Agent, flag?: string): Runner {
+  // An agent that is a child plan runs that plan, whatever runner its agents use (they get the flag).
+  if (childPlanField(agent) !== undefined) return planRunner
   const name = runnerName(plan, agent, flag)
   const builtin = builtinRunners.get(name.toLowerCase())
   if (builtin) return builtin

@@ -47,6 +47,11 @@ export interface RunRequest {
   onAgentId?: (agentId: string) => void | Promise<void>
   /** Each line of the agent's human-readable output, for live views. */
   onOutput?: (line: string) => void
+  /** For an agent that is a child plan: its share of the run's cap, and the parent run's flags to pass down. */
+  child?: {concurrency: number; args: readonly string[]}
+  /** A child plan's own events and progress (`child: 3/7 completed`). */
+  onChildEvent?: (event: import('../events.js').RunEvent) => void
+  onProgress?: (note: string) => void
 }
 
 /** What one attempt did, as the CLI reported it. The result protocol interprets `finalText`. */
@@ -65,6 +70,17 @@ export interface RunResult {
   interrupted?: boolean
   /** A rate or usage limit: retry later without burning an attempt. */
   rateLimited?: boolean
+  /**
+   * The CLI refused its configuration (not logged in, no API key, an option or
+   * permission mode it rejects): retrying cannot help. Fail the agent once, with
+   * `reason` saying what to run or set.
+   */
+  configError?: boolean
+  /**
+   * A passing trouble outside the agent (network down, server 5xx, overloaded):
+   * like `rateLimited`, wait and retry without using an attempt.
+   */
+  transient?: boolean
   /** Resume failed because the CLI does not know the session: relaunch instead. */
   unknownSession?: boolean
   /** The CLI is missing or could not start. */
@@ -96,7 +112,22 @@ export interface Runner {
   install?: string
   /** Whether `run` honours `request.resume`. */
   canResume: boolean
+  /**
+   * Checks that can be made before anything launches (logged in, a permission
+   * mode the installed version accepts): one problem per entry, each saying what
+   * to run or set. `executable` is the resolved executable (overrides applied).
+   */
+  preflight?: (input: PreflightInput) => Promise<string[]>
   /** For runners that choose the Agent ID themselves (claude and gemini `--session-id`, shell): a new one. */
   newAgentId?: () => string
   run(request: RunRequest): Promise<RunResult>
+}
+
+/** What a runner's preflight is told: the executable to ask, and every option its agents will run with. */
+export interface PreflightInput {
+  executable: string
+  env: NodeJS.ProcessEnv
+  cwd: string
+  /** The distinct permission modes the agents using this runner ask for (undefined: the runner's default). */
+  permissionModes: ReadonlyArray<string | undefined>
 }

@@ -14,6 +14,11 @@ export interface SpawnAgentOptions {
   logFile: string
   timeoutMs?: number
   signal?: AbortSignal
+  /**
+   * Written to the agent's stdin, which is then closed (a prompt too large for
+   * argv). Without it stdin is closed from the start.
+   */
+  input?: string
   /** Each stdout line as it arrives (without its line ending), so JSON-stream runners parse events live. */
   onLine?: (line: string) => void
 }
@@ -61,12 +66,12 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Run one agent CLI: stdin closed (an open pipe makes codex and opencode hang),
+ * Run one agent CLI: stdin closed, or fed `input` and then closed (an open pipe makes codex and opencode hang),
  * its own process group (so a timeout or abort kills the whole tree), output
  * appended to the log. Never throws for the agent's failures: they are values.
  */
 export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResult> {
-  const {file, args, cwd, env, logFile, timeoutMs, signal, onLine} = options
+  const {file, args, cwd, env, logFile, timeoutMs, signal, onLine, input} = options
   if (signal?.aborted) {
     return {timedOut: false, interrupted: true, stdout: '', stderr: '', spawnFailed: false}
   }
@@ -83,7 +88,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const subprocess = execa(file, args, {
     cwd,
     env,
-    stdin: 'ignore',
+    // Never an open pipe: codex exec and opencode run wait on it forever. `input` is written, then closed.
+    ...(input === undefined ? {stdin: 'ignore' as const} : {input}),
     stdout: 'pipe',
     stderr: 'pipe',
     detached: true,

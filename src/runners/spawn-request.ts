@@ -4,7 +4,7 @@ import {spawnAgent, type SpawnResult} from './spawn-agent.js'
 /** Run one attempt's command the way every runner does: the request's folder, environment, log, timeout and abort signal. */
 export function spawnRequest(
   request: RunRequest,
-  command: {file: string; args: readonly string[]; env?: Record<string, string>; onLine?: (line: string) => void}
+  command: {file: string; args: readonly string[]; env?: Record<string, string>; onLine?: (line: string) => void; input?: string}
 ): Promise<SpawnResult> {
   return spawnAgent({
     file: command.file,
@@ -14,6 +14,7 @@ export function spawnRequest(
     logFile: request.logFile,
     timeoutMs: request.timeoutMs,
     signal: request.signal,
-    onLine: command.onLine
+    onLine: command.onLine,
+    input: command.input
   })
 }

@@ -38,10 +38,12 @@ const synonyms: Record<string, Status> = {
  * `{agents: {A: {...}}}` and `{agents: [{id: 'A', ...}]}`, each agent with
  * `status`, `agent_id`/`agentId`, `duration` (text) or `duration_ms`,
  * `notes`, `attempts`; and top-level `started`, `last_updated`/`lastUpdated`,
- * `build`, `integration`. Anything else it cannot place throws a
- * StateJsonError naming the key. Pure.
+ * `build`, `integration`. A key it does not know (the real executor also
+ * writes `startTimestamp` and `endTimestamp`) has no place in the table: it is
+ * left out and `warn` hears its JSON path. A value of the wrong kind, or a
+ * status it cannot map, throws a StateJsonError naming the key. Pure.
  */
-export function importStateJson(json: unknown, plan: Plan): TableState {
+export function importStateJson(json: unknown, plan: Plan, warn: (key: string) => void = () => {}): TableState {
   const state = tableStateFromPlan(plan)
   if (!isObject(json)) throw new StateJsonError('(root)', `expected an object, got ${kind(json)}`)
   const agents = json.agents ?? json.state ?? json.tasks
@@ -105,7 +107,7 @@ export function importStateJson(json: unknown, plan: Plan): TableState {
         case 'finished_at':
           break
         default:
-          throw new StateJsonError(at, 'unknown key: mdplan does not know where to put it in the table')
+          warn(at)
       }
     }
     state.rows.set(id, row)
@@ -136,7 +138,7 @@ export function importStateJson(json: unknown, plan: Plan): TableState {
         state.meta.integration = isObject(value) ? text(value.status, 'integration.status') : text(value, field)
         break
       default:
-        throw new StateJsonError(field, 'unknown key: mdplan does not know where to put it in the table')
+        warn(field)
     }
   }
   return state

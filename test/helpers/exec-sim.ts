@@ -19,7 +19,7 @@ export function simAgent(id: string, deps: string[], soft: string[] = []): Agent
 }
 
 type Input = ExecEvent extends infer E ? (E extends unknown ? Omit<E, 'now'> : never) : never
-export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'unknown-session' | 'config'
+export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'unknown-session' | 'config' | 'transient'
 
 /**
  * A deterministic world around the executor's core: the disk, the store's
@@ -38,7 +38,7 @@ export class ExecSim {
   base: TableState
   writes: Array<Extract<ExecEffect, {type: 'write'}>> = []
   prepares: Array<{agent: string; attempt: number}> = []
-  live = new Map<string, {attempt: number; killed: boolean}>()
+  live = new Map<string, {attempt: number; killed: boolean; slots: number}>()
   checks: Array<{agent: string; attempt: number}> = []
   questions: string[] = []
   looks = 0
@@ -53,7 +53,7 @@ export class ExecSim {
   violations: string[] = []
   agents: Agent[]
 
-  constructor(agents: Agent[], concurrency: number, options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>} = {}) {
+  constructor(agents: Agent[], concurrency: number, options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>; childPlans?: Set<string>} = {}) {
     this.agents = agents
     let ids = 0
     this.config = {
@@ -63,6 +63,7 @@ export class ExecSim {
       canResume: () => true,
       newAgentId: (agent) => `${agent}-${++ids}`,
       git: options.git ?? true,
+      childPlan: (agent) => options.childPlans?.has(agent) ?? false,
       logFile: (agent, attempt) => `/logs/${agent}.${attempt}.log`,
       rateLimitPauseMs: 60_000
     }
@@ -77,8 +78,13 @@ export class ExecSim {
     this.state = createExecState({agents, priority: longestRemainingPath({agents} as never), table, rateLimitPauseMs: 60_000})
   }
 
+  /** Set to an array to record every event with the table before it (replaying a failure). */
+  trace: string[] | undefined
+
   dispatch(event: Input): void {
     if (this.finished) return
+    this.trace?.push(`${event.type} ${JSON.stringify(event).slice(0, 120)} | ${[...this.state.table.rows].map(([id, row]) => `${id}:${row.status}`).join(' ')} | live ${[...this.state.attempts.values()].map((a) => `${a.agent}:${a.phase}`).join(' ')}`)
+    if (this.trace) console.log(this.trace.at(-1))
     const result = step(this.state, {...event, now: this.now} as ExecEvent, this.config)
     this.state = result.state
     checkInvariants(this.state, this.config)
@@ -98,9 +104,11 @@ export class ExecSim {
         if (this.live.has(id)) this.violations.push(`${id} spawned beside its live process`)
         if (this.base.rows.get(id)?.status !== 'in_progress') this.violations.push(`${id} spawned while mdplan's last write says ${this.base.rows.get(id)?.status}`)
         if (this.completedOnDisk.has(id)) this.violations.push(`${id} relaunched after it completed, with no person asking`)
-        this.live.set(id, {attempt: effect.attempt, killed: false})
-        this.peak = Math.max(this.peak, this.live.size)
-        if (this.live.size > this.config.concurrency) this.violations.push(`${this.live.size} processes over a cap of ${this.config.concurrency}`)
+        this.live.set(id, {attempt: effect.attempt, killed: false, slots: effect.slots})
+        // A child plan's slots are the processes its own run may start.
+        const processes = [...this.live.values()].reduce((sum, live) => sum + live.slots, 0)
+        this.peak = Math.max(this.peak, processes)
+        if (processes > this.config.concurrency) this.violations.push(`${processes} processes over a cap of ${this.config.concurrency}`)
         this.launches.set(id, (this.launches.get(id) ?? 0) + 1)
         return
       }
@@ -181,9 +189,11 @@ export class ExecSim {
           ? {ok: true, finalText: 'RESULT: QUESTION\nQuestion: which store?\nOptions:\n1. Redis\n2. SQLite'}
           : kind === 'rate'
             ? {ok: false, finalText: '', rateLimited: true, reason: 'rate limit'}
-            : kind === 'unknown-session'
+            : kind === 'transient'
+              ? {ok: false, finalText: '', transient: true, reason: 'ECONNRESET'}
+              : kind === 'unknown-session'
               ? {ok: false, finalText: '', unknownSession: true, reason: 'no such session'}
-              : {ok: false, finalText: '', reason: kind === 'config' ? 'Not logged in' : 'tests failed', exitCode: 1}
+              : {ok: false, finalText: '', reason: kind === 'config' ? 'Not logged in' : 'tests failed', configError: kind === 'config', exitCode: 1}
     this.dispatch({type: 'exited', agent, attempt: process.attempt, result})
     return true
   }

@@ -1,4 +1,6 @@
-import {resolve} from 'node:path'
+import {dirname, relative, resolve} from 'node:path'
+import {answerDown} from '../../nested/answer-down.js'
+import {parseNestedResumeState} from '../../nested/nested-resume-state.js'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {PlanStore} from '../../store/plan-store.js'
@@ -62,8 +64,19 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
         io.stderr(`mdplan answer: cannot write ${planArg}: ${error instanceof Error ? error.message : String(error)}\n`)
         return done(exitCodes.failed)
       }
+      // A question that came up from a child plan: the answer flows down to the child agent that asked.
+      const nested = parseNestedResumeState(entry.resumeState)
+      let down: string[] = []
+      if (nested) {
+        try {
+          down = await answerDown(resolve(dirname(file), nested.plan), nested.agent, resolveAnswer(answer, entry.options))
+        } catch (error) {
+          io.stderr(`mdplan answer: answered in ${planArg}, but not in its child plan ${nested.plan}: ${error instanceof Error ? error.message : String(error)}; the next run passes the answer down\n`)
+        }
+      }
       const before = entry.answer === undefined ? '' : ` (replacing "${entry.answer}")`
-      io.stdout(`${agent}: answered "${resolveAnswer(answer, entry.options)}"${before}. The next \`mdplan run ${planArg}\` resumes ${agent} with it.\n`)
+      const also = down.length > 0 ? ` Also recorded in ${down.map((path) => relative(io.cwd, path)).join(', ')}.` : ''
+      io.stdout(`${agent}: answered "${resolveAnswer(answer, entry.options)}"${before}.${also} The next \`mdplan run ${planArg}\` resumes ${agent} with it.\n`)
       done(exitCodes.ok)
     })
 }

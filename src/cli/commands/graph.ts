@@ -5,6 +5,8 @@ import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {renderMermaid} from '../../report/render-mermaid.js'
 import {writeGraph} from '../../report/write-graph.js'
+import {loadChildPlans} from '../../nested/load-child-plans.js'
+import {resolve} from 'node:path'
 
 export const registerGraph: RegisterCommand = (program, io, done) => {
   program
@@ -16,7 +18,9 @@ export const registerGraph: RegisterCommand = (program, io, done) => {
     .action(async (planPath: string, options: {write?: boolean}) => {
       try {
         if (!options.write) {
-          io.stdout(renderMermaid(await loadPlan(planPath, {cwd: io.cwd})))
+          const plan = await loadPlan(planPath, {cwd: io.cwd})
+          // A child plan is drawn as a subgraph of the agent that runs it.
+          io.stdout(renderMermaid(plan, await loadChildPlans(plan, resolve(io.cwd, planPath))))
           return done(exitCodes.ok)
         }
         const result = await writeGraph(planPath, {cwd: io.cwd})

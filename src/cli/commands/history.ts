@@ -8,6 +8,10 @@ import {PlanError} from '../../plan/plan-error.js'
 import {readHistory} from '../../history/read-history.js'
 import {updateHistory} from '../../history/update-history.js'
 import {writeHistory} from '../../history/write-history.js'
+import {dependencyDepth} from '../../history/dependency-depth.js'
+import {loadChildPlans} from '../../nested/load-child-plans.js'
+import {childPlanPath} from '../../nested/child-plan-path.js'
+import type {ChildPlans} from '../../report/render-mermaid.js'
 
 function positiveInteger(value: string): number {
   const n = Number(value)
@@ -46,11 +50,21 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
         io.stderr(`mdplan history: ${(error as Error).message}; fix it or move it away, then run \`mdplan history\` again. Nothing was written.\n`)
         return done(exitCodes.invalid)
       }
-      const {history, currentAgentId} = updateHistory(existing, plan, {
-        planName: planPath,
-        now: new Date().toISOString(),
-        maxEntries: options.maxEntries
-      })
+      const now = new Date().toISOString()
+      let {history, currentAgentId} = updateHistory(existing, plan, {planName: planPath, now, maxEntries: options.maxEntries})
+      // Child plans' agents too, each with the agent that runs its plan as parent and a group below that agent's.
+      const record = (parent: typeof plan, parentName: string, parentGroup: string, children: ChildPlans): void => {
+        const depth = dependencyDepth(parent)
+        for (const [agent, child] of children) {
+          const name = relative(io.cwd, childPlanPath(resolve(io.cwd, parentName), parent.agents.find((a) => a.id === agent)!)!)
+          const group = `${parentGroup}${parentGroup ? '/' : ''}wave-${(depth.get(agent) ?? 0) + 1}`
+          const updated = updateHistory(history, child.plan, {planName: name, now, maxEntries: options.maxEntries, parent: {plan: parentName, agent, group}})
+          history = updated.history
+          currentAgentId ??= updated.currentAgentId
+          record(child.plan, name, group, child.children)
+        }
+      }
+      record(plan, planPath, '', await loadChildPlans(plan, resolve(io.cwd, planPath)))
       const {currentFile} = writeHistory(out, history, currentAgentId)
       const shown = relative(io.cwd, out) || out
       io.stdout(`${shown}: ${history.entries.length} entr${history.entries.length === 1 ? 'y' : 'ies'} (max ${history.max_entries})\n`)

@@ -1,9 +1,14 @@
-import {open, readFile} from 'node:fs/promises'
-import {resolve} from 'node:path'
+import {readFileSync} from 'node:fs'
+import {mkdir, open, readFile, stat} from 'node:fs/promises'
+import {dirname, relative, resolve, sep} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
-import {ImportError, readIssues} from '../../import/read-issues.js'
-import {issuesToPlan} from '../../import/issues-to-plan.js'
+import {ImportError, readIssues, type Issue} from '../../import/read-issues.js'
+import {issuesToPlan, type IssuesPlan} from '../../import/issues-to-plan.js'
+import {addIssuesToPlan} from '../../import/add-issues-to-plan.js'
+import {parsePlan} from '../../plan/parse-plan.js'
+import {atomicWrite} from '../../store/atomic-write.js'
+import {withWriteMutex} from '../../store/write-mutex.js'
 
 export const registerImport: RegisterCommand = (program, io, done) => {
   program
@@ -17,21 +22,30 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       'after',
       '\nEach line: {"id", "title", "status", "tags": ["wave-1", …], "context", "extended_context": {"notes": {"depends_on_issues": […]}}}.\n' +
         'Completed issues are skipped (dependencies on them count as done); waves run in order; the\n' +
-        'planning agent P<n> of an issue runs while earlier issues execute. Then: `mdplan run plan.md`.\n'
+        'planning agent P<n> of an issue runs while earlier issues execute. Then: `mdplan run plan.md`.\n' +
+        'The plan records its queue (front matter `issues:`): a run marks an issue completed in the queue\n' +
+        'when its executing agent completes, and importing the same queue into that plan again adds the\n' +
+        'agents of the issues it gained, touching nothing else.\n'
     )
     .action(async (issuesPath: string, options: {out: string; runner?: string; force?: boolean}) => {
       let text: string
+      const queue = resolve(io.cwd, issuesPath)
       try {
-        text = await readFile(resolve(io.cwd, issuesPath), 'utf8')
+        text = await readFile(queue, 'utf8')
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         io.stderr(`mdplan import: cannot read ${issuesPath} (${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}); check the path.\n`)
         return done(exitCodes.invalid)
       }
+      const out = options.out === '-' ? undefined : resolve(io.cwd, options.out)
+      // The queue as the plan's front matter records it: from the plan's folder, with `/`.
+      const recorded = relative(out ? dirname(out) : io.cwd, queue).split(sep).join('/')
 
-      let plan
+      let issues: Issue[]
+      let plan: IssuesPlan
       try {
-        plan = issuesToPlan(readIssues(text, issuesPath), {source: issuesPath, runner: options.runner})
+        issues = readIssues(text, issuesPath)
+        plan = issuesToPlan(issues, {source: issuesPath, runner: options.runner, queue: recorded})
       } catch (error) {
         if (!(error instanceof ImportError)) throw error
         io.stderr(error.problems.map((problem) => problem + '\n').join(''))
@@ -40,13 +54,18 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       }
       for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`)
 
-      if (options.out === '-') {
+      if (!out) {
         io.stdout(plan.text)
         return done(exitCodes.ok)
       }
+      if (!options.force) {
+        const grown = await growExisting(out, queue, issues, issuesPath)
+        if (grown !== undefined) return done(grown)
+      }
+      await mkdir(dirname(out), {recursive: true})
       try {
         // `wx` refuses an existing file in the same step that creates it.
-        const handle = await open(resolve(io.cwd, options.out), options.force ? 'w' : 'wx')
+        const handle = await open(out, options.force ? 'w' : 'wx')
         try {
           await handle.writeFile(plan.text)
         } finally {
@@ -65,4 +84,57 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       )
       done(exitCodes.ok)
     })
+
+  /** `--out` is a plan imported from this very queue: add the issues it lacks. Undefined when it is not (or does not exist). */
+  async function growExisting(out: string, queue: string, issues: Issue[], issuesPath: string): Promise<number | undefined> {
+    let source: string
+    try {
+      source = await readFile(out, 'utf8')
+    } catch {
+      return undefined
+    }
+    const existing = parsePlan(source, out)
+    const from = existing.settings.raw.issues
+    if (typeof from !== 'string' || resolve(dirname(out), from) !== queue) return undefined
+    let added
+    try {
+      added = addIssuesToPlan(existing, issues, issuesPath)
+    } catch (error) {
+      if (!(error instanceof ImportError)) throw error
+      io.stderr(error.problems.map((problem) => problem + '\n').join(''))
+      io.stderr(`Nothing was written. Fix the queue and run \`mdplan import ${issuesPath}\` again.\n`)
+      return exitCodes.invalid
+    }
+    const name = relative(io.cwd, out) || out
+    if (added.text === undefined) {
+      io.stdout(`${name}: no new open issue in ${issuesPath}; the plan is unchanged.\n`)
+      return exitCodes.ok
+    }
+    const text = added.text
+    const mode = (await stat(out)).mode & 0o7777
+    // The plan's write mutex: a running mdplan's store checks and renames under it too.
+    let raced = false
+    atomicWrite(out, Buffer.from(text), {
+      mode,
+      exclusive: (checkAndRename) => withWriteMutex(out, checkAndRename),
+      beforeRename: () => {
+        raced = !sameFile(out, source)
+        return !raced
+      }
+    })
+    if (raced) {
+      io.stderr(`mdplan import: ${name} changed while the issues were being added; nothing was written, run it again.\n`)
+      return exitCodes.failed
+    }
+    io.stdout(`${name}: ${added.imported.length} new issue${added.imported.length === 1 ? '' : 's'} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${name}\`.\n`)
+    return exitCodes.ok
+  }
+}
+
+function sameFile(file: string, text: string): boolean {
+  try {
+    return readFileSync(file, 'utf8') === text
+  } catch {
+    return false
+  }
 }

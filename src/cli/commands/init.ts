@@ -2,13 +2,16 @@ import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {installCommands, type InstallAction} from '../../init/install-commands.js'
+import {installMergeDriver} from '../../init/install-merge-driver.js'
 
 const said: Record<InstallAction, string> = {
   created: 'created',
   unchanged: 'unchanged',
   updated: 'updated',
   overwritten: 'overwritten (--force)',
-  'skipped-modified': 'skipped: you changed this file; run `mdplan init --force` to replace it'
+  'skipped-modified': 'skipped: you changed this file; run `mdplan init --force` to replace it',
+  removed: 'removed (an older mdplan installed it; the skill above replaces it)',
+  'kept-retired': 'kept: you changed this older command, and Claude Code would load it beside the new skill; delete it, or run `mdplan init --force`'
 }
 
 export const registerInit: RegisterCommand = (program, io, done) => {
@@ -17,13 +20,19 @@ export const registerInit: RegisterCommand = (program, io, done) => {
     .description('Install /execute-parallel-plan for Claude Code and the execute-parallel-plan skill for Codex')
     .option('--force', 'replace the files even if you changed them')
     .option('--dir <dir>', 'the project folder to install into', '.')
+    .option('--git [plans]', 'also make git merge plans with `mdplan merge-driver` (.gitattributes and git config; default plans/*.md)')
     .addHelpText(
       'after',
-      '\nInstalls .claude/commands/execute-parallel-plan.md and .agents/skills/execute-parallel-plan/SKILL.md.\n' +
+      '\nInstalls .claude/skills/execute-parallel-plan/SKILL.md and .agents/skills/execute-parallel-plan/SKILL.md\n' +
+        '(and removes the .claude/commands/execute-parallel-plan.md an older mdplan installed, unless you changed it).\n' +
         'Running it again is safe: unchanged files are left alone, files you edited are kept unless --force.\n'
     )
-    .action(async (options: {force?: boolean; dir: string}) => {
+    .action(async (options: {force?: boolean; dir: string; git?: string | true}) => {
       const root = resolve(io.cwd, options.dir)
+      if (options.git !== undefined) {
+        const setup = await installMergeDriver({root, plans: options.git === true ? undefined : options.git, force: options.force})
+        io.stdout(`.gitattributes: ${setup.attributes} (${setup.line})\ngit config merge.mdplan.driver: ${setup.config} (${setup.driver})\n`)
+      }
       const results = await installCommands({root, force: options.force ?? false})
       for (const result of results) io.stdout(`${result.path}: ${said[result.action]}\n`)
       if (results.some((result) => result.action === 'created' || result.action === 'updated' || result.action === 'overwritten')) {

@@ -6,6 +6,8 @@ import {PlanError} from '../../plan/plan-error.js'
 import {colorEnabled} from '../../report/color-enabled.js'
 import {computeScorecard} from '../../report/compute-scorecard.js'
 import {formatScorecard} from '../../report/format-scorecard.js'
+import {childStatuses, formatChildStatuses, type ChildStatus} from '../../nested/child-statuses.js'
+import {resolve} from 'node:path'
 
 export const registerReport: RegisterCommand = (program, io, done) => {
   program
@@ -20,16 +22,23 @@ export const registerReport: RegisterCommand = (program, io, done) => {
     )
     .action(async (planPath: string, options: {json?: boolean}) => {
       let scorecard
+      let children: ChildStatus[] = []
       try {
-        scorecard = computeScorecard(await loadPlan(planPath, {cwd: io.cwd}))
+        const plan = await loadPlan(planPath, {cwd: io.cwd})
+        scorecard = computeScorecard(plan)
+        // A plan of plans: each child plan's counts under the agent that runs it.
+        children = await childStatuses(plan, resolve(io.cwd, planPath), io.cwd)
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
         for (const diagnostic of error.diagnostics) io.stderr(formatDiagnostic(diagnostic) + '\n')
         io.stderr('Fix the plan (or the path) and run `mdplan report` again.\n')
         return done(exitCodes.invalid)
       }
-      if (options.json) io.stdout(JSON.stringify(scorecard, null, 2) + '\n')
-      else io.stdout(formatScorecard(scorecard, {color: colorEnabled(io.env, io.isTTY)}))
+      if (options.json) io.stdout(JSON.stringify(children.length > 0 ? {...scorecard, children} : scorecard, null, 2) + '\n')
+      else {
+        io.stdout(formatScorecard(scorecard, {color: colorEnabled(io.env, io.isTTY)}))
+        if (children.length > 0) io.stdout(`\nChild plans:\n${formatChildStatuses(children).join('\n')}\n`)
+      }
       done(exitCodes.ok)
     })
 }

@@ -9,6 +9,8 @@ import {createReporter, type Reporter} from '../../report/create-reporter.js'
 import {colorEnabled} from '../../report/color-enabled.js'
 import type {Plan} from '../../plan/types.js'
 import {reportFailure} from '../report-failure.js'
+import {syncIssueQueue} from '../../import/sync-issue-queue.js'
+import type {RunEvent} from '../../events.js'
 
 interface RunFlags {
   concurrency?: string
@@ -110,6 +112,8 @@ the lock; 130 interrupted (run again to resume).`
         columns: () => process.stdout.columns,
         rows: () => process.stdout.rows
       }))
+    // A plan imported from an issue queue keeps the queue in step as agents complete.
+    let syncQueue: (event: RunEvent) => void = () => {}
     const controller = new AbortController()
     let interrupts = 0
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -142,8 +146,14 @@ the lock; 130 interrupted (run again to resume).`
           maxTurns: numbers['max-turns'],
           maxBudgetUsd: numbers['max-budget-usd']
         },
-        onPlan: (plan) => void startReporter(plan),
-        onEvent: (event) => startReporter().event(event)
+        onPlan: (plan) => {
+          startReporter(plan)
+          syncQueue = syncIssueQueue(plan, {warn: (message) => io.stderr(`mdplan: ${message}\n`)})
+        },
+        onEvent: (event) => {
+          startReporter().event(event)
+          syncQueue(event)
+        }
       })
       return result.exitCode
     } catch (error) {

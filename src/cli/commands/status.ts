@@ -6,6 +6,8 @@ import {checkPlan} from '../../plan/check-plan.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {planStatus} from '../../plan/plan-status.js'
+import {childStatuses, formatChildStatuses} from '../../nested/child-statuses.js'
+import {resolve} from 'node:path'
 
 const unreadable = new Set(['no-agents-section', 'no-agents', 'unterminated-fence', 'malformed-table'])
 
@@ -24,10 +26,12 @@ export const registerStatus: RegisterCommand = (program, io, done) => {
         // anything else (a missing prompts file, a bad setting) does not stop it.
         const fatal = plan.messages.filter((d) => d.severity === 'error' && unreadable.has(d.rule))
         if (fatal.length > 0) throw new PlanError(fatal)
+        const children = await childStatuses(plan, resolve(io.cwd, file), io.cwd)
         const status = planStatus(plan)
-        if (flags.json) io.stdout(JSON.stringify(status, null, 2) + '\n')
+        if (flags.json) io.stdout(JSON.stringify(children.length > 0 ? {...status, children} : status, null, 2) + '\n')
         else {
           io.stdout(formatStatus(status))
+          if (children.length > 0) io.stdout(`\nChild plans:\n${formatChildStatuses(children).join('\n')}\n`)
           const errors = problems.filter((d) => d.severity === 'error').length
           if (errors > 0) io.stdout(`\n${errors} ${errors === 1 ? 'problem' : 'problems'} in the plan: run \`mdplan validate ${file}\`\n`)
         }

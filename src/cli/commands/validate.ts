@@ -1,10 +1,16 @@
+import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {checkPlan} from '../../plan/check-plan.js'
+import {checkPlanTree} from '../../nested/check-plan-tree.js'
+import {checkPromptSizes} from '../../runners/check-prompt-sizes.js'
+import {sortDiagnostics} from '../../plan/sort-diagnostics.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
+import {readSideState} from '../../store/read-side-state.js'
+import {checkTemplates} from '../../runners/check-templates.js'
 
 export const registerValidate: RegisterCommand = (program, io, done) => {
   program
@@ -17,7 +23,16 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
       let agents = 0
       try {
         const plan = await loadPlan(file, {cwd: io.cwd})
-        problems = checkPlan(plan)
+        // A plan whose agents run child plans is checked with them, as deep as they go; and what `run`
+        // would make of a `.parallel-plan-state.json` beside the plan, of its command templates, and of
+        // prompts a runner cannot take in one argument (E2BIG).
+        problems = sortDiagnostics([
+          ...checkPlan(plan),
+          ...(await checkPlanTree(plan, file, io.cwd)),
+          ...readSideState(plan, resolve(io.cwd, file)).diagnostics,
+          ...checkTemplates(plan),
+          ...checkPromptSizes(plan)
+        ])
         agents = plan.agents.length
       } catch (error) {
         if (!(error instanceof PlanError)) throw error

@@ -1,0 +1,17 @@
+import type {PreflightInput} from './runner.js'
+import {runStatusCommand} from './run-status-command.js'
+
+/**
+ * Before launching codex: logged in. `codex exec` with no credentials does not
+ * fail, it reconnects forever, so this is the only place to catch it.
+ * `CODEX_API_KEY` is honoured by `codex exec` without a login.
+ */
+export async function codexPreflight(input: PreflightInput): Promise<string[]> {
+  if (input.env.CODEX_API_KEY) return []
+  const status = await runStatusCommand(input.executable, ['login', 'status'], {env: input.env, cwd: input.cwd})
+  if (status.exitCode === undefined || status.exitCode === 0) return []
+  if (!/not logged in/i.test(`${status.stdout}\n${status.stderr}`)) return []
+  return [
+    'codex is not logged in (`codex login status` says Not logged in): run `codex login`, or `printenv OPENAI_API_KEY | codex login --with-api-key`, or set CODEX_API_KEY'
+  ]
+}

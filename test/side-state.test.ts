@@ -1,0 +1,81 @@
+import {existsSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {describe, expect, it} from 'vitest'
+import {parsePlan} from '../src/plan/parse-plan.js'
+import {importStateJson} from '../src/store/import-state-json.js'
+import {readSideState} from '../src/store/read-side-state.js'
+import {runCli} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {realPlansDir} from './helpers/real-plans.js'
+
+const fixture = fileURLToPath(new URL('../fixtures/side-state/', import.meta.url))
+const planText = readFileSync(join(fixture, 'plan.md'), 'utf8')
+const sideText = readFileSync(join(fixture, '.parallel-plan-state.json'), 'utf8')
+const realDir = join(realPlansDir(), 'ahoym__xrpl-dex-portal__docs__plans@f8fe949')
+const realPending = join(realPlansDir(), 'ahoym__xrpl-dex-portal__docs__plans__permissioned-domain-trading@217ed54.md')
+
+describe('importStateJson on the real executor\'s shape', () => {
+  it('maps what has a place and names what it leaves out', () => {
+    const left: string[] = []
+    const state = importStateJson(JSON.parse(sideText), parsePlan(planText, 'plan.md'), (key) => left.push(key))
+    expect(left).toEqual(['startTimestamp', 'endTimestamp'])
+    expect(state.rows.get('A')).toMatchObject({status: 'completed', agentId: 'a51f0c2', duration: '', notes: '2/2 TDD steps. Discoveries: the loader reads schema.txt lazily'})
+    expect(state.rows.get('B')).toMatchObject({status: 'completed', agentId: 'a7e93b1', duration: '4m 10s'})
+    expect(state.rows.get('C')).toMatchObject({status: 'pending', agentId: '', notes: 'blocked by: A, B'})
+    expect(state.meta).toMatchObject({started: '2026-03-02 09:12:40', lastUpdated: '2026-03-02 09:31:05', build: 'not yet run'})
+  })
+
+  it('imports the side-file committed beside a real plan', () => {
+    const plan = parsePlan(readFileSync(realPending, 'utf8'), 'plan.md')
+    const side = readSideState(plan, join(realDir, 'permissioned-domain-trading.md'))
+    expect(side.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+    expect(side.diagnostics.find((d) => d.severity === 'warning')?.reason).toBe('left out, no place for it in the table: `startTimestamp`, `endTimestamp`')
+    expect([...side.state.rows.values()].map((row) => row.status)).toEqual(Array(6).fill('completed'))
+    expect(side.state.rows.get('A')?.agentId).toBe('ad3c4dd')
+  })
+
+  it('leaves a table with progress of its own alone', () => {
+    const plan = parsePlan(readFileSync(join(realDir, 'permissioned-domain-trading.md'), 'utf8'), 'plan.md')
+    const side = readSideState(plan, join(realDir, 'permissioned-domain-trading.md'))
+    expect(side.imported).toBeUndefined()
+    expect(side.diagnostics).toEqual([])
+  })
+})
+
+describe('validate, run --dry-run and run agree on the side-file', () => {
+  it('all three take it: A and B are done, only C launches', async () => {
+    await isolateGitConfig()
+    const repo = await tempRepo({'plan.md': planText, '.parallel-plan-state.json': sideText})
+    const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
+    expect(validate.exitCode, validate.all).toBe(0)
+    expect(validate.all).toContain('.parallel-plan-state.json: warning: left out, no place for it in the table: `startTimestamp`, `endTimestamp` [state-json-unknown-key]')
+    const dry = await runCli(['run', '--dry-run', 'plan.md'], {cwd: repo.root})
+    expect(dry.exitCode, dry.all).toBe(0)
+    expect(dry.all).toContain('1 of 3 agents would launch')
+    expect(dry.all).toContain('Already completed (skipped): A, B')
+    const run = await runCli(['run', 'plan.md'], {cwd: repo.root})
+    expect(run.exitCode, run.all).toBe(0)
+    expect(readFileSync(join(repo.root, 'launches.txt'), 'utf8')).toBe('C\n')
+    expect(await repo.read('plan.md')).toMatch(/\| A \| completed \| a51f0c2 \|/)
+    await repo.cleanup()
+  })
+
+  it('all three refuse a side-file that cannot be imported, and nothing launches', async () => {
+    await isolateGitConfig()
+    const broken = sideText.replace('"status": "pending"', '"status": "half-done"')
+    const repo = await tempRepo({'plan.md': planText, '.parallel-plan-state.json': broken})
+    const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
+    expect(validate.exitCode).toBe(2)
+    expect(validate.all).toContain('.parallel-plan-state.json: cannot import the side-file: agents.C.status: unknown status `half-done`')
+    const dry = await runCli(['run', '--dry-run', 'plan.md'], {cwd: repo.root})
+    expect(dry.exitCode).not.toBe(0)
+    expect(dry.all).toContain('unknown status `half-done`')
+    const run = await runCli(['run', 'plan.md'], {cwd: repo.root})
+    expect(run.exitCode).not.toBe(0)
+    expect(run.all).toContain('unknown status `half-done`')
+    expect(existsSync(join(repo.root, 'launches.txt'))).toBe(false)
+    expect(await repo.read('plan.md')).toBe(planText)
+    await repo.cleanup()
+  })
+})
