@@ -6,8 +6,11 @@
 //   node bench/soak.js [--agents 100] [--kills 50] [--editor-agents 200] [--edits 200] [--seed 1]
 //                      [--fuzz-runs 5000] [--saves-agents 1000] [--only kill|editors|saves|fuzz] [--editor-mode stale|rename|in-place|mixed]
 //                      [--careless] [--crash] [--json] [--keep] [--verbose]
+//                      [--git plain,commit,worktree] [--git-agents 40] [--git-kills 15] [--git-edits 60]
 // saves: sed -i every 0.1 s on 100 agents, stale buffers, vim through tmux (skipped without tmux/vim), and one save a
 // second on --saves-agents agents.
+// --git: the kill and editor soaks run again, smaller, inside a git repository for each mode listed ('plain'; 'commit': commit: true;
+// 'worktree': isolation: worktree; 'none' for no git run). Environment: SOAK_GIT, SOAK_GIT_AGENTS, SOAK_GIT_KILLS, SOAK_GIT_EDITS.
 // Environment: SOAK_AGENTS, SOAK_KILLS, SOAK_EDITOR_AGENTS, SOAK_EDITS, SOAK_FUZZ_RUNS, SOAK_SEED.
 // MDPLAN_BIN: soak another build of mdplan (the fuzz part always reads this checkout's dist/).
 import {parseArgs} from 'node:util'
@@ -25,6 +28,10 @@ const {values} = parseArgs({
     'fuzz-runs': {type: 'string', default: process.env.SOAK_FUZZ_RUNS ?? '5000'},
     'saves-agents': {type: 'string', default: process.env.SOAK_SAVES_AGENTS ?? '1000'},
     seed: {type: 'string', default: process.env.SOAK_SEED ?? '1'},
+    git: {type: 'string', default: process.env.SOAK_GIT ?? 'plain,commit,worktree'},
+    'git-agents': {type: 'string', default: process.env.SOAK_GIT_AGENTS ?? '40'},
+    'git-kills': {type: 'string', default: process.env.SOAK_GIT_KILLS ?? '15'},
+    'git-edits': {type: 'string', default: process.env.SOAK_GIT_EDITS ?? '60'},
     'min-ms': {type: 'string', default: '50'},
     'max-ms': {type: 'string', default: '300'},
     'max-kill-ms': {type: 'string', default: '1000'},
@@ -48,16 +55,33 @@ const n = (name) => {
   return value
 }
 const seed = n('seed')
+function gitModes() {
+  const modes = values.git.split(',').map((mode) => mode.trim()).filter((mode) => mode !== '' && mode !== 'none')
+  const unknown = modes.filter((mode) => !['plain', 'commit', 'worktree'].includes(mode))
+  if (unknown.length > 0) {
+    process.stderr.write(`soak: --git takes plain, commit, worktree or none, got ${unknown.join(', ')}\n`)
+    process.exit(2)
+  }
+  return modes
+}
 const log = values.verbose ? (line) => process.stderr.write(`soak: ${line}\n`) : () => {}
 const results = {}
 
 if (!values.only || values.only === 'kill') {
   process.stderr.write(`soak: kill soak, ${n('agents')} agents, ${n('kills')} kills…\n`)
   results.kill = await killSoak({agents: n('agents'), kills: n('kills'), seed, minMs: n('min-ms'), maxMs: n('max-ms'), maxKillMs: n('max-kill-ms'), crash: values.crash, keep: values.keep, log})
+  for (const git of gitModes()) {
+    process.stderr.write(`soak: kill soak in git (${git}), ${n('git-agents')} agents, ${n('git-kills')} kills…\n`)
+    results[`kill-git-${git}`] = await killSoak({agents: n('git-agents'), kills: n('git-kills'), seed, minMs: n('min-ms'), maxMs: n('max-ms'), maxKillMs: n('max-kill-ms'), crash: values.crash, keep: values.keep, git, log})
+  }
 }
 if (!values.only || values.only === 'editors') {
   process.stderr.write(`soak: editors, ${n('editor-agents')} agents, ${n('edits')} saves…\n`)
   results.editors = await editorSoak({agents: n('editor-agents'), edits: n('edits'), mode: values['editor-mode'], careless: values.careless, gapMs: n('gap'), seed: seed + 1, minMs: n('min-ms'), maxMs: n('max-ms'), keep: values.keep, log})
+  for (const git of gitModes()) {
+    process.stderr.write(`soak: editors in git (${git}), ${n('git-agents')} agents, ${n('git-edits')} saves…\n`)
+    results[`editors-git-${git}`] = await editorSoak({agents: n('git-agents'), edits: n('git-edits'), mode: values['editor-mode'], careless: values.careless, gapMs: n('gap'), seed: seed + 1, minMs: n('min-ms'), maxMs: n('max-ms'), keep: values.keep, git, log})
+  }
 }
 
 if (!values.only || values.only === 'saves') {

@@ -18,7 +18,7 @@ async function soak(args: string[]): Promise<Record<string, any>> {
 
 describe('soak, short version', () => {
   it('SIGKILL at random moments and resume: the plan always parses, no completed agent runs again, all complete', async () => {
-    const {kill} = await soak(['--only', 'kill', '--agents', '20', '--kills', '6', '--min-ms', '40', '--max-ms', '250', '--max-kill-ms', '800', '--seed', '3'])
+    const {kill} = await soak(['--only', 'kill', '--agents', '20', '--kills', '6', '--min-ms', '40', '--max-ms', '250', '--max-kill-ms', '800', '--seed', '3', '--git', 'none'])
     expect(kill.kills).toBe(6)
     expect(kill.parseFailures).toEqual([])
     expect(kill.unexpectedExits).toEqual([])
@@ -33,7 +33,7 @@ describe('soak, short version', () => {
   }, 90_000)
 
   it('hand saves while a plan runs: no edit lost, every re-queue followed, nothing rerun unasked', async () => {
-    const {editors} = await soak(['--only', 'editors', '--editor-agents', '30', '--edits', '30', '--gap', '40', '--min-ms', '20', '--max-ms', '150', '--seed', '5'])
+    const {editors} = await soak(['--only', 'editors', '--editor-agents', '30', '--edits', '30', '--gap', '40', '--min-ms', '20', '--max-ms', '150', '--seed', '5', '--git', 'none'])
     expect(editors.saves).toBe(30)
     expect(editors.editorCode).toBe(0)
     expect(editors.lost).toEqual([])
@@ -46,5 +46,22 @@ describe('soak, short version', () => {
     // The saves covered each kind of edit.
     expect(editors.counts.context).toBeGreaterThan(0)
     expect(editors.counts.note + editors.counts.requeue).toBeGreaterThan(0)
+  }, 90_000)
+
+  it('SIGKILL and resume inside git repositories, with commit: true and with worktrees: every agent once, its work committed', async () => {
+    const args = ['--only', 'kill', '--agents', '4', '--kills', '1', '--git', 'commit,worktree', '--git-agents', '12', '--git-kills', '3']
+    const results = await soak([...args, '--min-ms', '40', '--max-ms', '200', '--max-kill-ms', '800', '--seed', '4'])
+    for (const mode of ['commit', 'worktree']) {
+      const kill = results[`kill-git-${mode}`]
+      expect(kill.kills).toBe(3)
+      expect(kill.parseFailures).toEqual([])
+      expect(kill.reran).toEqual([])
+      expect(kill.overlapped).toEqual([])
+      expect(kill.completedLost).toBe(0)
+      expect(kill.finalExit, kill.finalOutput).toBe(0)
+      expect(kill.notCompleted).toEqual([])
+      expect(kill.gitProblems).toEqual([])
+      expect(kill.lockLeft).toBe(false)
+    }
   }, 90_000)
 })

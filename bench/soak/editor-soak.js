@@ -1,11 +1,10 @@
 // Concurrent editors: while a plan runs, another process saves random hand edits into it.
 // At the end every edit must still be there, and every instruction (a re-queue) must have been followed.
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {killAgents, leftoverTempFiles, readPlan, readRuns, row, sleep, soakPlan} from './util.js'
+import {killAgents, leftoverTempFiles, readPlan, readRuns, row, sleep, soakPlan, soakProject} from './util.js'
 
 // MDPLAN_BIN: soak another build (a checkout of a commit, say) with the same harness.
 const bin = process.env.MDPLAN_BIN ?? fileURLToPath(new URL('../../bin/mdplan.js', import.meta.url))
@@ -18,12 +17,12 @@ const editor = fileURLToPath(new URL('./editor.js', import.meta.url))
  * @param {number} [o.gapMs] mean time between two saves
  * @param {'rename'|'in-place'|'mixed'|'stale'} [o.mode] how the editor saves (stale: rename, and every fifth save a buffer ten saves old)
  */
-export async function editorSoak({agents, edits, mode = 'rename', careless = false, gapMs = 25, seed = 2, minMs = 50, maxMs = 300, concurrency = 8, timeoutMs = 600_000, keep = false, log = () => {}}) {
-  const dir = mkdtempSync(join(tmpdir(), 'mdplan-soak-edit-'))
+export async function editorSoak({agents, edits, mode = 'rename', careless = false, gapMs = 25, seed = 2, minMs = 50, maxMs = 300, concurrency = 8, timeoutMs = 600_000, keep = false, git = 'no', log = () => {}}) {
+  const dir = soakProject('mdplan-soak-edit-', git)
   const plan = join(dir, 'plan.md')
   const runsLog = join(dir, 'runs.log')
   const record = join(dir, 'edits.ndjson')
-  const {text, ids} = soakPlan({agents, seed, minMs, maxMs, concurrency, gate: true})
+  const {text, ids} = soakPlan({agents, seed, minMs, maxMs, concurrency, gate: true, git, runsLog, gateFile: join(dir, 'gate.open')})
   writeFileSync(plan, text)
   const started = Date.now()
 
@@ -114,7 +113,7 @@ export async function editorSoak({agents, edits, mode = 'rename', careless = fal
     dir: keep ? dir : undefined
   }
   result.rows = [
-    row(`editors${mode === 'rename' ? '' : ` (${mode} saves)`}${careless ? ' (careless: no re-read before saving)' : ''}: hand saves while ${ids.length} agents ran`, `${done.length} saves (${counts.context} context, ${counts.note} notes, ${counts.requeue} re-queues${counts.stale ? `, ${counts.stale} stale buffers` : ''}; ${end.reread} re-read after a race; ${seconds.toFixed(0)} s)`, `${edits}`, done.length === edits && editorCode === 0),
+    row(`editors${git === 'no' ? '' : ` in git (${git})`}${mode === 'rename' ? '' : ` (${mode} saves)`}${careless ? ' (careless: no re-read before saving)' : ''}: hand saves while ${ids.length} agents ran`, `${done.length} saves (${counts.context} context, ${counts.note} notes, ${counts.requeue} re-queues${counts.stale ? `, ${counts.stale} stale buffers` : ''}; ${end.reread} re-read after a race; ${seconds.toFixed(0)} s)`, `${edits}`, done.length === edits && editorCode === 0),
     row('editors: edits lost', lost.length, '0', lost.length === 0),
     row('editors: re-queues not followed (ran again, completed)', ignored.length, '0', ignored.length === 0),
     row('editors: agents rerun that no one re-queued', unasked.length, '0', unasked.length === 0),

@@ -1,11 +1,10 @@
 // Kill soak: run a shell plan, SIGKILL `mdplan run` (and its agents, as a crash would) at random
 // moments, resume each time, and count what went wrong.
-import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {execFileSync, spawn} from 'node:child_process'
+import {existsSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {fileSize, killAgents, leftoverTempFiles, random, readPlan, readRuns, row, sleep, soakPlan} from './util.js'
+import {fileSize, killAgents, leftoverTempFiles, random, readPlan, readRuns, row, sleep, soakPlan, soakProject} from './util.js'
 
 // MDPLAN_BIN: soak another build (a checkout of a commit, say) with the same harness.
 const bin = process.env.MDPLAN_BIN ?? fileURLToPath(new URL('../../bin/mdplan.js', import.meta.url))
@@ -31,12 +30,14 @@ export function startRun(plan, cwd, args = []) {
  * @param {boolean} [o.crash] kill the agents with mdplan, as a crash of the machine or session would
  *   (default: SIGKILL mdplan alone; its agents run on and the next run must end them before relaunching)
  * @param {boolean} [o.keep] keep the temp folder
+ * @param {'no'|'plain'|'commit'|'worktree'} [o.git] run in a fresh git repository ('plain'), with `commit: true`, or with
+ *   `isolation: worktree` (agents then write a file they declare, and every one must end up committed or merged)
  */
-export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300, maxKillMs = 1000, concurrency = 8, crash = false, keep = false, log = () => {}}) {
-  const dir = mkdtempSync(join(tmpdir(), 'mdplan-soak-kill-'))
+export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300, maxKillMs = 1000, concurrency = 8, crash = false, keep = false, git = 'no', log = () => {}}) {
+  const dir = soakProject('mdplan-soak-kill-', git)
   const plan = join(dir, 'plan.md')
   const runsLog = join(dir, 'runs.log')
-  const {text, ids} = soakPlan({agents, seed, minMs, maxMs, concurrency})
+  const {text, ids} = soakPlan({agents, seed, minMs, maxMs, concurrency, git, runsLog})
   writeFileSync(plan, text)
   const rand = random(seed * 7919)
 
@@ -113,6 +114,7 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
   const neverDone = ids.filter((id) => !runs.some((e) => e.kind === 'done' && e.id === id))
   const temps = leftoverTempFiles(dir)
   const lockLeft = existsSync(`${plan}.lock`)
+  const gitProblems = git === 'no' ? [] : gitLeftovers(dir, git, ids)
   const seconds = (Date.now() - started) / 1000
   if (!keep) rmSync(dir, {recursive: true, force: true})
 
@@ -131,17 +133,34 @@ export async function killSoak({agents, kills, seed = 1, minMs = 50, maxMs = 300
     neverDone,
     leftoverTemps: temps,
     lockLeft,
+    gitProblems,
     seconds,
     dir: keep ? dir : undefined
   }
   const survived = killsDone - parseFailures.length
+  const where = git === 'no' ? '' : git === 'plain' ? ', in git' : `, in git, ${git === 'commit' ? 'commit: true' : 'worktrees'}`
   result.rows = [
-    row(`kill soak (${ids.length} agents): SIGKILLs of mdplan run${crash ? ' and its agents' : ''}, each resumed`, `${killsDone} kills, ${survived} survived (${finishedEarly} runs finished first; ${seconds.toFixed(0)} s)`, `all ${killsDone}`, survived === killsDone && unexpectedExits.length === 0),
-    row('kill soak: times the plan failed to parse or validate after a kill', parseFailures.length, '0', parseFailures.length === 0),
-    row('kill soak: completed agents that ran again', reran.size, '0', reran.size === 0),
-    row('kill soak: completed rows that went back', completedLost, '0', completedLost === 0),
-    row(crash ? 'kill soak: agents running twice at once' : 'kill soak: agents relaunched while the killed run’s copy still ran', overlapped.size, '0', overlapped.size === 0),
-    row('kill soak: final state', `exit ${final.code}, ${ids.length - notCompleted.length}/${ids.length} completed, temp files ${temps.length}, lock ${lockLeft ? 'left' : 'released'}`, `exit 0, all completed`, final.code === 0 && notCompleted.length === 0 && neverDone.length === 0 && temps.length === 0 && !lockLeft)
+    row(`kill soak (${ids.length} agents${where}): SIGKILLs of mdplan run${crash ? ' and its agents' : ''}, each resumed`, `${killsDone} kills, ${survived} survived (${finishedEarly} runs finished first; ${seconds.toFixed(0)} s)`, `all ${killsDone}`, survived === killsDone && unexpectedExits.length === 0),
+    row(`kill soak${where}: times the plan failed to parse or validate after a kill`, parseFailures.length, '0', parseFailures.length === 0),
+    row(`kill soak${where}: completed agents that ran again`, reran.size, '0', reran.size === 0),
+    row(`kill soak${where}: completed rows that went back`, completedLost, '0', completedLost === 0),
+    row(crash ? `kill soak${where}: agents running twice at once` : `kill soak${where}: agents relaunched while the killed run’s copy still ran`, overlapped.size, '0', overlapped.size === 0),
+    ...(git === 'no' ? [] : [row(`kill soak${where}: agents' files missing, uncommitted or worktrees left`, gitProblems.length, '0', gitProblems.length === 0)]),
+    row(`kill soak${where}: final state`, `exit ${final.code}, ${ids.length - notCompleted.length}/${ids.length} completed, temp files ${temps.length}, lock ${lockLeft ? 'left' : 'released'}`, `exit 0, all completed`, final.code === 0 && notCompleted.length === 0 && neverDone.length === 0 && temps.length === 0 && !lockLeft)
   ]
   return result
+}
+
+/** What git should hold once every agent completed: each agent's file, committed (commit, worktree), no worktree left. */
+function gitLeftovers(dir, git, ids) {
+  const problems = []
+  const run = (...args) => execFileSync('git', args, {cwd: dir, encoding: 'utf8'})
+  if (git !== 'plain') {
+    for (const id of ids) if (!existsSync(join(dir, 'out', `${id}.txt`))) problems.push(`out/${id}.txt missing`)
+    const dirty = run('status', '--porcelain', '--', 'out').trim()
+    if (dirty) problems.push(`not committed: ${dirty.split('\n').slice(0, 5).join(', ')}`)
+  }
+  const worktrees = run('worktree', 'list', '--porcelain').split('\n').filter((line) => line.startsWith('worktree ')).length
+  if (worktrees > 1) problems.push(`${worktrees - 1} worktrees left`)
+  return problems
 }

@@ -1,13 +1,32 @@
 // Shared by the soak parts: the soak plan, reading the table the way mdplan does, the runs log, orphan agents.
-import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {parsePlan} from '../../dist/plan/parse-plan.js'
 import {validatePlan} from '../../dist/plan/validate-plan.js'
 import {agentId} from '../generate-plan.js'
+import {gitInit} from '../git-init.js'
 import {random} from '../random.js'
 
 export {agentId, random}
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Where a soak runs: `git` 'no' (a plain folder), 'plain', 'commit' or 'worktree' (a fresh repository with one commit). */
+export function soakProject(prefix, git = 'no') {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}${git === 'no' ? '' : `git-${git}-`}`))
+  if (git === 'no') return dir
+  writeFileSync(join(dir, 'README.md'), '# soak\n')
+  // The soak's own files are not the agents' work: keep them out of scope checks and commits.
+  writeFileSync(join(dir, '.gitignore'), 'runs.log\ngate.open\n*.log\n')
+  gitInit(dir)
+  return dir
+}
+
+/** Front matter for a git mode: `commit: true` or `isolation: worktree`. */
+function gitFront(git) {
+  return git === 'commit' ? ['commit: true'] : git === 'worktree' ? ['isolation: worktree'] : []
+}
 
 /**
  * A shell plan whose agents leave an exact trace: each appends `start <ID> <agent id>`
@@ -15,19 +34,23 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
  * as its LAST action before exit 0.
  * A DAG: each agent depends on up to two of the eight agents before it.
  * `gate`: one more agent, `GATE`, that runs until the file `gate.open` exists (keeps a run alive).
+ * `git` ('commit', 'worktree'): each agent also writes `out/<ID>.txt`, which it declares, for mdplan to commit or merge;
+ * `runsLog` is then an absolute path (a worktree agent runs in its own folder).
  */
-export function soakPlan({agents, seed = 1, minMs = 50, maxMs = 300, concurrency = 8, gate = false}) {
+export function soakPlan({agents, seed = 1, minMs = 50, maxMs = 300, concurrency = 8, gate = false, git = 'no', runsLog = 'runs.log', gateFile = 'gate.open'}) {
   const rand = random(seed)
   const ids = Array.from({length: agents}, (_, i) => agentId(i))
-  const out = ['---', 'runner: shell', `concurrency: ${concurrency}`, '---', '', `# Parallel Plan: soak of ${agents} agents`, '']
+  const out = ['---', 'runner: shell', `concurrency: ${concurrency}`, ...gitFront(git), '---', '', `# Parallel Plan: soak of ${agents} agents`, '']
+  const files = git === 'commit' || git === 'worktree'
   out.push('## Context', '', `A soak plan (seed ${seed}): every agent logs its start and, last, its end to runs.log.`, '')
   out.push('## Agents', '')
-  const agent = (id, deps, script) => {
-    out.push(`### ${id}: step ${id.toLowerCase()}`, `- **depends_on**: [${deps.join(', ')}]`, '- **creates**: []', '- **prompt**: |')
+  const agent = (id, deps, script, creates = []) => {
+    out.push(`### ${id}: step ${id.toLowerCase()}`, `- **depends_on**: [${deps.join(', ')}]`, `- **creates**: [${creates.map((c) => `\`${c}\``).join(', ')}]`, '- **prompt**: |')
     for (const line of script) out.push(`    ${line}`)
     out.push('')
   }
-  if (gate) agent('GATE', [], ['echo "start GATE $MDPLAN_AGENT_ID" >> runs.log', 'while [ ! -f gate.open ]; do sleep 0.05; done', 'echo "done GATE $MDPLAN_AGENT_ID" >> runs.log'])
+  const log = `'${runsLog}'`
+  if (gate) agent('GATE', [], [`echo "start GATE $MDPLAN_AGENT_ID" >> ${log}`, `while [ ! -f '${gateFile}' ]; do sleep 0.05; done`, `echo "done GATE $MDPLAN_AGENT_ID" >> ${log}`])
   for (let i = 0; i < agents; i++) {
     const deps = new Set()
     const count = i === 0 ? 0 : Math.floor(rand() * 3)
@@ -36,11 +59,17 @@ export function soakPlan({agents, seed = 1, minMs = 50, maxMs = 300, concurrency
     // Work in 50 ms steps, each logged: a step logged after another copy of the agent started
     // means two copies ran at once.
     const steps = Math.max(1, Math.round(ms / 50))
-    agent(ids[i], [...deps], [
-      `echo "start ${ids[i]} $MDPLAN_AGENT_ID" >> runs.log`,
-      `i=0; while [ $i -lt ${steps} ]; do sleep 0.05; echo "tick ${ids[i]} $MDPLAN_AGENT_ID" >> runs.log; i=$((i+1)); done`,
-      `echo "done ${ids[i]} $MDPLAN_AGENT_ID" >> runs.log`
-    ])
+    agent(
+      ids[i],
+      [...deps],
+      [
+        `echo "start ${ids[i]} $MDPLAN_AGENT_ID" >> ${log}`,
+        `i=0; while [ $i -lt ${steps} ]; do sleep 0.05; echo "tick ${ids[i]} $MDPLAN_AGENT_ID" >> ${log}; i=$((i+1)); done`,
+        ...(files ? [`mkdir -p out && echo ${ids[i]} > out/${ids[i]}.txt`] : []),
+        `echo "done ${ids[i]} $MDPLAN_AGENT_ID" >> ${log}`
+      ],
+      files ? [`out/${ids[i]}.txt`] : []
+    )
   }
   out.push('## Execution State', '', '| Agent | Status | Agent ID | Duration | Notes |', '|-------|--------|----------|----------|-------|')
   for (const id of [...(gate ? ['GATE'] : []), ...ids]) out.push(`| ${id} | pending | — | — | |`)
