@@ -1,4 +1,4 @@
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
@@ -23,6 +23,7 @@ describe('a table a hand edit damages during a run', () => {
       )
     })
     const plan = join(repo.root, 'plan.md')
+    const launches = (): string => (existsSync(join(repo!.root, 'launches.log')) ? readFileSync(join(repo!.root, 'launches.log'), 'utf8') : '')
     const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root})
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
     const delimiter = '|-------|--------|----------|----------|-------|\n'
@@ -30,17 +31,21 @@ describe('a table a hand edit damages during a run', () => {
     writeFileSync(plan, good.replace(delimiter, ''))
     writeFileSync(join(repo.root, 'go'), '')
     // A finishes while the table is damaged: nothing is written, B does not launch.
-    for (let waited = 0; !readFileSync(join(repo.root, 'launches.log'), 'utf8').includes('A'); waited += 50) await new Promise((r) => setTimeout(r, 50))
+    // The row says in_progress before A's process starts: wait for A itself (its log line), up to 15 s.
+    for (let waited = 0; !launches().includes('A'); waited += 50) {
+      if (waited > 15_000) throw new Error('A never started')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const damaged = readFileSync(plan, 'utf8')
     expect(damaged.match(/## Execution State/g)).toHaveLength(1)
-    expect(readFileSync(join(repo.root, 'launches.log'), 'utf8')).toBe('A\n')
+    expect(launches()).toBe('A\n')
     // The person repairs it: the run records A and launches B.
     writeFileSync(plan, damaged.replace('| Agent | Status | Agent ID | Duration | Notes |\n', `| Agent | Status | Agent ID | Duration | Notes |\n${delimiter}`))
     const result = await run
     expect(result.exitCode, result.all).toBe(0)
     expect(result.stdout).toMatch(/"type":"warning","message":"cannot write .*plan\.md:\d+:\d+: .*delimiter row.*\[damaged-state-table\]; no new agents will launch until it is repaired"/)
-    expect(readFileSync(join(repo.root, 'launches.log'), 'utf8')).toBe('A\nB\n')
+    expect(launches()).toBe('A\nB\n')
     const {rows, text} = await readTable(plan)
     expect(rows.A!.status).toBe('completed')
     expect(rows.B!.status).toBe('completed')
