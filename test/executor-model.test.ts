@@ -15,10 +15,10 @@ import {ExecSim, simAgent, type ExitKind} from './helpers/exec-sim.js'
  * again after it completed unless a person set it back. Then every run ends.
  *
  * Seeded: `MDPLAN_MODEL_SEED=<seed> MDPLAN_MODEL_PATH=<path>` replays a failure at once;
- * `MDPLAN_MODEL_RUNS` sets the count (1000 by default; run 10,000 locally after a change to the core).
+ * `MDPLAN_MODEL_RUNS` sets the count (2000 by default; run 10,000 locally after a change to the core).
  */
 const seed = Number(process.env.MDPLAN_MODEL_SEED ?? 20261123)
-const numRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? 1000)
+const numRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? 2000)
 /** fast-check's `path` of a failure (printed with its seed): replays that one case at once. */
 const path = process.env.MDPLAN_MODEL_PATH
 
