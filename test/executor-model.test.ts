@@ -14,7 +14,7 @@ import {ExecSim, simAgent, type ExitKind} from './helpers/exec-sim.js'
  * agent runs beside itself, over the cap, before its launch is on disk, or
  * again after it completed unless a person set it back. Then every run ends.
  *
- * Seeded: `MDPLAN_MODEL_SEED=<seed> MDPLAN_MODEL_PATH=<path>` replays a failure at once;
+ * Seeded: `MDPLAN_MODEL_SEED=<seed> MDPLAN_MODEL_PATH=<path> MDPLAN_MODEL_REPLAY=<replayPath>` replays a failure at once;
  * `MDPLAN_MODEL_RUNS` sets the count (2000 by default; run 10,000 locally after a change to the core).
  */
 const seed = Number(process.env.MDPLAN_MODEL_SEED ?? 20261123)
@@ -53,7 +53,8 @@ const commands = fc.commands(
     pick.map((at) => command(`add-agent(${at})`, (sim) => sim.addAgent(at))),
     fc.constant(command('abort', (sim) => sim.dispatch({type: 'abort'})))
   ],
-  {maxCommands: 200}
+  // fast-check prints a counterexample's commands with `/*replayPath="…"*/`: pass it to replay them exactly.
+  {maxCommands: 200, ...(process.env.MDPLAN_MODEL_REPLAY ? {replayPath: process.env.MDPLAN_MODEL_REPLAY} : {})}
 )
 
 /** A random DAG: each agent depends (hard or soft) only on agents before it. */
