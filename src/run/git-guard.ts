@@ -100,12 +100,22 @@ export async function createGitGuard(input: {
 
   // Launches made together share one snapshot: the one under way when they ask, else a new one. A check
   // after an agent ended shares one only if it started after that agent ended (it must see its last write).
+  // Checks arriving while an older snapshot is under way wait for it, then share the one taken next.
   let pending: {promise: ReturnType<typeof takeSnapshot>; startedAt: number} | undefined
-  const sharedSnapshot = (since = 0): ReturnType<typeof takeSnapshot> => {
-    if (pending && pending.startedAt >= since) return pending.promise
+  let next: ReturnType<typeof takeSnapshot> | undefined
+  const startSnapshot = (): ReturnType<typeof takeSnapshot> => {
     const started = {startedAt: Date.now(), promise: takeSnapshot(root, ignore).finally(() => pending === started && (pending = undefined))}
     pending = started
     return started.promise
+  }
+  const sharedSnapshot = (since = 0): ReturnType<typeof takeSnapshot> => {
+    if (pending && pending.startedAt >= since) return pending.promise
+    if (!pending) return startSnapshot()
+    next ??= pending.promise.then(() => {
+      next = undefined
+      return startSnapshot()
+    })
+    return next
   }
   /** The agent's own files that differ from HEAD now. */
   const dirtyOwned = async (id: string): Promise<string[]> => {
