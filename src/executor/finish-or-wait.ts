@@ -1,5 +1,6 @@
 import type {Assessment} from '../schedule/assess-agents.js'
 import type {StepContext} from './step-context.js'
+import {assess} from './schedule-pass.js'
 
 /** How long a run with agents ready but a plan it cannot write waits for a repair before it ends. */
 export const repairWindowMs = 60_000
@@ -13,7 +14,9 @@ export const repairWindowMs = 60_000
 export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, Assessment> | undefined): void {
   const {state} = ctx
   if (state.attempts.size > 0 || state.write.inflight || state.questionsPending.size > 0) return
-  const ready = assessments !== undefined && [...assessments.values()].some((a) => a.kind === 'ready')
+  // Nothing lives: an event that ran no pass still must not finish with agents ready.
+  const known = assessments ?? (state.stopping ? undefined : assess(ctx))
+  const ready = known !== undefined && [...known.values()].some((a) => a.kind === 'ready')
   if (ready && !state.stopping && !state.failFastTripped) {
     if (state.write.failed === undefined) return
     // The plan cannot be written (a damaged table, a full disk): give a person time to repair it.

@@ -12,6 +12,8 @@ export interface StepContext {
   effects: ExecEffect[]
   /** A write failed and this event may try again (a timer, a person's save). */
   retryWrite: boolean
+  /** The event may change what is ready: run a scheduling pass after it. */
+  reschedule: boolean
 }
 
 export function row(ctx: StepContext, id: string): RowState {

@@ -30,14 +30,35 @@ export interface StepResult {
  * state that another task is halfway through changing.
  */
 export function step(state: ExecState, event: ExecEvent, config: ExecConfig): StepResult {
-  const ctx: StepContext = {state, config, now: event.now, effects: [], retryWrite: false}
+  const ctx: StepContext = {state, config, now: event.now, effects: [], retryWrite: false, reschedule: reschedules(event)}
+  const slotsBefore = state.attempts.size
   handle(ctx, event)
   if (!state.finished) {
-    const assessments = state.stopping ? undefined : schedulePass(ctx)
+    // A pass costs a look at every agent: only after an event that can free a slot or change what is ready.
+    const pass = !state.stopping && (ctx.reschedule || state.attempts.size < slotsBefore)
+    const assessments = pass ? schedulePass(ctx) : undefined
     flushWrite(ctx)
     finishOrWait(ctx, assessments)
   }
   return {state, effects: ctx.effects}
+}
+
+/** Events that can change what is ready (statuses, definitions, answers, files, time, a person's edits). */
+function reschedules(event: ExecEvent): boolean {
+  switch (event.type) {
+    case 'agent-id':
+    case 'progress':
+    case 'prepared':
+    case 'question-written':
+    case 'warning':
+    case 'abort':
+      return false
+    case 'write-done':
+      // Moving launches on to `preparing` changes nothing the scheduler reads; a person's edits may.
+      return event.result.humanEdits.length > 0
+    default:
+      return true
+  }
 }
 
 function handle(ctx: StepContext, event: ExecEvent): void {
@@ -157,6 +178,7 @@ function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
   state.write.inflight = false
   state.write.doneSeq = seq
   if (state.write.failed !== undefined) {
+    ctx.reschedule = true
     state.write.failed = undefined
     state.write.failedSince = undefined
     warn(ctx, 'the plan can be written again: launching resumes')
