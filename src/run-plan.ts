@@ -1,6 +1,6 @@
 import {join, resolve} from 'node:path'
 import type {RunEvent, Scorecard} from './events.js'
-import type {Plan} from './plan/types.js'
+import type {Agent, Plan} from './plan/types.js'
 import {validatePlan} from './plan/validate-plan.js'
 import {longestRemainingPath} from './plan/longest-remaining-path.js'
 import {PlanError} from './plan/plan-error.js'
@@ -24,7 +24,7 @@ import {dagSection, tracksGraph} from './report/dag-section.js'
 import {createExecState} from './executor/create-exec-state.js'
 import {driveExecutor} from './executor/drive-executor.js'
 import type {Emitted} from './executor/exec-effect.js'
-import {agentOptions} from './executor/agent-options.js'
+import {agentOptions} from './runners/agent-options.js'
 import {verify} from './executor/verify.js'
 import {finishRun} from './executor/finish-run.js'
 import {exitCodes} from './cli/exit-codes.js'
@@ -98,17 +98,14 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
 
-  const runners = new Map<string, Runner>()
-  const runnerFor = (id: string): Runner => {
-    let runner = runners.get(id)
-    if (!runner) {
-      const agent = plan.agents.find((a) => a.id === id) ?? {id, fields: {}}
-      runner = resolveRunner(plan, agent as Plan['agents'][number], options.runner)
-      runners.set(id, runner)
-    }
+  // Resolved once per definition of an agent: an agent edited or added mid-run is resolved anew.
+  const resolved = new WeakMap<Agent, Runner>()
+  const runnerOf = (agent: Agent): Runner => {
+    let runner = resolved.get(agent)
+    if (!runner) resolved.set(agent, (runner = resolveRunner(plan, agent, options.runner)))
     return runner
   }
-  for (const agent of plan.agents) runners.set(agent.id, resolveRunner(plan, agent, options.runner))
+  const runners = new Map(plan.agents.map((agent) => [agent.id, runnerOf(agent)]))
   // Installed, logged in or keyed, a permission mode the installed version accepts: before anything launches.
   // Only agents that may launch need their CLI: a completed plan runs (and reports) anywhere.
   const rows = store.state.rows
@@ -131,6 +128,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
     if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})
     const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty})
+    // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
+    const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
     emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed})
     const runStart = Date.now()
@@ -178,7 +177,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         store,
         plan,
         runnerFor,
-        optionsFor: (current, id) => agentOptions(options.runnerOptions, current, current.agents.find((a) => a.id === id)!),
+        optionsFor: (current, agent) => agentOptions(options.runnerOptions, current, agent),
         git,
         file,
         cwd,

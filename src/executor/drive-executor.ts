@@ -1,4 +1,4 @@
-import type {Plan} from '../plan/types.js'
+import type {Agent, Plan} from '../plan/types.js'
 import type {Runner, RunnerOptions, RunResult} from '../runners/runner.js'
 import type {GitGuard} from '../run/git-guard.js'
 import {agentPrompt, withEnv} from '../run/agent-prompt.js'
@@ -21,7 +21,7 @@ export interface DriverInput {
   /** The plan as read (the watch keeps it current when a person edits the agents). */
   plan: Plan
   runnerFor: (agent: string) => Runner
-  optionsFor: (plan: Plan, agent: string) => RunnerOptions
+  optionsFor: (plan: Plan, agent: Agent) => RunnerOptions
   git: GitGuard | undefined
   file: string
   cwd: string
@@ -101,7 +101,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
           }
         })
       case 'prepare': {
-        const agent = watch.plan.agents.find((a) => a.id === effect.agent) ?? state.byId.get(effect.agent)!
+        const agent = state.byId.get(effect.agent)!
         if (!git) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []}))
         return later(async () => {
           const launch = await git.beforeLaunch(agent, effect.notes)
@@ -163,7 +163,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
 
   const spawn = async (effect: Extract<ExecEffect, {type: 'spawn'}>): Promise<RunResult> => {
     const plan = watch.plan
-    const agent = plan.agents.find((a) => a.id === effect.agent) ?? state.byId.get(effect.agent)!
+    const agent = state.byId.get(effect.agent)!
     const runner = input.runnerFor(effect.agent)
     const {prompt, env} = agentPrompt(runner, {
       plan,
@@ -186,7 +186,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         planFile: input.file,
         attempt: effect.attempt,
         logFile: config.logFile(effect.agent, effect.attempt),
-        options: withEnv(input.optionsFor(plan, agent.id), env),
+        options: withEnv(input.optionsFor(plan, agent), env),
         signal: controller.signal,
         timeoutMs: input.timeoutMs,
         resume: effect.resumeSession ? {sessionId: effect.resumeSession} : undefined,

@@ -49,7 +49,8 @@ export async function finishRun(input: {
     }
   }
   const scorecard: Scorecard = {
-    ...computeScorecard(plan, state.table),
+    // Agents a person added during the run count too.
+    ...computeScorecard({...plan, agents: [...state.agents]}, state.table),
     peakConcurrency: state.peakConcurrency,
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }

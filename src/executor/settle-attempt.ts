@@ -64,7 +64,7 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   }
   if (outcome.kind === 'question' && outcome.question) {
     const question = outcome.question
-    setRow(ctx, id, {status: 'needs_input', agentId: keepId, duration, notes: setNote(notes, 'question', oneLine(question.question))})
+    setRow(ctx, id, {status: 'needs_input', agentId: keepId, duration, notes: setNote(notes, 'question', actionableLine(question.question))})
     emit(ctx, {type: 'question', agent: id, agentId, question: question.question})
     // An answer read before this question is written belongs to an older question.
     state.answered.delete(id)
@@ -73,16 +73,12 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
     return
   }
   // The actionable part of the reason (the variable to set, the command to run); the log has it all.
-  const reason = outcome.reason ?? actionableLine(result.reason ?? 'failed')
-  notes = setNote(notes, `attempt ${attempt.attempt}`, oneLine(reason))
+  const reason = actionableLine(outcome.reason ?? result.reason ?? 'failed')
+  notes = setNote(notes, `attempt ${attempt.attempt}`, reason)
   // A configuration error (not logged in, a refused option) fails the same way every time: try once.
   if (outcome.permanent) state.noRetry.add(id)
   setRow(ctx, id, {status: 'failed', agentId: keepId, duration, notes})
   const willRetry = attempt.attempt < attemptLimit(ctx, id) && !config.failFast
-  emit(ctx, {type: 'failed', agent: id, agentId, attempt: attempt.attempt, durationMs, reason: oneLine(reason), willRetry})
+  emit(ctx, {type: 'failed', agent: id, agentId, attempt: attempt.attempt, durationMs, reason, willRetry})
   if (config.failFast) state.failFastTripped = true
-}
-
-function oneLine(text: string): string {
-  return actionableLine(text.replace(/\s+/g, ' ').trim())
 }

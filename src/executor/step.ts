@@ -31,11 +31,11 @@ export interface StepResult {
  */
 export function step(state: ExecState, event: ExecEvent, config: ExecConfig): StepResult {
   const ctx: StepContext = {state, config, now: event.now, effects: [], retryWrite: false, reschedule: reschedules(event)}
-  const slotsBefore = state.attempts.size
+  const liveBefore = state.attempts.size
   handle(ctx, event)
   if (!state.finished) {
     // A pass costs a look at every agent: only after an event that can free a slot or change what is ready.
-    const pass = !state.stopping && (ctx.reschedule || state.attempts.size < slotsBefore)
+    const pass = !state.stopping && (ctx.reschedule || state.attempts.size < liveBefore)
     const assessments = pass ? schedulePass(ctx) : undefined
     flushWrite(ctx)
     finishOrWait(ctx, assessments)

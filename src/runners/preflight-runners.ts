@@ -1,4 +1,5 @@
 import type {Agent, Diagnostic, Plan} from '../plan/types.js'
+import {agentOptions} from './agent-options.js'
 import type {Runner, RunnerOptions} from './runner.js'
 import {checkRunners, isInstalled} from './check-runners.js'
 import {executableOf} from './executable-of.js'
@@ -16,7 +17,7 @@ export async function preflightRunners(
   runners: ReadonlyMap<string, Runner>,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
-  optionsOf: (agent: Agent) => RunnerOptions = (agent) => planOptions(plan, agent)
+  optionsOf: (agent: Agent) => RunnerOptions = (agent) => agentOptions(undefined, plan, agent)
 ): Promise<Diagnostic[]> {
   const installed = await checkRunners(plan, runners, env, cwd)
   const groups = new Map<string, {runner: Runner; executable: string; agents: Agent[]; modes: Set<string | undefined>; env: NodeJS.ProcessEnv}>()
@@ -48,10 +49,4 @@ export async function preflightRunners(
     }
   }
   return diagnostics
-}
-
-/** The permission mode as the plan itself sets it (the agent's field, then front matter). */
-function planOptions(plan: Plan, agent: Agent): RunnerOptions {
-  const field = agent.fields.permission_mode?.value.trim()
-  return {permissionMode: field || plan.settings.permissionMode}
 }

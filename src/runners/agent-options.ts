@@ -1,5 +1,5 @@
 import type {Agent, Plan} from '../plan/types.js'
-import type {RunnerOptions} from '../runners/runner.js'
+import type {RunnerOptions} from './runner.js'
 
 /**
  * Options for one agent: flags win, then the agent's own fields, then front
