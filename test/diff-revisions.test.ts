@@ -27,12 +27,15 @@ describe('mdplan diff: what a person types is a revision, never a git option', (
   ])('diff PLAN %j writes no file and exits 2 with one line', async (args) => {
     const repo = await tempRepo({'plans/plan.md': before})
     repos.push(repo)
+    // `git show --output=X:./plan.md` writes `plans/X:./plan.md` when that folder exists (an empty folder: git status stays clean).
+    fs.mkdirSync(path.join(repo.root, 'plans/X:.'))
     const result = await mdplan(repo.root, 'diff', 'plans/plan.md', ...args)
     expect(result.exitCode).toBe(2)
     expect(result.stdout).toBe('')
     expect(result.stderr.split('\n')).toHaveLength(1)
     expect(result.stderr).toMatch(/^mdplan diff: plans\/plan\.md at -.*: unknown revision/)
     expect(await repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    expect(fs.readdirSync(path.join(repo.root, 'plans/X:.'))).toEqual([])
     expect(fs.existsSync(path.join(repo.root, 'X'))).toBe(false)
   })
 
