@@ -49,7 +49,7 @@ async function conflictedMerge(): Promise<{repo: TempRepo; file: string; log: st
 }
 
 describe('a merge without the driver leaves conflict markers in the state table', () => {
-  it('validate, status and report refuse them at the marker line; run launches nothing and changes nothing', async () => {
+  it('validate, status, report and graph refuse them at the marker line; run launches nothing and changes nothing', async () => {
     const {repo, file, log} = await conflictedMerge()
     const text = await readFile(file, 'utf8')
     const markerLine = text.split('\n').findIndex((line) => line.startsWith('<<<<<<<')) + 1
@@ -60,10 +60,10 @@ describe('a merge without the driver leaves conflict markers in the state table'
     expect(validate.stdout).toContain(`plans/plan.md:${markerLine}:1: conflict markers (\`<<<<<<<\`) from a merge in the Execution State: run \`mdplan resolve plans/plan.md\``)
     expect(validate.stdout).toContain('[damaged-state-table]')
 
-    for (const command of ['status', 'report']) {
-      const result = await runCli([command, 'plans/plan.md'], {cwd: repo.root})
-      expect(result.exitCode, command).toBe(2)
-      expect(result.stderr, command).toContain(`plans/plan.md:${markerLine}:1: conflict markers`)
+    for (const command of [['status'], ['report'], ['graph', '--write']]) {
+      const result = await runCli([command[0]!, 'plans/plan.md', ...command.slice(1)], {cwd: repo.root})
+      expect(result.exitCode, command[0]).toBe(2)
+      expect(result.stderr, command[0]).toContain(`plans/plan.md:${markerLine}:1: conflict markers`)
     }
 
     const before = await stat(file)

@@ -25,9 +25,6 @@ export const registerReport: RegisterCommand = (program, io, done) => {
       let children: ChildStatus[] = []
       try {
         const plan = await loadRealPlan(planPath, {cwd: io.cwd})
-        // Half a conflicted table would score one side's run as the plan's.
-        const conflicted = plan.messages.filter((d) => d.rule === 'damaged-state-table' || d.rule === 'conflict-markers')
-        if (conflicted.length > 0) throw new PlanError(conflicted)
         scorecard = computeScorecard(plan)
         // A plan of plans: each child plan's counts under the agent that runs it.
         children = await childStatuses(plan, resolve(io.cwd, planPath), io.cwd)
