@@ -38,6 +38,8 @@ export interface RunPlanOptions {
   runner?: string
   maxAttempts?: number
   agentTimeoutMs?: number
+  /** The most one agent may keep the run paused in total (rate limits, network trouble); default 30 minutes. */
+  maxPauseMs?: number
   failFast?: boolean
   /** A change to a file another agent owns fails the agent (in a git repository). */
   strictScope?: boolean
@@ -61,6 +63,7 @@ function childArgs(options: RunPlanOptions, cwd: string): string[] {
   if (options.runner) args.push('--runner', options.runner)
   if (options.maxAttempts) args.push('--max-attempts', String(options.maxAttempts))
   if (options.agentTimeoutMs) args.push('--agent-timeout', `${Math.ceil(options.agentTimeoutMs / 1000)}s`)
+  if (options.maxPauseMs) args.push('--max-pause', `${Math.ceil(options.maxPauseMs / 1000)}s`)
   if (options.failFast) args.push('--fail-fast')
   if (options.strictScope) args.push('--strict-scope')
   return args
@@ -172,7 +175,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           childPlan: (id) => runnerFor(id).name === 'plan',
           git: git !== undefined,
           logFile: (id, attempt) => logFile(cwd, file, id, attempt),
-          rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000
+          rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
+          maxPauseMs: options.maxPauseMs ?? settings.maxPause
         },
         store,
         plan,

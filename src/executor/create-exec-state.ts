@@ -30,6 +30,7 @@ export function createExecState(input: {
     extraAttempts: new Map(),
     noRetry: new Set(),
     transientRetries: new Map(),
+    pausedFor: new Map(),
     answered: new Map(),
     filesCreated: new Set(),
     questionsPending: new Set(),

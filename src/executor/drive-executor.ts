@@ -51,6 +51,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   const controllers = new Map<string, AbortController>()
   /** When each agent's last process ended: its git check may share a snapshot started since. */
   const endedAt = new Map<string, number>()
+  /** Pending ticks: cleared when the run finishes, so a pause never keeps an interrupted run's process alive. */
+  const timers = new Set<NodeJS.Timeout>()
   let draining = false
   let done!: (state: ExecState) => void
   const finished = new Promise<ExecState>((resolve) => (done = resolve))
@@ -147,13 +149,20 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
           }
         })
       case 'timer': {
-        // Referenced: a pause with nothing running must keep the process alive until it ends.
-        setTimeout(() => dispatch({type: 'tick'}), Math.max(0, effect.at - now()))
+        // Referenced: a pause with nothing running must keep the process alive until it ends;
+        // cleared at `finish`, so Ctrl-C or SIGTERM during a 15-minute pause exits at once.
+        const timer = setTimeout(() => {
+          timers.delete(timer)
+          dispatch({type: 'tick'})
+        }, Math.max(0, effect.at - now()))
+        timers.add(timer)
         return
       }
       case 'look':
         return later(async () => watch.look())
       case 'finish':
+        for (const timer of timers) clearTimeout(timer)
+        timers.clear()
         watch.stop()
         input.signal?.removeEventListener('abort', onAbort)
         done(state)

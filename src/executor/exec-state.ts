@@ -81,6 +81,8 @@ export interface ExecState {
   noRetry: Set<string>
   /** Transient failures (network, server) retried in a row, per agent. */
   transientRetries: Map<string, number>
+  /** Pauses each agent's attempts caused in this run, in total (ms): bounded by the config's `maxPauseMs`. */
+  pausedFor: Map<string, number>
   /** needs_input agents whose question has an answer, as read from the file. */
   answered: Map<string, OpenQuestion>
   /** Agents whose `creates` files all exist (their soft dependants may start). */

@@ -183,12 +183,20 @@ function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
     state.write.failedSince = undefined
     warn(ctx, 'the plan can be written again: launching resumes')
   }
+  // Edits mdplan did not take (their agent is live) are reported once, as what happened, and never as
+  // a `human-edit`; the file is written again so it says what mdplan knows (`in_progress`), not the edit.
+  const notTaken = new Set<string>()
   for (const kept of adoptWrite(state.table, result, new Set(state.attempts.keys()))) {
-    warn(ctx, `${kept.agent}: ${kept.column} was edited by hand while mdplan launched it; kept mdplan's value`)
+    notTaken.add(`${kept.agent}\u0000${kept.column}`)
+    const value = kept.column.toLowerCase() === 'status' ? ` (${row(ctx, kept.agent).status})` : ''
+    warn(ctx, `${kept.agent}: ${kept.column} was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's value${value}`)
+    state.write.dirty = true
   }
+  for (const conflict of result.conflicts) if (conflict.winner === 'mdplan') notTaken.add(`${conflict.agent}\u0000${conflict.column}`)
   // The store stamps `Last updated:`; the table keeps what it wrote, so the next write stamps again.
   state.table.meta.lastUpdated = result.state.meta.lastUpdated
   for (const edit of result.humanEdits) {
+    if (notTaken.has(`${edit.agent}\u0000${edit.column}`)) continue
     emit(ctx, {type: 'human-edit', agent: edit.agent, column: edit.column, value: edit.to})
     if (state.attempts.has(edit.agent)) continue
     // A person setting a row back to pending asks for one more try, whatever the history says.
