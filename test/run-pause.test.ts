@@ -106,7 +106,8 @@ describe("the total limit on one agent's pauses", () => {
     let state = createExecState({agents, priority: new Map([['A', 1]]), table: {rows: new Map([['A', emptyRow()]]), meta: {}}, rateLimitPauseMs: 100})
     let now = 0
     const writes: number[] = []
-    const send = (event: Omit<ExecEvent, 'now'>): void => {
+    type Input = ExecEvent extends infer E ? (E extends unknown ? Omit<E, 'now'> : never) : never
+    const send = (event: Input): void => {
       const result = step(state, {...event, now} as ExecEvent, config)
       state = result.state
       for (const effect of result.effects) if (effect.type === 'write') writes.push(effect.seq)
