@@ -33,6 +33,11 @@ export interface DriverInput {
   signal?: AbortSignal
   /** The parent run's flags a child plan's run inherits. */
   childArgs?: readonly string[]
+  /**
+   * The run lock: looked at before every spawn (a lock lost since its last refresh launches nothing), and
+   * `onLost` tells the run as soon as its refresh finds it gone.
+   */
+  lock?: {check(): Error | undefined; onLost(listener: (error: Error) => void): void}
   /** Check the invariants after every step (tests; cheap enough to leave on). */
   checkInvariants?: boolean
   now?: () => number
@@ -110,12 +115,19 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
           return {type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...launch}
         })
       }
-      case 'spawn':
+      case 'spawn': {
+        const lost = input.lock?.check()
+        if (lost) {
+          // Not started: the attempt ends as an interrupted one, its row stays in_progress for the next run.
+          dispatch({type: 'lock-lost', reason: lost.message})
+          return later(async () => ({type: 'exited', agent: effect.agent, attempt: effect.attempt, result: {ok: false, finalText: '', interrupted: true, reason: 'not launched: the run lock was lost'}}))
+        }
         return later(async () => {
           const result = await spawn(effect)
           endedAt.set(effect.agent, now())
           return {type: 'exited', agent: effect.agent, attempt: effect.attempt, result}
         })
+      }
       case 'kill':
         controllers.get(effect.agent)?.abort()
         return
@@ -217,6 +229,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   watch = watchPlan({store, file: input.file, cwd: input.cwd, plan: input.plan, pollMs: input.pollMs, dispatch, state: () => state})
   if (input.signal?.aborted) queue.push({type: 'abort', now: now()})
   input.signal?.addEventListener('abort', onAbort, {once: true})
+  input.lock?.onLost((error) => dispatch({type: 'lock-lost', reason: error.message}))
   for (const event of watch.initial(state)) queue.push({...event, now: now()} as ExecEvent)
   dispatch({type: 'start'})
   return finished

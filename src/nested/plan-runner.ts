@@ -13,6 +13,7 @@ import {tableStateFromPlan} from '../store/table-state.js'
 import {answerDown} from './answer-down.js'
 import {childOutcome} from './child-outcome.js'
 import {childPlanPath} from './child-plan-path.js'
+import {childTableDamage} from './child-table-damage.js'
 import {parseNestedResumeState} from './nested-resume-state.js'
 import {requeueFailed} from './requeue-failed.js'
 
@@ -77,6 +78,11 @@ async function runChildPlan(request: RunRequest): Promise<RunResult> {
   const base = {agentId, exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, interrupted: result.interrupted, durationMs: Date.now() - started}
   const where = relative(dirname(request.planFile), child) || child
   if (result.exitCode === 0) return {...base, ok: true, finalText: `RESULT: SUCCESS\nchild plan ${where}: ${total}/${total} completed`}
+  if (!result.timedOut && !result.interrupted && !result.spawnFailed) {
+    // The child stopped over its own damaged table (what it could not record is in its journal): wait for the repair.
+    const damaged = await childTableDamage(child)
+    if (damaged) return {...base, ok: false, transient: true, finalText: '', reason: `child ${where}: its Execution State table cannot be read (${damaged}); waiting for its repair`}
+  }
   if (result.timedOut || result.interrupted || result.spawnFailed || result.exitCode !== 1) {
     const said = result.stderr.trim().split('\n').filter(Boolean).at(-1)
     return {...base, ok: false, spawnFailed: result.spawnFailed, finalText: '', reason: `child ${where}: ${said && result.exitCode !== undefined && !result.timedOut ? said : exitReason(result, 'mdplan', request.timeoutMs)}`}
