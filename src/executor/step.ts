@@ -161,6 +161,8 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       if (state.lockLost !== undefined) return
       state.lockLost = event.reason
       warn(ctx, `the run lock was lost (${event.reason}): nothing launches and the table is not written any more; running agents are ended (their rows stay in_progress and resume on the next run)`)
+      // Launches whose recording write was never issued never will be: take them back now.
+      for (const attempt of [...state.attempts.values()]) if (attempt.phase === 'recording' && attempt.recordedBy > state.write.seq) undoLaunch(ctx, attempt)
       return stop(ctx)
     case 'abort':
       return stop(ctx)
