@@ -1,8 +1,10 @@
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {readTable, runCli} from './helpers/run-cli.js'
+import {runPlan} from '../src/run-plan.js'
+import type {RunEvent} from '../src/events.js'
 
 /**
  * An answer, a resume state or a failure history belongs to one agent: at
@@ -104,4 +106,37 @@ describe('per-agent variables in nested plans', () => {
     // F's own retry context is its own (the child's --max-attempts is inherited from the parent's flag).
     expect(log.filter((line) => line.startsWith('G '))).toEqual(['G failure='])
   })
+})
+
+describe("a child plan's damaged table", () => {
+  it('is a pause for the parent agent, not a used attempt: repaired, the child runs and the parent completes', async () => {
+    repo = await tempRepo({
+      'plans/top.md': plan('Top', {B: {plan: 'child.md'}}),
+      'plans/child.md': `${plan('Child', {X: {script: 'echo "X" >> launches.log'}})}\n## Execution State\n\n| Agent | Status | Agent ID | Duration | Notes |\n|---|---|---|---|---|\n| X | pending | — | — | |\n`
+    })
+    const child = join(repo.root, 'plans/child.md')
+    const good = readFileSync(child, 'utf8')
+    const events: RunEvent[] = []
+    const result = await runPlan({
+      file: join(repo.root, 'plans/top.md'),
+      cwd: repo.root,
+      pollMs: 50,
+      rateLimitPauseMs: 300,
+      // Valid when the run checked the tree; then a person's edit damages the child's table.
+      onPlan: () => writeFileSync(child, good.replace('|---|---|---|---|---|\n', '')),
+      onEvent: (event) => {
+        events.push(event)
+        // The parent waits for the repair: the person repairs it.
+        if (event.type === 'paused') writeFileSync(child, good)
+      }
+    })
+    const paused = events.filter((event): event is Extract<RunEvent, {type: 'paused'}> => event.type === 'paused')
+    expect(paused.map((event) => event.reason)).toEqual([expect.stringMatching(/^network or server trouble \(child child\.md: its Execution State table is damaged \(line \d+:\d+ \[malformed-table\]\), waiting for its repair\), retrying at /)])
+    expect(result.exitCode).toBe(0)
+    expect(events.filter((event) => event.type === 'failed')).toEqual([])
+    const top = (await readTable(join(repo.root, 'plans/top.md'))).rows.B!
+    expect(top.status).toBe('completed')
+    expect(top.notes).not.toMatch(/attempt \d+:/)
+    expect(lines(repo.root)).toEqual(['X'])
+  }, 60_000)
 })

@@ -81,7 +81,7 @@ async function runChildPlan(request: RunRequest): Promise<RunResult> {
   if (!result.timedOut && !result.interrupted && !result.spawnFailed) {
     // The child stopped over its own damaged table (what it could not record is in its journal): wait for the repair.
     const damaged = await childTableDamage(child)
-    if (damaged) return {...base, ok: false, transient: true, finalText: '', reason: `child ${where}: its Execution State table cannot be read (${damaged}); waiting for its repair`}
+    if (damaged) return {...base, ok: false, transient: true, finalText: '', reason: `child ${where}: its Execution State table is damaged (${damaged}); waiting for its repair`}
   }
   if (result.timedOut || result.interrupted || result.spawnFailed || result.exitCode !== 1) {
     const said = result.stderr.trim().split('\n').filter(Boolean).at(-1)
