@@ -28,6 +28,7 @@ import {agentOptions} from './runners/agent-options.js'
 import {verify} from './executor/verify.js'
 import {finishRun} from './executor/finish-run.js'
 import {exitCodes} from './cli/exit-codes.js'
+import {plural} from './util/plural.js'
 
 export interface RunPlanOptions {
   file: string
@@ -138,7 +139,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file)}.agents`)
     const ended = await endRecordedGroups(registryFile)
     if (ended.length > 0) {
-      emit({type: 'warning', message: `ended ${ended.length} agent process ${ended.length === 1 ? 'group' : 'groups'} a killed run left running (pid ${ended.join(', ')})`})
+      emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
     }
     trackProcessGroups(new ProcessRegistry(registryFile))
     try {

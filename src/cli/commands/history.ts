@@ -12,6 +12,7 @@ import {dependencyDepth} from '../../history/dependency-depth.js'
 import {loadChildPlans} from '../../nested/load-child-plans.js'
 import {childPlanPath} from '../../nested/child-plan-path.js'
 import type {ChildPlans} from '../../report/render-mermaid.js'
+import {plural} from '../../util/plural.js'
 
 function positiveInteger(value: string): number {
   const n = Number(value)
@@ -67,7 +68,7 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
       record(plan, planPath, '', await loadChildPlans(plan, resolve(io.cwd, planPath)))
       const {currentFile} = writeHistory(out, history, currentAgentId)
       const shown = relative(io.cwd, out) || out
-      io.stdout(`${shown}: ${history.entries.length} entr${history.entries.length === 1 ? 'y' : 'ies'} (max ${history.max_entries})\n`)
+      io.stdout(`${shown}: ${plural(history.entries.length, 'entry', 'entries')} (max ${history.max_entries})\n`)
       if (currentFile) io.stdout(`${relative(io.cwd, currentFile)}: ${currentAgentId}\n`)
       done(exitCodes.ok)
     })

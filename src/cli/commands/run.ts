@@ -7,6 +7,7 @@ import {dryRun} from '../../run/dry-run.js'
 import {parseDuration} from '../../util/parse-duration.js'
 import {createReporter, type Reporter} from '../../report/create-reporter.js'
 import {colorEnabled} from '../../report/color-enabled.js'
+import {reporterMode} from '../../report/reporter-mode.js'
 import type {Plan} from '../../plan/types.js'
 import {reportFailure} from '../report-failure.js'
 import {syncIssueQueue} from '../../import/sync-issue-queue.js'
@@ -105,7 +106,7 @@ the lock; 130 interrupted (run again to resume).`
     let reporter: Reporter | undefined
     const startReporter = (plan?: Plan): Reporter =>
       (reporter ??= createReporter({
-        mode: flags.json ? 'json' : flags.quiet ? 'quiet' : io.isTTY ? 'tty' : 'plain',
+        mode: reporterMode({json: flags.json, quiet: flags.quiet, isTTY: io.isTTY, env: io.env}),
         write: io.stdout,
         color,
         plan,

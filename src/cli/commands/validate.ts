@@ -11,6 +11,7 @@ import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
 import {checkTemplates} from '../../runners/check-templates.js'
+import {plural} from '../../util/plural.js'
 
 export const registerValidate: RegisterCommand = (program, io, done) => {
   program
@@ -51,9 +52,9 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
 function summary(file: string, agents: number, problems: Diagnostic[]): string {
   const count = (severity: Diagnostic['severity'], word: string): string | undefined => {
     const n = problems.filter((d) => d.severity === severity).length
-    return n === 0 ? undefined : `${n} ${word}${n === 1 ? '' : 's'}`
+    return n === 0 ? undefined : plural(n, word)
   }
   const parts = [count('error', 'error'), count('warning', 'warning'), count('info', 'info')].filter(Boolean)
   const verdict = problems.some((d) => d.severity === 'error') ? 'invalid' : 'valid'
-  return `${file}: ${agents} ${agents === 1 ? 'agent' : 'agents'}, ${verdict}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`
+  return `${file}: ${plural(agents, 'agent')}, ${verdict}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`
 }
