@@ -8,7 +8,7 @@ import {checkPlanTree} from './nested/check-plan-tree.js'
 import {PlanStore} from './store/plan-store.js'
 import {readRows} from './store/table-state.js'
 import {acquireRunLock} from './store/lock.js'
-import {readSideState} from './store/read-side-state.js'
+import {readSideState, type SideStateChoice} from './store/read-side-state.js'
 import {checkTemplates} from './runners/check-templates.js'
 import type {Runner, RunnerOptions} from './runners/runner.js'
 import {resolveRunner} from './runners/resolve-runner.js'
@@ -42,6 +42,8 @@ export interface RunPlanOptions {
   failFast?: boolean
   /** A change to a file another agent owns fails the agent (in a git repository). */
   strictScope?: boolean
+  /** A `.parallel-plan-state.json` whose progress the table lacks: take it, or run from the table (unset: stop and ask). */
+  sideState?: SideStateChoice
   runnerOptions?: RunnerOptions
   /** Aborting stops launching and ends running agents; their rows stay `in_progress`. */
   signal?: AbortSignal
@@ -94,7 +96,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     ...plan.messages,
     ...validatePlan(plan),
     ...(await checkPlanTree(plan, file)),
-    ...readSideState(plan, file).diagnostics,
+    ...readSideState(plan, file, options.sideState).diagnostics,
     ...checkTemplates(plan, options.runner)
   ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
@@ -122,7 +124,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const maxAttempts = Math.max(1, options.maxAttempts ?? settings.maxAttempts ?? defaultMaxAttempts)
     // A plan whose progress lives in the JSON side-file some executors moved to: brought into the table,
     // once, while the table has no progress of its own (read the same way as validate and --dry-run).
-    const side = readSideState(plan, file)
+    const side = readSideState(plan, file, options.sideState)
     const table = side.imported ? side.state : store.state
     // The file lacks rows (or the whole section), or the side-file's progress is new: the first write adds them.
     const dirty = side.imported !== undefined || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))

@@ -30,7 +30,8 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
         problems = sortDiagnostics([
           ...checkPlan(plan),
           ...(await checkPlanTree(plan, file, io.cwd)),
-          ...readSideState(plan, resolve(io.cwd, file)).diagnostics,
+          // Whether to take a side-file's progress is the run's choice (--import-state, --ignore-state-file): a warning here.
+          ...readSideState(plan, resolve(io.cwd, file)).diagnostics.map((d) => (d.rule === 'state-json-unconfirmed' ? {...d, severity: 'warning' as const} : d)),
           ...checkTemplates(plan),
           ...checkPromptSizes(plan)
         ])
