@@ -28,6 +28,8 @@ import {agentOptions} from './runners/agent-options.js'
 import {verify} from './executor/verify.js'
 import {finishRun} from './executor/finish-run.js'
 import {exitCodes} from './cli/exit-codes.js'
+import {openRunLog, readRunLog, runLogFile} from './run/run-log.js'
+import {timedAgents} from './report/agent-times.js'
 import {plural} from './util/plural.js'
 
 export interface RunPlanOptions {
@@ -86,7 +88,13 @@ export const defaultMaxAttempts = 3
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const file = resolve(options.file)
   const cwd = resolve(options.cwd ?? process.cwd())
-  const emit = (event: Emitted): void => options.onEvent?.({time: new Date().toISOString(), ...event} as RunEvent)
+  // Every event also goes to the run log (when each agent started and ended: history, a report that times one run).
+  const runLog = openRunLog(runLogFile(cwd, file))
+  const emit = (event: Emitted): void => {
+    const stamped = {time: new Date().toISOString(), ...event} as RunEvent
+    runLog.write(stamped)
+    options.onEvent?.(stamped)
+  }
 
   // Where the git working tree is does not depend on the plan: ask git while the plan parses.
   const root = gitRoot(cwd)
@@ -130,7 +138,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const dirty = side.imported !== undefined || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
     for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
     if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})
-    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty})
+    // Nothing runs and something is left to do (a finished run with rows set back to `pending`, or one that
+    // ended with failures): this run is timed on its own, from its first launch. A resumed run keeps its timing.
+    const rowStatuses = plan.agents.map((agent) => table.rows.get(agent.id)?.status ?? 'pending')
+    const newTiming = rowStatuses.every((status) => status !== 'in_progress' && status !== 'needs_input') && rowStatuses.some((status) => status !== 'completed')
+    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
@@ -202,11 +214,14 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
         childArgs: childArgs(options, cwd)
       })
-      return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}})
+      // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.
+      const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLog(runLogFile(cwd, file), file), final.table.meta.started)
+      return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed})
     } finally {
       trackProcessGroups(undefined)
     }
   } finally {
+    runLog.close()
     store.close()
     try {
       await lock.release()

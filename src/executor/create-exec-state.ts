@@ -11,6 +11,8 @@ export function createExecState(input: {
   rateLimitPauseMs: number
   /** The table differs from the file already (an imported side-file): write it first. */
   dirty?: boolean
+  /** The first launch replaces `Started:` (see ExecState.newTiming). */
+  newTiming?: boolean
 }): ExecState {
   const table: TableState = {rows: new Map(input.table.rows), meta: {...input.table.meta}}
   let added = input.dirty ?? false
@@ -40,6 +42,7 @@ export function createExecState(input: {
     pauseMs: input.rateLimitPauseMs,
     peakConcurrency: 0,
     finalLook: 'none',
-    finished: false
+    finished: false,
+    ...(input.newTiming ? {newTiming: true} : {})
   }
 }

@@ -8,6 +8,8 @@ import {computeScorecard} from '../../report/compute-scorecard.js'
 import {formatScorecard} from '../../report/format-scorecard.js'
 import {childStatuses, formatChildStatuses, type ChildStatus} from '../../nested/child-statuses.js'
 import {resolve} from 'node:path'
+import {readRunLog, runLogFile} from '../../run/run-log.js'
+import {timedAgents} from '../../report/agent-times.js'
 
 export const registerReport: RegisterCommand = (program, io, done) => {
   program
@@ -25,7 +27,11 @@ export const registerReport: RegisterCommand = (program, io, done) => {
       let children: ChildStatus[] = []
       try {
         const plan = await loadRealPlan(planPath, {cwd: io.cwd})
-        scorecard = computeScorecard(plan)
+        // The run log (under the folder the run was started from) says which agents ran in the timing the
+        // table records: a re-run of a finished plan sums only its own parts.
+        const file = resolve(io.cwd, planPath)
+        const started = plan.state?.meta.find((line) => line.key === 'started')?.value.trim()
+        scorecard = computeScorecard(plan, undefined, {timed: timedAgents(readRunLog(runLogFile(io.cwd, file), file), started)})
         // A plan of plans: each child plan's counts under the agent that runs it.
         children = await childStatuses(plan, resolve(io.cwd, planPath), io.cwd)
       } catch (error) {
