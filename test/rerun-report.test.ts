@@ -3,6 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {parseDuration} from '../src/util/parse-duration.js'
+import {agentTimes, timedAgents} from '../src/report/agent-times.js'
+import type {RunEvent} from '../src/events.js'
 import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
@@ -139,5 +141,35 @@ describe('the scorecard describes one run', () => {
     const withBuild = await runCli(['run', 'plan.md'], {cwd: built})
     expect(withBuild.stdout).toMatch(/^Build +passed$/m)
     expect(withBuild.stdout).not.toMatch(/^Integration/m)
+  })
+})
+
+describe('agent times from the run log', () => {
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 10, 0, s)).toISOString()
+  const runStarted = (s: number): RunEvent => ({type: 'run-started', time: at(s), plan: '/p.md', agents: 2, concurrency: 2, resumed: false})
+  const launched = (s: number, agent: string, attempt = 1): RunEvent => ({type: 'launched', time: at(s), agent, attempt, resumed: false, log: 'x'})
+  const completed = (s: number, agent: string): RunEvent => ({type: 'completed', time: at(s), agent, attempt: 1, durationMs: 1000})
+  const failed = (s: number, agent: string, willRetry: boolean): RunEvent => ({type: 'failed', time: at(s), agent, attempt: 1, durationMs: 1000, reason: 'x', willRetry})
+  const log: RunEvent[] = [
+    runStarted(0), launched(1, 'A'), failed(3, 'A', true), launched(4, 'A', 2), completed(9, 'A'), launched(9, 'B'), completed(12, 'B'),
+    // A person set B back to pending: a second run, a new piece of work for B only.
+    runStarted(30), launched(31, 'B'), completed(35, 'B')
+  ]
+
+  it('spans a retry, and starts anew after the agent finished', () => {
+    expect(agentTimes(log)).toEqual(new Map([
+      ['A', {start: at(1), end: at(9)}],
+      ['B', {start: at(31), end: at(35)}]
+    ]))
+  })
+
+  it('knows the agents of the timing the table records, when the log holds the run that set it', () => {
+    expect(timedAgents(log, at(31))).toEqual(new Set(['B']))
+    // Started: written to the second, before the first launch's event.
+    expect(timedAgents(log, at(30))).toEqual(new Set(['B']))
+    expect(timedAgents(log, at(1))).toEqual(new Set(['A', 'B']))
+    // A timing no run in this log started (another machine's, a hand-driven run's): every duration counts.
+    expect(timedAgents(log, at(20))).toBeUndefined()
+    expect(timedAgents(log, '—')).toBeUndefined()
   })
 })

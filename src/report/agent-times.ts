@@ -30,12 +30,21 @@ export function agentTimes(events: readonly RunEvent[], since?: number): Map<str
 
 /**
  * The agents whose work ended in the timing that began at `started` (the table's `Started:`), when the
- * log covers it: it holds the launch that set `Started:` (within the second it is written to). Else
- * undefined: the timing is not mdplan's, or its log is elsewhere, and every duration counts.
+ * log covers it: it holds the run that set `Started:`, one that started by then (`Started:` is written
+ * to the second) and whose first launch came at or after it. Else undefined: the timing is not
+ * mdplan's, or its log is elsewhere, and every duration counts.
  */
 export function timedAgents(events: readonly RunEvent[], started: string | undefined): Set<string> | undefined {
   const since = Date.parse(started ?? '')
   if (Number.isNaN(since)) return undefined
-  const covered = events.some((event) => event.type === 'launched' && Math.abs(Date.parse(event.time) - since) < 1000)
+  let runStart: number | undefined
+  let covered = false
+  for (const event of events) {
+    if (event.type === 'run-started') runStart = Date.parse(event.time)
+    else if (event.type === 'launched' && runStart !== undefined) {
+      if (runStart < since + 1000 && Date.parse(event.time) >= since) covered = true
+      runStart = undefined
+    }
+  }
   return covered ? new Set(agentTimes(events, since).keys()) : undefined
 }

@@ -19,8 +19,10 @@ export const registerReport: RegisterCommand = (program, io, done) => {
     .option('--json', 'print the scorecard as JSON (the `scorecard` of the `run-finished` event)')
     .addHelpText(
       'after',
-      '\nPer agent: status, attempts and duration from the Execution State table; then wall-clock\n' +
-        '(Last updated − Started), sum of parts, speedup, build and integration.\n'
+      '\nPer agent: status, attempts and duration from the Execution State table (or `took 3m 12s` in the\n' +
+        'Notes of a table with no Duration column); then wall-clock (Last updated − Started), sum of parts,\n' +
+        'speedup, and build and integration where the plan has them. Run from the folder the run started in,\n' +
+        'the run log (.mdplan/logs/<plan>/run.ndjson) limits the sum to agents that ran since Started.\n'
     )
     .action(async (planPath: string, options: {json?: boolean}) => {
       let scorecard
