@@ -43,7 +43,7 @@ describe('a first run in a git repository', () => {
 
 describe('a terminal that reports 0 columns', () => {
   const events = (): RunEvent[] => {
-    const time = new Date().toISOString()
+    const time = '2026-01-01T10:00:00.000Z'
     return [
       {type: 'run-started', time, plan: 'plans/demo.md', agents: 2, concurrency: 2, resumed: false},
       {type: 'launched', time, agent: 'A', attempt: 1, resumed: false, log: '.mdplan/A.log'}
@@ -54,11 +54,11 @@ describe('a terminal that reports 0 columns', () => {
     let out = ''
     const agent = (id: string) => ({id, name: `${id.toLowerCase()}-step`, dependsOn: [], softDependsOn: []})
     const plan = {file: 'plans/demo.md', agents: [agent('A'), agent('B')]} as never
-    const reporter = createReporter({mode: 'tty', write: (text) => (out += text), plan, columns: () => 0, rows: () => 0, minRedrawMs: 0})
+    const reporter = createReporter({mode: 'tty', write: (text) => (out += text), plan, columns: () => 0, rows: () => 0, minRedrawMs: 0, now: () => Date.parse('2026-01-01T10:00:05.000Z')})
     for (const event of events()) reporter.event(event)
     reporter.close()
     const lines = out.split('\n').map((line) => line.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').trimEnd())
-    expect(lines).toContain('mdplan plans/demo.md  0ms')
+    expect(lines).toContain('mdplan plans/demo.md  5s')
     expect(lines.some((line) => /^ {2}▶ A {2}a-step/.test(line))).toBe(true)
     expect(lines.filter((line) => line === '…')).toEqual([])
   })
