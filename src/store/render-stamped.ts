@@ -32,14 +32,14 @@ export function renderStamped(input: StampInput, unchanged: (out: Assembled, sec
   const meta = {...state.meta, lastUpdated: file.lastUpdated}
   if (meta.started && meta.started !== file.started) meta.started = restamp(meta.started, format)
   let next: TableState = {rows: state.rows, meta}
-  let rendered = renderState(layout, next)
+  let rendered = renderState(layout, next, {overflow: true})
   let out = assemble(rendered.text)
   if (!unchanged(out, rendered.text)) {
     const wanted = state.meta.lastUpdated
     const stamp = wanted !== undefined && wanted !== '' && wanted !== input.given ? restamp(wanted, format) : formatStamp(input.now(), format)
     next = {rows: state.rows, meta: {...meta, lastUpdated: stamp}}
     // From the first render's layout: its rows are done, only the meta line changes.
-    rendered = renderState(rendered.layout, next)
+    rendered = renderState(rendered.layout, next, {overflow: true})
     out = assemble(rendered.text)
   }
   return {...out, layout: rendered.layout, section: rendered.text, state: next, humanEdits: [], conflicts: [], clean: true}

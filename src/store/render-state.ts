@@ -13,12 +13,21 @@ export interface RenderedState {
   changedRows: number
 }
 
+export interface RenderOptions {
+  /**
+   * A value wider than its column overflows it in its own row, and the other
+   * rows keep their bytes (the store's writes: one event, one row in the
+   * diff). Otherwise the whole table is re-padded, never shrinking (a merge).
+   */
+  overflow?: boolean
+}
+
 /**
  * Render `desired` into an existing section: rows whose values did not change
  * keep their exact bytes, changed and new rows are written in the table's
  * style, meta lines are updated in place. Pure.
  */
-export function renderState(layout: StateLayout, desired: TableState): RenderedState {
+export function renderState(layout: StateLayout, desired: TableState, options: RenderOptions = {}): RenderedState {
   const {style, eol} = layout
   const columns = layout.columns.length
   const positions = rowPositions(layout)
@@ -40,7 +49,7 @@ export function renderState(layout: StateLayout, desired: TableState): RenderedS
     const values = cellValues(agent, row, layout, old)
     if (old && sameValues(old.values, values, layout.index.status)) continue
     const cells = values.map((value, i) => displayCell(value, i, layout))
-    if (style.aligned && cells.some((cell, i) => cell.length > (style.widths[i] ?? 0))) widen = true
+    if (style.aligned && !options.overflow && cells.some((cell, i) => cell.length > (style.widths[i] ?? 0))) widen = true
     const line: LayoutRow = {text: renderRow(cells, style), eol, agent, values}
     changedRows++
     if (old) replaced.set(old, {...line, eol: old.eol})
