@@ -1,8 +1,8 @@
 import {createWriteStream, mkdirSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
-import {execa} from 'execa'
 import type {ProcessRegistry} from './process-registry.js'
+import {spawnProcess} from './spawn-process.js'
 
 export interface SpawnAgentOptions {
   file: string
@@ -85,17 +85,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     log.once('error', () => resolve())
   })
 
-  const subprocess = execa(file, args, {
-    cwd,
-    env,
-    // Never an open pipe: codex exec and opencode run wait on it forever. `input` is written, then closed.
-    ...(input === undefined ? {stdin: 'ignore' as const} : {input}),
-    stdout: 'pipe',
-    stderr: 'pipe',
-    detached: true,
-    buffer: false,
-    reject: false
-  })
+  const subprocess = spawnProcess(file, args, {cwd, env, input})
 
   const out: Buffer[] = []
   const err: Buffer[] = []
@@ -128,7 +118,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     }
   }
 
-  const pid = subprocess.pid
+  const pid = await subprocess.started
   let timedOut = false
   let interrupted = false
   let killing = false
