@@ -6,6 +6,9 @@ import {version} from '../version.js'
 import {parsePlan} from './parse-plan.js'
 import type {Plan} from './types.js'
 
+/** Below this a parse costs about what reading an entry does (tens of ms): small plans leave no trace. */
+const minLength = 16 * 1024
+
 interface Entry {
   key: string
   plan: Plan
@@ -22,12 +25,12 @@ interface Entry {
  * the digest of the running bundle (bin/load-cli.js sets it), so another
  * version, or a rebuild of the same one, parses afresh. Without a bundle
  * (tests importing the sources, benches importing dist/), or with
- * `MDPLAN_PARSE_CACHE=0`, there is no cache. A folder that cannot be written
+ * `MDPLAN_PARSE_CACHE=0`, there is no cache; nor for a plan under 16 KB. A folder that cannot be written
  * is no error: the plan is parsed as before.
  */
 export function cachedParse(source: string, file: string, cwd: string): Plan {
   const build = (globalThis as {__mdplanBuild?: string}).__mdplanBuild
-  if (!build || process.env.MDPLAN_PARSE_CACHE === '0') return parsePlan(source, file)
+  if (!build || source.length < minLength || process.env.MDPLAN_PARSE_CACHE === '0') return parsePlan(source, file)
   const key = createHash('sha1').update(`${version}\0${build}\0${file}\0`).update(source).digest('hex')
   const folder = path.join(cwd, '.mdplan', 'cache', 'parse')
   const entryFile = path.join(folder, `${createHash('sha1').update(path.resolve(cwd, file)).digest('hex')}.v8`)
@@ -38,6 +41,8 @@ export function cachedParse(source: string, file: string, cwd: string): Plan {
     return cached
   }
   const plan = parsePlan(source, file)
+  // Not a plan (no agents): nothing worth keeping, and no folder left beside a file that was only looked at.
+  if (plan.agents.length === 0) return plan
   write(cwd, folder, entryFile, {key, plan: {...plan, text: ''}})
   return plan
 }
