@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {spawnAgent} from '../src/runners/spawn-agent.js'
@@ -36,6 +36,33 @@ describe('the spawn helper', () => {
     expect(result.stdout).toBe('prompt x\n')
     expect(result.signal).toBe('SIGTERM')
     expect(result.spawnFailed).toBe(false)
+  })
+
+  it('outlives a Ctrl-C sent to it (the terminal signals mdplan, which stops the agents its own way)', async () => {
+    const dir = tempDir()
+    let helper = 0
+    let signalled!: () => void
+    const sent = new Promise<void>((resolve) => (signalled = resolve))
+    const running = spawnAgent({
+      file: 'sh',
+      // The agent waits for the test to have signalled the helper (a file it creates), then finishes normally.
+      args: ['-c', `echo $PPID; while [ ! -f go ]; do sleep 0.02; done; echo done`],
+      cwd: dir,
+      logFile: join(dir, 'l.log'),
+      onLine: (line) => {
+        if (helper !== 0) return
+        helper = Number(line)
+        process.kill(helper, 'SIGINT')
+        process.kill(helper, 'SIGHUP')
+        signalled()
+      }
+    })
+    await sent
+    writeFileSync(join(dir, 'go'), '')
+    const result = await running
+    expect(result.spawnFailed).toBe(false)
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toBe(`${helper}\ndone\n`)
   })
 
   it('reports a missing executable in execa\'s words', async () => {

@@ -51,5 +51,7 @@ process.on('message', (m) => {
     child.stdin.end(m.input)
   }
 })
+// A terminal's Ctrl-C is mdplan's to handle (it ends the agents and records them): never the helper's.
+for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => {})
 process.on('disconnect', () => process.exit(0))
 `

@@ -45,7 +45,10 @@ function ensureHelper(): ChildProcess {
     // Nothing from this process's flags (--cpu-prof, NODE_OPTIONS) belongs in the helper.
     env: {PATH: process.env.PATH ?? ''},
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    serialization: 'advanced'
+    serialization: 'advanced',
+    // Its own session: a Ctrl-C in mdplan's terminal goes to mdplan's process group, and must not end the
+    // helper (and with it every running agent's output) before mdplan has stopped the agents its way.
+    detached: true
   })
   child.on('message', (message: Message) => onMessage(message))
   // Gone (killed, crashed): every agent still waiting on it ends as a spawn failure; the next spawn starts another.
