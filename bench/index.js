@@ -15,7 +15,11 @@ const rows = []
 for (const name of parts) {
   const part = await import(new URL(name, partsDir).href)
   process.stderr.write(`bench: ${name}…\n`)
-  for (const row of await part.run()) rows.push({part: name.replace(/\.js$/, ''), ...row})
+  for (const row of await part.run()) {
+    rows.push({part: name.replace(/\.js$/, ''), ...row})
+    // As soon as it is measured: a long run stopped midway still leaves its figures.
+    process.stderr.write(`bench: ${row.figure}: ${row.value} (target ${row.target ?? '—'})\n`)
+  }
 }
 
 const header = ['part', 'figure', 'value', 'target', 'holds']

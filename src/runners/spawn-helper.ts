@@ -39,6 +39,17 @@ export function helperSpawn(file: string, args: readonly string[], options: Spaw
   return agent
 }
 
+/**
+ * Start the helper now, while the caller is still small and has other work
+ * (parsing the plan), so the first launch does not wait for a Node to boot.
+ * It holds nothing open: an idle helper never keeps mdplan alive.
+ */
+export function warmSpawnHelper(): void {
+  if (process.env.MDPLAN_SPAWN_HELPER === '0') return
+  ensureHelper()
+  unrefHelper()
+}
+
 function ensureHelper(): ChildProcess {
   if (helper && helper.connected) return helper
   const child = spawn(process.execPath, ['-e', spawnHelperSource], {
