@@ -94,7 +94,8 @@ export async function savesSoak({agents, everyMs, saver = 'sed', durationMs, con
     await sleep(Math.max(0, durationMs - (Date.now() - started)))
     run.kill('SIGTERM')
   }
-  const code = await Promise.race([exit, sleep(600_000).then(() => 'timeout')])
+  // Unref'd: once the run has exited, this guard must not keep the bench waiting for ten minutes.
+  const code = await Promise.race([exit, new Promise((resolve) => setTimeout(() => resolve('timeout'), 600_000).unref())])
   if (code === 'timeout') run.kill('SIGKILL')
   await killAgents(plan)
   if (state.session) spawnSync('tmux', ['kill-session', '-t', state.session])
