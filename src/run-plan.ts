@@ -21,6 +21,7 @@ import {gitRoot} from './git/git-root.js'
 import {planSlug} from './git/worktree-names.js'
 import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
 import {trackProcessGroups} from './runners/spawn-agent.js'
+import {warmSpawnHelper} from './runners/spawn-helper.js'
 import {createGitGuard} from './run/git-guard.js'
 import {logFile} from './run/log-file.js'
 import {dagSection, tracksGraph} from './report/dag-section.js'
@@ -104,6 +105,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
 
   // Where the git working tree is does not depend on the plan: ask git while the plan parses.
   const root = gitRoot(cwd)
+  // Likewise the spawn helper boots: agents are forked by it, not by this (soon large) process.
+  warmSpawnHelper()
   const store = await PlanStore.open(file)
   const plan = store.plan
   const problems = [

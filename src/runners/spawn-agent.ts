@@ -1,10 +1,10 @@
 import {createWriteStream} from 'node:fs'
 import {dirname} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
-import {execa} from 'execa'
 import type {ProcessRegistry} from './process-registry.js'
 import {inheritedEnv} from './agent-env.js'
 import {makeDir} from '../util/make-dir.js'
+import {spawnProcess} from './spawn-process.js'
 
 export interface SpawnAgentOptions {
   file: string
@@ -87,19 +87,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     log.once('error', () => resolve())
   })
 
-  const subprocess = execa(file, args, {
-    cwd,
-    // Built here, not extended by execa: another agent's answer or resume state must not be inherited.
-    env: inheritedEnv(env),
-    extendEnv: false,
-    // Never an open pipe: codex exec and opencode run wait on it forever. `input` is written, then closed.
-    ...(input === undefined ? {stdin: 'ignore' as const} : {input}),
-    stdout: 'pipe',
-    stderr: 'pipe',
-    detached: true,
-    buffer: false,
-    reject: false
-  })
+  // The whole environment is built here, not extended: another agent's answer or resume state must not be inherited.
+  const subprocess = spawnProcess(file, args, {cwd, env: inheritedEnv(env), input})
 
   const out: Buffer[] = []
   const err: Buffer[] = []
@@ -132,7 +121,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     }
   }
 
-  const pid = subprocess.pid
+  const pid = await subprocess.started
   let timedOut = false
   let interrupted = false
   let killing = false
