@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import v8 from 'node:v8'
 import {version} from '../version.js'
+import {makeDir} from '../util/make-dir.js'
 import {parsePlan} from './parse-plan.js'
 import type {Plan} from './types.js'
 
@@ -43,7 +44,7 @@ export function cachedParse(source: string, file: string, cwd: string): Plan {
   const plan = parsePlan(source, file)
   // Not a plan (no agents): nothing worth keeping, and no folder left beside a file that was only looked at.
   if (plan.agents.length === 0) return plan
-  write(cwd, folder, entryFile, {key, plan: {...plan, text: ''}})
+  write(folder, entryFile, {key, plan: {...plan, text: ''}})
   return plan
 }
 
@@ -56,16 +57,10 @@ function read(entryFile: string, key: string): Plan | undefined {
   }
 }
 
-function write(cwd: string, folder: string, entryFile: string, entry: Entry): void {
+function write(folder: string, entryFile: string, entry: Entry): void {
   const temp = `${entryFile}.${process.pid}.tmp`
   try {
-    const mdplan = path.join(cwd, '.mdplan')
-    if (!fs.existsSync(mdplan)) {
-      fs.mkdirSync(mdplan)
-      // `.mdplan/` ignores itself: nothing for the user's `git status` or `.gitignore`.
-      fs.writeFileSync(path.join(mdplan, '.gitignore'), '*\n', {flag: 'wx'})
-    }
-    fs.mkdirSync(folder, {recursive: true})
+    makeDir(folder)
     fs.writeFileSync(temp, v8.serialize(entry))
     fs.renameSync(temp, entryFile)
   } catch {
