@@ -133,7 +133,7 @@ describe('preflightRunners', () => {
     writeFileSync(join(home, 'plan.md'), text)
     const run = await runCli(['run', 'plan.md'], {cwd: home, env: env(home, {FAKE_AUTH: 'none', FAKE_ARGV_LOG: argvLog}) as Record<string, string>})
     expect(run.exitCode).toBe(2)
-    expect(run.stderr).toMatch(/^plan\.md:9:1: agent A \(opencode runner\): opencode has no provider .*run `opencode auth login`.* \[runner-not-ready\]$/m)
+    expect(run.stderr).toMatch(/plan\.md:9:1: agent A \(opencode runner\): opencode has no provider .*run `opencode auth login`.* \[runner-not-ready\]$/m)
     expect(existsSync(argvLog)).toBe(false)
     expect(readFileSync(join(home, 'plan.md'), 'utf8')).toBe(text)
   })
