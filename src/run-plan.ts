@@ -89,12 +89,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const root = gitRoot(cwd)
   const store = await PlanStore.open(file)
   const plan = store.plan
+  const templates = checkTemplates(plan, options.runner)
   const problems = [
     ...plan.messages,
     ...validatePlan(plan),
     ...(await checkPlanTree(plan, file)),
     ...readSideState(plan, file).diagnostics,
-    ...checkTemplates(plan, options.runner)
+    ...templates
   ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
 
@@ -127,6 +128,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const dirty = side.imported !== undefined || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
     for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
     if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})
+    // A template the plan allows to run prompt text as code is said on every run, as validate says it.
+    for (const d of templates.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: `${d.reason} [${d.rule}]`})
     const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)

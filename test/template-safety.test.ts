@@ -93,6 +93,7 @@ describe('unsafe-runner-template: what cannot be shown safe is refused before la
     }
     const run = await runCli(['run', 'plan.md'], {cwd: repo.root})
     expect(run.exitCode).toBe(0)
+    expect(run.all).toMatch(/warning: the runner template .* may run prompt text as code, and runs because the plan says allow_unsafe_template: true/)
     expect([...(await readAgentLog(log)).starts.entries()]).toEqual([['A#1', 1]])
     // The consent is for the plan's own template: the same template from --runner is refused.
     const flagged = await runCli(['run', 'plan.md', '--dry-run', '--runner', `sh -c 'eval "$1"' sh {prompt}`], {cwd: repo.root})
