@@ -40,7 +40,7 @@ describe('mdplan run --cwd', () => {
 })
 
 describe('a FIFO, a folder or a device given as the plan', () => {
-  const commands: string[][] = [['validate'], ['status'], ['status', '--json'], ['run'], ['run', '--dry-run'], ['report'], ['graph'], ['graph', '--write'], ['answer', '{}', 'A', 'yes'], ['history', '{}', '--out', 'h.json']]
+  const commands: string[][] = [['validate'], ['status'], ['status', '--json'], ['run'], ['run', '--dry-run'], ['report'], ['graph'], ['graph', '--write'], ['answer', '{}', 'A', 'yes'], ['history', '{}', '--out', 'h.json'], ['diff']]
   it.each(commands)('mdplan %s … fails at once with one line and exit 2', async (...command) => {
     const dir = (await tempRepo({'README.md': '# x\n'})).root
     execFileSync('mkfifo', [join(dir, 'fifo.md')])
@@ -58,6 +58,16 @@ describe('a FIFO, a folder or a device given as the plan', () => {
       expect(output.split('\n')[0], args.join(' ')).toMatch(new RegExp(`${target.replace(/[./]/g, '\\$&')}\` is ${kind}, not a Markdown file`))
     }
     expect(readdirSync(dir).sort()).toEqual(['.git', 'README.md', 'fifo.md', 'folder.md'])
+  })
+})
+
+describe('mdplan init --dir', () => {
+  it.each([['a missing folder', 'nope'], ['a file', 'README.md']])('%s: one line, exit 2, nothing created', async (_, target) => {
+    const dir = (await tempRepo({'README.md': '# x\n'})).root
+    const run = await killedAfter(['init', '--dir', target], dir)
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr.trim()).toMatch(new RegExp(`^mdplan init: --dir ${target.replace('.', '\\.')} (does not exist|is a regular file, not a folder); nothing was installed\\.$`))
+    expect(readdirSync(dir).sort()).toEqual(['.git', 'README.md'])
   })
 })
 

@@ -23,9 +23,10 @@ export const entryHeading = /^###\s+([A-Za-z][A-Za-z0-9_.-]*)\s*:\s*(.*?)\s*#*\s
  */
 export function openQuestionEntries(lines: readonly string[]): EntryLines[] {
   const entries: EntryLines[] = []
-  for (const node of parseMarkdown(lines.join('\n'), {lean: true}).children) {
+  // A leading blank line: a section that starts with `---` is not front matter here.
+  for (const node of parseMarkdown('\n' + lines.join('\n'), {lean: true}).children) {
     if (node.type !== 'heading' || (node as Heading).depth > 3) continue
-    const index = node.position!.start.line - 1
+    const index = node.position!.start.line - 2
     const heading = (node as Heading).depth === 3 ? entryHeading.exec(lines[index]!) : null
     const previous = entries[entries.length - 1]
     if (heading) {
