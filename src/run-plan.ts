@@ -8,6 +8,9 @@ import {checkPlanTree} from './nested/check-plan-tree.js'
 import {PlanStore} from './store/plan-store.js'
 import {readRows} from './store/table-state.js'
 import {acquireRunLock} from './store/lock.js'
+import {readJournal, removeJournal} from './store/read-journal.js'
+import {applyJournal} from './store/apply-journal.js'
+import {journalFile} from './store/journal-file.js'
 import {readSideState} from './store/read-side-state.js'
 import {checkTemplates} from './runners/check-templates.js'
 import type {Runner, RunnerOptions} from './runners/runner.js'
@@ -38,6 +41,8 @@ export interface RunPlanOptions {
   runner?: string
   maxAttempts?: number
   agentTimeoutMs?: number
+  /** The most one agent may keep the run paused in total (rate limits, network trouble); default 30 minutes. */
+  maxPauseMs?: number
   failFast?: boolean
   /** A change to a file another agent owns fails the agent (in a git repository). */
   strictScope?: boolean
@@ -61,6 +66,7 @@ function childArgs(options: RunPlanOptions, cwd: string): string[] {
   if (options.runner) args.push('--runner', options.runner)
   if (options.maxAttempts) args.push('--max-attempts', String(options.maxAttempts))
   if (options.agentTimeoutMs) args.push('--agent-timeout', `${Math.ceil(options.agentTimeoutMs / 1000)}s`)
+  if (options.maxPauseMs) args.push('--max-pause', `${Math.ceil(options.maxPauseMs / 1000)}s`)
   if (options.failFast) args.push('--fail-fast')
   if (options.strictScope) args.push('--strict-scope')
   return args
@@ -114,7 +120,10 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const missing = await preflightRunners(plan, launchable, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
   if (missing.length > 0) throw new PlanError(missing)
 
-  const lock = await acquireRunLock(file)
+  // A lost lock is told to the executor as soon as the lock's refresh or watch finds it.
+  let onLockLost: ((error: Error) => void) | undefined
+  let lostEarly: Error | undefined
+  const lock = await acquireRunLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))})
   options.onPlan?.(plan)
   try {
     const settings = plan.settings
@@ -123,14 +132,20 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     // A plan whose progress lives in the JSON side-file some executors moved to: brought into the table,
     // once, while the table has no progress of its own (read the same way as validate and --dry-run).
     const side = readSideState(plan, file)
-    const table = side.imported ? side.state : store.state
+    const read = side.imported ? side.state : store.state
+    // What an earlier run knew and could not write (a damaged table, a lost lock) comes first: completed stays completed.
+    const journal = readJournal(file)
+    const table = applyJournal(read, journal)
+    if (journal.length > 0) {
+      emit({type: 'warning', message: `applied ${journal.length} ${journal.length === 1 ? 'row' : 'rows'} an earlier run could not record (${journal.map((entry) => `${entry.agent} ${entry.row.status}`).join(', ')}) from ${journalFile(file)}`})
+    }
     // The file lacks rows (or the whole section), or the side-file's progress is new: the first write adds them.
-    const dirty = side.imported !== undefined || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
+    const dirty = side.imported !== undefined || journal.length > 0 || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
     for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
     if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})
     // A template the plan allows to run prompt text as code is said on every run, as validate says it.
     for (const d of templates.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: `${d.reason} [${d.rule}]`})
-    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty})
+    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
@@ -162,6 +177,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         }
       }
 
+      let journalApplied = journal.length > 0
       const graphTracked = tracksGraph(plan)
       let graphStatuses = ''
       const final = await driveExecutor({
@@ -175,7 +191,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           childPlan: (id) => runnerFor(id).name === 'plan',
           git: git !== undefined,
           logFile: (id, attempt) => logFile(cwd, file, id, attempt),
-          rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000
+          rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
+          maxPauseMs: options.maxPauseMs ?? settings.maxPause
         },
         store,
         plan,
@@ -187,15 +204,26 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         // No run waits forever on an agent that hangs (codex with no network retries without end).
         timeoutMs: options.agentTimeoutMs ?? settings.agentTimeout ?? defaultAgentTimeoutMs,
         pollMs: options.pollMs ?? 250,
-        // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
-        onWritten: graphTracked
-          ? async () => {
-              const statuses = [...state.table.rows.values()].map((row) => row.status).join()
-              if (statuses === graphStatuses) return
-              graphStatuses = statuses
-              await store.editSection('DAG Visualization', dagSection)
-            }
-          : undefined,
+        onWritten: async () => {
+          // The journal's rows are in the table now (the first write carries them): it is done with.
+          if (journalApplied) {
+            journalApplied = false
+            removeJournal(file)
+          }
+          // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
+          if (!graphTracked) return
+          const statuses = [...state.table.rows.values()].map((row) => row.status).join()
+          if (statuses === graphStatuses) return
+          graphStatuses = statuses
+          await store.editSection('DAG Visualization', dagSection)
+        },
+        lock: {
+          check: () => lostEarly ?? lock.check(),
+          onLost: (listener) => {
+            onLockLost = listener
+            if (lostEarly) listener(lostEarly)
+          }
+        },
         emit,
         signal: options.signal,
         // Tests turn the checks on for every run they start (vitest.config.ts sets the variable).

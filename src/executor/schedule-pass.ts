@@ -1,5 +1,6 @@
 import {attemptsInNotes, getNote, setNote} from '../plan/notes.js'
 import {assessAgents, type Assessment} from '../schedule/assess-agents.js'
+import {blockedNote} from '../schedule/blocked-note.js'
 import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
 import {emit, isoSeconds, row, setRow, type StepContext} from './step-context.js'
@@ -75,10 +76,7 @@ function noteBlocked(ctx: StepContext, assessments: ReadonlyMap<string, Assessme
     const current = row(ctx, id)
     if (current.status !== 'pending') continue
     const assessment = assessments.get(id)
-    const value =
-      assessment?.kind === 'blocked'
-        ? assessment.by.map((b) => (b.why === 'blocked' ? b.id : `${b.id} (${b.why})`)).join(', ')
-        : undefined
+    const value = blockedNote(assessment)
     if (getNote(current.notes, 'blocked by') === value) continue
     setRow(ctx, id, {notes: setNote(current.notes, 'blocked by', value)})
     if (value && assessment?.kind === 'blocked') emit(ctx, {type: 'blocked', agent: id, by: assessment.by.map((b) => b.id)})

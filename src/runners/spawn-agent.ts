@@ -3,6 +3,7 @@ import {dirname} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
 import {execa} from 'execa'
 import type {ProcessRegistry} from './process-registry.js'
+import {inheritedEnv} from './agent-env.js'
 
 export interface SpawnAgentOptions {
   file: string
@@ -87,7 +88,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
 
   const subprocess = execa(file, args, {
     cwd,
-    env,
+    // Built here, not extended by execa: another agent's answer or resume state must not be inherited.
+    env: inheritedEnv(env),
+    extendEnv: false,
     // Never an open pipe: codex exec and opencode run wait on it forever. `input` is written, then closed.
     ...(input === undefined ? {stdin: 'ignore' as const} : {input}),
     stdout: 'pipe',

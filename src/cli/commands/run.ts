@@ -18,6 +18,7 @@ interface RunFlags {
   runner?: string
   maxAttempts?: string
   agentTimeout?: string
+  maxPause?: string
   failFast?: boolean
   strictScope?: boolean
   dryRun?: boolean
@@ -41,6 +42,7 @@ export const registerRun: RegisterCommand = (program, io, done) => {
     .option('-r, --runner <runner>', 'claude, codex, gemini, opencode, shell, or a command template; overrides the plan')
     .option('--max-attempts <n>', `attempts per agent before it stays failed (default ${defaultMaxAttempts})`)
     .option('--agent-timeout <duration>', 'kill an agent (its whole process tree) after this long, e.g. 30m')
+    .option('--max-pause <duration>', 'the most one agent may keep the run paused in total (rate limits, network trouble) before its attempt fails (default 30m)')
     .option('--fail-fast', 'stop launching after the first failure')
     .option('--strict-scope', 'fail an agent that changes a file another agent owns (git repositories)')
     .option('--dry-run', 'print what would launch, in what order, with what prompt; change nothing')
@@ -85,6 +87,14 @@ the lock; 130 interrupted (run again to resume).`
       agentTimeoutMs = parseDuration(flags.agentTimeout)
       if (agentTimeoutMs === undefined || agentTimeoutMs <= 0) {
         io.stderr(`mdplan run: --agent-timeout must be a duration such as 90s, 30m or 1h30m, got ${JSON.stringify(flags.agentTimeout)}\n`)
+        return exitCodes.invalid
+      }
+    }
+    let maxPauseMs: number | undefined
+    if (flags.maxPause !== undefined) {
+      maxPauseMs = parseDuration(flags.maxPause)
+      if (maxPauseMs === undefined || maxPauseMs <= 0) {
+        io.stderr(`mdplan run: --max-pause must be a duration such as 90s, 30m or 1h30m, got ${JSON.stringify(flags.maxPause)}\n`)
         return exitCodes.invalid
       }
     }
@@ -142,6 +152,7 @@ the lock; 130 interrupted (run again to resume).`
         runner: flags.runner,
         maxAttempts: numbers['max-attempts'],
         agentTimeoutMs,
+        maxPauseMs,
         failFast: flags.failFast,
         strictScope: flags.strictScope,
         signal: controller.signal,

@@ -9,7 +9,8 @@ import {planStatus} from '../../plan/plan-status.js'
 import {childStatuses, formatChildStatuses} from '../../nested/child-statuses.js'
 import {resolve} from 'node:path'
 
-const unreadable = new Set(['no-agents-section', 'no-agents', 'unterminated-fence', 'malformed-table'])
+// A table with a merge's conflict markers would show one side's progress as the plan's.
+const unreadable = new Set(['no-agents-section', 'no-agents', 'unterminated-fence', 'malformed-table', 'damaged-state-table', 'conflict-markers'])
 
 export const registerStatus: RegisterCommand = (program, io, done) => {
   program
