@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {readAgentLog, logged} from './helpers/agent-log.js'
@@ -58,6 +58,18 @@ describe('a FIFO, a folder or a device given as the plan', () => {
       expect(output.split('\n')[0], args.join(' ')).toMatch(new RegExp(`${target.replace(/[./]/g, '\\$&')}\` is ${kind}, not a Markdown file`))
     }
     expect(readdirSync(dir).sort()).toEqual(['.git', 'README.md', 'fifo.md', 'folder.md'])
+  })
+})
+
+describe('mdplan merge-driver with a FIFO as an input', () => {
+  it('one line naming the input, exit 2, no hang, ours untouched', async () => {
+    const dir = (await tempRepo({'ours.md': '# ours\n', 'theirs.md': '# theirs\n'})).root
+    execFileSync('mkfifo', [join(dir, 'base.md')])
+    const run = await killedAfter(['merge-driver', 'base.md', 'ours.md', 'theirs.md', 'plan.md'], dir)
+    expect(run.isTerminated).toBe(false)
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr.trim()).toMatch(/^mdplan merge-driver: plan\.md: cannot read \S*base\.md \(a FIFO \(named pipe\), not a regular file\)$/)
+    expect(readFileSync(join(dir, 'ours.md'), 'utf8')).toBe('# ours\n')
   })
 })
 
