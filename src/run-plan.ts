@@ -11,7 +11,7 @@ import {acquireRunLock} from './store/lock.js'
 import {readJournal, removeJournal} from './store/read-journal.js'
 import {applyJournal} from './store/apply-journal.js'
 import {journalFile} from './store/journal-file.js'
-import {readSideState} from './store/read-side-state.js'
+import {readSideState, type SideStateChoice} from './store/read-side-state.js'
 import {checkTemplates} from './runners/check-templates.js'
 import type {Runner, RunnerOptions} from './runners/runner.js'
 import {resolveRunner} from './runners/resolve-runner.js'
@@ -31,6 +31,9 @@ import {agentOptions} from './runners/agent-options.js'
 import {verify} from './executor/verify.js'
 import {finishRun} from './executor/finish-run.js'
 import {exitCodes} from './cli/exit-codes.js'
+import {openRunLog, readRunLog, runLogFile} from './run/run-log.js'
+import {timedAgents} from './report/agent-times.js'
+import {plural} from './util/plural.js'
 
 export interface RunPlanOptions {
   file: string
@@ -46,6 +49,8 @@ export interface RunPlanOptions {
   failFast?: boolean
   /** A change to a file another agent owns fails the agent (in a git repository). */
   strictScope?: boolean
+  /** A `.parallel-plan-state.json` whose progress the table lacks: take it, or run from the table (unset: stop and ask). */
+  sideState?: SideStateChoice
   runnerOptions?: RunnerOptions
   /** Aborting stops launching and ends running agents; their rows stay `in_progress`. */
   signal?: AbortSignal
@@ -89,7 +94,13 @@ export const defaultMaxAttempts = 3
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const file = resolve(options.file)
   const cwd = resolve(options.cwd ?? process.cwd())
-  const emit = (event: Emitted): void => options.onEvent?.({time: new Date().toISOString(), ...event} as RunEvent)
+  // Every event also goes to the run log (when each agent started and ended: history, a report that times one run).
+  const runLog = openRunLog(runLogFile(cwd, file))
+  const emit = (event: Emitted): void => {
+    const stamped = {time: new Date().toISOString(), ...event} as RunEvent
+    runLog.write(stamped)
+    options.onEvent?.(stamped)
+  }
 
   // Where the git working tree is does not depend on the plan: ask git while the plan parses.
   const root = gitRoot(cwd)
@@ -100,7 +111,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     ...plan.messages,
     ...validatePlan(plan),
     ...(await checkPlanTree(plan, file)),
-    ...readSideState(plan, file).diagnostics,
+    ...readSideState(plan, file, options.sideState).diagnostics,
     ...templates
   ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
@@ -131,7 +142,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const maxAttempts = Math.max(1, options.maxAttempts ?? settings.maxAttempts ?? defaultMaxAttempts)
     // A plan whose progress lives in the JSON side-file some executors moved to: brought into the table,
     // once, while the table has no progress of its own (read the same way as validate and --dry-run).
-    const side = readSideState(plan, file)
+    const side = readSideState(plan, file, options.sideState)
     const read = side.imported ? side.state : store.state
     // What an earlier run knew and could not write (a damaged table, a lost lock) comes first: completed stays completed.
     const journal = readJournal(file)
@@ -143,9 +154,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const dirty = side.imported !== undefined || journal.length > 0 || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
     for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
     if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})
+    // Nothing runs and something is left to do (a finished run with rows set back to `pending`, or one that
+    // ended with failures): this run is timed on its own, from its first launch. A resumed run keeps its timing.
+    const rowStatuses = plan.agents.map((agent) => table.rows.get(agent.id)?.status ?? 'pending')
+    const newTiming = rowStatuses.every((status) => status !== 'in_progress' && status !== 'needs_input') && rowStatuses.some((status) => status !== 'completed')
     // A template the plan allows to run prompt text as code is said on every run, as validate says it.
     for (const d of templates.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: `${d.reason} [${d.rule}]`})
-    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty})
+    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
@@ -156,7 +171,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file)}.agents`)
     const ended = await endRecordedGroups(registryFile)
     if (ended.length > 0) {
-      emit({type: 'warning', message: `ended ${ended.length} agent process ${ended.length === 1 ? 'group' : 'groups'} a killed run left running (pid ${ended.join(', ')})`})
+      emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
     }
     trackProcessGroups(new ProcessRegistry(registryFile))
     try {
@@ -230,11 +245,14 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
         childArgs: childArgs(options, cwd)
       })
-      return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}})
+      // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.
+      const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLog(runLogFile(cwd, file), file), final.table.meta.started)
+      return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed})
     } finally {
       trackProcessGroups(undefined)
     }
   } finally {
+    runLog.close()
     store.close()
     try {
       await lock.release()

@@ -13,6 +13,8 @@ export function createExecState(input: {
   dirty?: boolean
   /** The table as the file has it, when `table` is not that (default: `table`). */
   onDisk?: TableState
+  /** The first launch replaces `Started:` (see ExecState.newTiming). */
+  newTiming?: boolean
 }): ExecState {
   const table: TableState = {rows: new Map(input.table.rows), meta: {...input.table.meta}}
   let added = input.dirty ?? false
@@ -43,6 +45,7 @@ export function createExecState(input: {
     pauseMs: input.rateLimitPauseMs,
     peakConcurrency: 0,
     finalLook: 'none',
-    finished: false
+    finished: false,
+    ...(input.newTiming ? {newTiming: true} : {})
   }
 }

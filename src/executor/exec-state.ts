@@ -107,4 +107,9 @@ export interface ExecState {
   finished: boolean
   /** The first launch (ms), for the scorecard. */
   firstLaunchAt?: number
+  /**
+   * The run started from a table nothing runs in (a finished run, rows set back to `pending`): its
+   * first launch starts a new timing (`Started:`), so the report times this run, not the first one.
+   */
+  newTiming?: boolean
 }

@@ -28,6 +28,8 @@ export async function finishRun(input: {
   store?: PlanStore
   git?: GitGuard
   verifyAfter?: {cwd: string; file: string; signal?: AbortSignal}
+  /** The agents whose work falls in the timing the table records (the run log's), asked at the very end. */
+  timed?: () => ReadonlySet<string> | undefined
 }): Promise<{exitCode: number; scorecard: Scorecard}> {
   const {plan, state, emit, store} = input
   let exitCode = input.exitCode
@@ -55,13 +57,15 @@ export async function finishRun(input: {
     }
   }
   if (store && (state.lockLost !== undefined || state.write.failed !== undefined)) keepUnrecorded(store.file, state, emit)
+  // A run that launched nothing has no times of its own: its scorecard says so instead.
+  const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
     // Agents a person added during the run count too.
-    ...computeScorecard({...plan, agents: [...state.agents]}, state.table),
-    peakConcurrency: state.peakConcurrency,
+    ...computeScorecard({...plan, agents: [...state.agents]}, state.table, {ran, timed: input.timed?.()}),
+    ...(ran ? {peakConcurrency: state.peakConcurrency} : {}),
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }
-  if (scorecard.wallClockMs === undefined) scorecard.wallClockMs = Date.now() - input.runStart
+  if (ran && scorecard.wallClockMs === undefined) scorecard.wallClockMs = Date.now() - input.runStart
   emit({type: 'run-finished', exitCode, scorecard})
   return {exitCode, scorecard}
 }

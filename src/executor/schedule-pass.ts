@@ -119,7 +119,8 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   state.peakConcurrency = Math.max(state.peakConcurrency, slotsUsed(ctx))
   state.firstLaunchAt ??= ctx.now
   state.finalLook = 'none'
-  if (!state.table.meta.started) state.table.meta.started = isoSeconds(ctx.now)
+  if (!state.table.meta.started || state.newTiming) state.table.meta.started = isoSeconds(ctx.now)
+  if (state.newTiming) state.newTiming = false
   setRow(ctx, id, {status: 'in_progress', agentId: sessionId ?? '', duration: '', notes})
   // The write is the gate to the spawn, even when the row reads the same (a resumed orphan).
   state.write.dirty = true

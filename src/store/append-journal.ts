@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import {basename, dirname} from 'node:path'
 import type {RowState} from './table-state.js'
 import {journalFile} from './journal-file.js'
+import {makeDir} from '../util/make-dir.js'
 
 /** One line of a plan's journal: a row the run knew and could not write into the table. */
 export interface JournalEntry {
@@ -24,7 +25,7 @@ export interface JournalEntry {
 export function appendJournal(planFile: string, rows: ReadonlyArray<{agent: string; row: RowState; base?: RowState}>, now = new Date()): string {
   const file = journalFile(planFile)
   if (rows.length === 0) return file
-  fs.mkdirSync(dirname(file), {recursive: true})
+  makeDir(dirname(file))
   const plan = basename(file).replace(/\.jsonl$/, '')
   const text = rows.map(({agent, row, base}) => JSON.stringify({v: 1, plan, agent, row, base, time: now.toISOString()} satisfies JournalEntry) + '\n').join('')
   const fd = fs.openSync(file, 'a')

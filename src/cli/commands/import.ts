@@ -12,6 +12,7 @@ import {withWriteMutex} from '../../store/write-mutex.js'
 import {importRunnerProblem} from '../../import/import-runner-problem.js'
 import {errnoText, fileProblem, readRegularFile} from '../../util/read-regular-file.js'
 import {outPathProblem} from '../directory-problem.js'
+import {plural} from '../../util/plural.js'
 
 export const registerImport: RegisterCommand = (program, io, done) => {
   program
@@ -94,7 +95,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       // The count is the plan's: issuesToPlan read the text back and found exactly these agents.
       const agents = plan.agentIds.length
       io.stdout(
-        `${options.out}: ${plan.imported.length} issue${plan.imported.length === 1 ? '' : 's'} → ${agents} agents` +
+        `${options.out}: ${plural(plan.imported.length, 'issue')} → ${plural(agents, 'agent')}` +
           (plan.skipped.length > 0 ? `, ${plan.skipped.length} completed skipped` : '') +
           `\nNext: review it, then \`mdplan run ${options.out}\`.\n`
       )
@@ -148,7 +149,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       io.stderr(`mdplan import: ${name} changed while the issues were being added; nothing was written, run it again.\n`)
       return exitCodes.failed
     }
-    io.stdout(`${name}: ${added.imported.length} new issue${added.imported.length === 1 ? '' : 's'} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${name}\`.\n`)
+    io.stdout(`${name}: ${plural(added.imported.length, 'new issue')} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${name}\`.\n`)
     return exitCodes.ok
   }
 }

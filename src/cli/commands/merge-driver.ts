@@ -4,6 +4,7 @@ import {NotRegularFileError, readRegularFile} from '../../util/read-regular-file
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {mergePlans} from '../../merge/merge-plans.js'
+import {plural} from '../../util/plural.js'
 
 export const registerMergeDriver: RegisterCommand = (program, io, done) => {
   program
@@ -44,7 +45,7 @@ export const registerMergeDriver: RegisterCommand = (program, io, done) => {
       await writeFile(resolve(io.cwd, ours), merged.text)
       for (const {agent, reason} of merged.rowConflicts) io.stderr(`mdplan merge-driver: ${name}: conflict in the Execution State row of agent ${agent}: ${reason}\n`)
       for (const agent of merged.questionConflicts) io.stderr(`mdplan merge-driver: ${name}: conflict in the open question of agent ${agent}\n`)
-      if (merged.textConflicts > 0) io.stderr(`mdplan merge-driver: ${name}: ${merged.textConflicts} conflict${merged.textConflicts === 1 ? '' : 's'} outside the state table\n`)
+      if (merged.textConflicts > 0) io.stderr(`mdplan merge-driver: ${name}: ${plural(merged.textConflicts, 'conflict')} outside the state table\n`)
       done(merged.clean ? exitCodes.ok : exitCodes.failed)
     })
 }
