@@ -138,7 +138,9 @@ function mdplan(text, extraEnv = {}, limitMs = 240_000) {
 const preflight = {
   claude: [plan('claude'), {}, /claude is not logged in .*claude auth login.*ANTHROPIC_API_KEY/],
   codex: [plan('codex'), {}, /codex is not logged in .*codex login.*CODEX_API_KEY/],
-  gemini: [plan('gemini'), {}, /gemini has no auth method .*GEMINI_API_KEY/]
+  gemini: [plan('gemini'), {}, /gemini has no auth method .*GEMINI_API_KEY/],
+  // With no provider opencode would fall back to its hosted model and wait on the network.
+  opencode: [plan('opencode'), {}, /opencode has no provider .*opencode auth login/]
 }
 for (const client of clients.filter((name) => name in preflight)) {
   const [text, env, message] = preflight[client]
@@ -154,7 +156,8 @@ if (clients.includes('claude')) {
   check('claude', 'preflight: refused permission mode, exit 2', run.status === 2 && /does not accept the permission mode "yolo"/.test(run.output), firstLine(run.output))
 }
 if (clients.includes('opencode')) {
-  const run = mdplan(plan('opencode', '- **model**: nope/nope\n'))
+  // A dummy provider key gets past the preflight (which only sees that a provider is configured).
+  const run = mdplan(plan('opencode', '- **model**: nope/nope\n'), {OPENAI_API_KEY: 'sk-contract-dummy'})
   check('opencode', 'no hang', !run.hung, `${run.seconds}s`)
   const row = run.after.split('\n').find((line) => line.startsWith('| A |')) ?? ''
   check('opencode', 'configuration error: failed once, not retried', /\bfailed\b/.test(row) && /attempt 1/.test(row) && !/attempt 2/.test(row), row)

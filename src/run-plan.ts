@@ -109,12 +109,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   warmSpawnHelper()
   const store = await PlanStore.open(file)
   const plan = store.plan
+  const templates = checkTemplates(plan, options.runner)
   const problems = [
     ...plan.messages,
     ...validatePlan(plan),
     ...(await checkPlanTree(plan, file)),
     ...readSideState(plan, file, options.sideState).diagnostics,
-    ...checkTemplates(plan, options.runner)
+    ...templates
   ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
 
@@ -160,6 +161,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     // ended with failures): this run is timed on its own, from its first launch. A resumed run keeps its timing.
     const rowStatuses = plan.agents.map((agent) => table.rows.get(agent.id)?.status ?? 'pending')
     const newTiming = rowStatuses.every((status) => status !== 'in_progress' && status !== 'needs_input') && rowStatuses.some((status) => status !== 'completed')
+    // A template the plan allows to run prompt text as code is said on every run, as validate says it.
+    for (const d of templates.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: `${d.reason} [${d.rule}]`})
     const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)

@@ -118,7 +118,7 @@ describe('mdplan import', () => {
   })
 
   it('issue ids that make the same file name still get their own notes file', () => {
-    const {text} = issuesToPlan(readIssues('{"id":"a/b"}\n{"id":"a b"}', 'q.jsonl'), {source: 'q.jsonl'})
+    const {text} = issuesToPlan(readIssues('{"id":"a/b"}\n{"id":"a:b"}', 'q.jsonl'), {source: 'q.jsonl'})
     const plan = parsePlan(text, 'p.md')
     expect(plan.agents.filter((agent) => agent.id.startsWith('P')).map((agent) => agent.creates[0]!.path)).toEqual(['.planning/issues/a-b.md', '.planning/issues/a-b-2.md'])
   })

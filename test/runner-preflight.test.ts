@@ -1,4 +1,4 @@
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {parsePlan} from '../src/plan/parse-plan.js'
@@ -7,6 +7,7 @@ import {preflightRunners} from '../src/runners/preflight-runners.js'
 import {resolveRunner} from '../src/runners/resolve-runner.js'
 import type {Runner} from '../src/runners/runner.js'
 import {agentsDir, tempDir} from './runner-support.js'
+import {runCli} from './helpers/run-cli.js'
 
 function plan(runner: string, fields = '', agents = ['A']): Plan {
   const sections = agents
@@ -110,6 +111,31 @@ describe('preflightRunners', () => {
     const home = tempDir()
     writeFileSync(join(home, '.env'), 'export GEMINI_API_KEY=abc\n')
     expect(await reasons(plan('gemini'), env(home), home)).toEqual([])
+  })
+
+  it('says opencode has no provider (opencode auth list: 0 credentials), unless a key, a variable or a config names one', async () => {
+    const home = tempDir()
+    const none = 'runner-not-ready: agent A (opencode runner): opencode has no provider (`opencode auth list` shows 0 credentials and no provider variable, and no opencode.json configures one): run `opencode auth login`, or set a provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, or configure a provider in opencode.json'
+    expect(await reasons(plan('opencode'), env(home, {FAKE_AUTH: 'none'}), home)).toEqual([none])
+    expect(await reasons(plan('opencode'), env(home, {FAKE_AUTH: 'none', OPENAI_API_KEY: 'k'}), home)).toEqual([])
+    const project = tempDir()
+    writeFileSync(join(project, 'opencode.json'), JSON.stringify({provider: {local: {options: {baseURL: 'http://127.0.0.1:1/v1'}}}}))
+    expect(await reasons(plan('opencode'), env(home, {FAKE_AUTH: 'none'}), join(project))).toEqual([])
+    mkdirSync(join(home, '.config', 'opencode'), {recursive: true})
+    writeFileSync(join(home, '.config', 'opencode', 'opencode.json'), '{\n  // jsonc\n  "provider": {}\n}\n')
+    expect(await reasons(plan('opencode'), env(home, {FAKE_AUTH: 'none'}), home)).toEqual([])
+  })
+
+  it('mdplan run with opencode and no provider: exit 2, one line with the fix, nothing launched, the plan untouched', async () => {
+    const home = tempDir()
+    const argvLog = join(home, 'argv.log')
+    const text = `---\nrunner: opencode\n---\n\n# Parallel Plan: p\n\n## Agents\n\n### A: a\n- **depends_on**: []\n- **prompt**: |\n    Do A.\n`
+    writeFileSync(join(home, 'plan.md'), text)
+    const run = await runCli(['run', 'plan.md'], {cwd: home, env: env(home, {FAKE_AUTH: 'none', FAKE_ARGV_LOG: argvLog}) as Record<string, string>})
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toMatch(/plan\.md:9:1: agent A \(opencode runner\): opencode has no provider .*run `opencode auth login`.* \[runner-not-ready\]$/m)
+    expect(existsSync(argvLog)).toBe(false)
+    expect(readFileSync(join(home, 'plan.md'), 'utf8')).toBe(text)
   })
 
   it('reports a missing CLI once and asks it nothing more', async () => {

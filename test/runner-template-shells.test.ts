@@ -80,8 +80,8 @@ describe('templates that wrap a shell', () => {
 
   it.each([
     ['another language', `python3 -c 'print("{prompt}")'`, /python/],
-    ['eval inside the script', `sh -c 'eval {prompt}'`, /as code again/],
-    ['a shell inside the script', `timeout 5 sh -c 'bash -c "echo {prompt}"'`, /as code again/],
+    ['eval inside the script', `sh -c 'eval {prompt}'`, /runs prompt text as code: `eval`/],
+    ['a shell inside the script', `timeout 5 sh -c 'bash -c "echo {prompt}"'`, /runs prompt text as code: `bash` runs/],
     ['a quoted heredoc', `sh -c "cat <<'EOF'\n{prompt}\nEOF"`, /quoted heredoc/],
     ['env -S', `env -S 'sh -c {prompt}'`, /env runs/],
     ['ssh', `ssh host agent {prompt}`, /ssh runs/],
@@ -164,7 +164,7 @@ describe('validate and --dry-run refuse an unsafe template before anything launc
     expect(validate.all).toContain('[unsafe-runner-template]')
     const dry = await runCli(['run', '--dry-run', '--runner', `sh -c 'eval {prompt}'`, 'plan.md'], {cwd: repo.root})
     expect(dry.exitCode).toBe(2)
-    expect(dry.all).toContain('as code again')
+    expect(dry.all).toContain('runs prompt text as code: `eval`')
     const unterminated = await runCli(['run', '--dry-run', '--runner', `sh -c 'echo`, 'plan.md'], {cwd: repo.root})
     expect(unterminated.exitCode).toBe(2)
     expect(unterminated.all).toContain('unterminated')

@@ -1,14 +1,16 @@
-import {readFile} from 'node:fs/promises'
+import {fileProblem, readRegularFile} from '../util/read-regular-file.js'
 import type {AgentHistory} from './history-types.js'
 
 /** The history file, `undefined` when there is none yet; an Error naming the file when it is not a history. */
 export async function readHistory(file: string): Promise<AgentHistory | undefined> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = (await readRegularFile(file)).toString('utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
+    // A FIFO at --out would block the read forever: it is refused like any path that is not a file.
+    throw new Error(`${file} ${fileProblem(error)}`)
   }
   if (text.trim() === '') return undefined
   let value: unknown

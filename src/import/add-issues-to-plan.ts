@@ -1,9 +1,11 @@
 import type {Plan} from '../plan/types.js'
+import {validatePlan} from '../plan/validate-plan.js'
 import {renderState} from '../store/render-state.js'
 import {stateLayout} from '../store/state-layout.js'
 import {emptyRow, readRows} from '../store/table-state.js'
-import {issuesToPlan, type IssuesPlan} from './issues-to-plan.js'
-import type {Issue} from './read-issues.js'
+import {checkGeneratedPlan} from './check-generated-plan.js'
+import {issuesToPlan, mismatch, type IssuesPlan} from './issues-to-plan.js'
+import {ImportError, type Issue} from './read-issues.js'
 
 export interface AddedIssues extends Omit<IssuesPlan, 'text'> {
   /** The plan's new text (BOM included when it had one); undefined when the queue has no new open issue. */
@@ -45,5 +47,8 @@ export function addIssuesToPlan(plan: Plan, issues: readonly Issue[], source: st
   const lead = before.endsWith(eol + eol) || before === '' ? '' : before.endsWith('\n') ? eol : eol + eol
   const block = result.agents.join('\n').replace(/\n/g, eol) + eol
   text = before + lead + block + text.slice(at)
+  const knownErrors = new Set([...plan.messages, ...validatePlan(plan)].filter((d) => d.severity === 'error').map((d) => `${d.rule} ${d.reason}`))
+  const wrong = checkGeneratedPlan(text, source, {earlier: plan.agents.map((agent) => agent.id), agents: result.generated, knownErrors})
+  if (wrong.length > 0) throw new ImportError(mismatch(source, wrong))
   return {...rest, text: (plan.bom ? '\ufeff' : '') + text}
 }

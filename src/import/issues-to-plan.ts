@@ -1,4 +1,5 @@
-import {issueAgents, safeName} from './issue-agents.js'
+import {checkGeneratedPlan} from './check-generated-plan.js'
+import {issueAgents, renderIssueAgent, safeName, type IssueAgent} from './issue-agents.js'
 import {ImportError, type Issue} from './read-issues.js'
 import {plural} from '../util/plural.js'
 
@@ -20,6 +21,8 @@ export interface IssuesPlan {
   text: string
   /** The agent sections of the issues imported now (what a re-import adds), as lines. */
   agents: string[]
+  /** The same agents as generated: what the written plan must read back as. */
+  generated: IssueAgent[]
   /** Issues turned into agents now, in order. */
   imported: Issue[]
   /** The ids of their agents, in order. */
@@ -98,10 +101,10 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
   }
   const notesFile = (issue: Issue): string => `${notesDir}/${fileNames.get(issue.id)}.md`
 
-  const agents: string[] = []
+  const generated: IssueAgent[] = []
   for (const issue of ordered) {
     const n = number.get(issue.id)!
-    agents.push(
+    generated.push(
       ...issueAgents({
         issue,
         n,
@@ -112,7 +115,8 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
       })
     )
   }
-  const agentIds = ordered.flatMap((issue) => [`P${number.get(issue.id)}`, `E${number.get(issue.id)}`])
+  const agents = generated.flatMap(renderIssueAgent)
+  const agentIds = generated.map((agent) => agent.id)
 
   const out: string[] = []
   const front = [...(options.runner ? [`runner: ${yamlScalar(options.runner)}`] : []), ...(options.queue ? [`issues: ${yamlScalar(options.queue)}`] : [])]
@@ -140,7 +144,18 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
   out.push('| Agent | Status | Agent ID | Duration | Notes |', '|-------|--------|----------|----------|-------|')
   for (const id of agentIds) out.push(`| ${id} | pending | — | — | |`)
   out.push('')
-  return {text: out.join('\n'), agents, imported: ordered, agentIds, skipped, warnings}
+  const text = out.join('\n')
+  // A fresh plan must read back as exactly these agents (a re-import checks the grown plan instead).
+  if (options.existing === undefined) {
+    const wrong = checkGeneratedPlan(text, options.source, {earlier: [], agents: generated})
+    if (wrong.length > 0) throw new ImportError(mismatch(options.source, wrong))
+  }
+  return {text, agents, generated, imported: ordered, agentIds, skipped, warnings}
+}
+
+/** A generated plan that would not read back as generated: refused, whatever the cause. */
+export function mismatch(source: string, problems: string[]): string[] {
+  return [`${source}: the plan made from this queue would not hold exactly its agents: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}; this is a bug in mdplan import, please report it with the queue`]
 }
 
 function waveName(issue: Issue): string {

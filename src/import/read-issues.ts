@@ -14,6 +14,14 @@ export interface Issue {
   line: number
 }
 
+/**
+ * What an issue id may be: it travels into agent fields, prompts, notes file
+ * names and commit messages, so it must stay one plain word there. Anything
+ * else (a newline, a space, `#`, a backtick) is refused, not rewritten: a
+ * rewritten id would no longer match the queue's.
+ */
+export const issueIdPattern = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/
+
 /** Problems with the input, each naming its line: the import writes nothing when there are any. */
 export class ImportError extends Error {
   readonly problems: string[]
@@ -53,6 +61,11 @@ export function readIssues(text: string, file: string): Issue[] {
       problems.push(`${file}:${line}: the issue has no "id"`)
       continue
     }
+    const id = String(record.id)
+    if (!issueIdPattern.test(id)) {
+      problems.push(`${file}:${line}: "id" ${badId(id)}`)
+      continue
+    }
     const notes = objectAt(objectAt(record, 'extended_context'), 'notes')
     const tags = Array.isArray(record.tags) ? record.tags.filter((tag): tag is string => typeof tag === 'string') : []
     const waveTag = tags.map((tag) => /^wave-(\d+)$/i.exec(tag.trim())).find((match) => match !== null)
@@ -62,8 +75,14 @@ export function readIssues(text: string, file: string): Issue[] {
       problems.push(`${file}:${line}: "extended_context.notes.depends_on_issues" must be a list of issue ids`)
       continue
     }
+    const badDep = (deps ?? []).findIndex((dep) => (typeof dep !== 'string' && typeof dep !== 'number') || !issueIdPattern.test(String(dep)))
+    if (badDep !== -1) {
+      const dep = (deps as unknown[])[badDep]
+      problems.push(`${file}:${line}: "extended_context.notes.depends_on_issues[${badDep}]" ${typeof dep === 'string' || typeof dep === 'number' ? badId(String(dep)) : 'must be an issue id (a string)'}`)
+      continue
+    }
     const issue: Issue = {
-      id: String(record.id),
+      id,
       title: typeof record.title === 'string' ? record.title : '',
       status: typeof record.status === 'string' ? record.status : 'pending',
       dependsOn: (deps ?? []).map(String),
@@ -86,6 +105,11 @@ export function readIssues(text: string, file: string): Issue[] {
   }
   if (problems.length > 0) throw new ImportError(problems.sort(byLine))
   return issues
+}
+
+function badId(id: string): string {
+  const shown = JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id)
+  return `is not an issue id: ${shown}; an id is a letter or digit, then letters, digits, \`.\`, \`_\`, \`:\`, \`/\`, \`@\`, \`+\` or \`-\` (at most 128)`
 }
 
 function objectAt(record: Record<string, unknown>, key: string): Record<string, unknown> {

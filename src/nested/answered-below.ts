@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {readRegularFileSync} from '../util/read-regular-file.js'
 import {dirname, resolve} from 'node:path'
 import {parsePlan} from '../plan/parse-plan.js'
 import {readAnswers} from '../protocol/read-answers.js'
@@ -15,7 +15,7 @@ export function answeredBelow(parentFile: string, resumeState: string): string |
   const child = resolve(dirname(parentFile), nested.plan)
   let text: string
   try {
-    text = readFileSync(child, 'utf8')
+    text = readRegularFileSync(child).toString('utf8')
   } catch {
     return undefined
   }

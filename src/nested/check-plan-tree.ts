@@ -6,6 +6,7 @@ import {loadPlan} from '../plan/load-plan.js'
 import {PlanError} from '../plan/plan-error.js'
 import type {Diagnostic, Plan, Span} from '../plan/types.js'
 import {childPlanField, childPlanPath} from './child-plan-path.js'
+import {sharedChildPlans} from './shared-child-plans.js'
 import {plural} from '../util/plural.js'
 
 /**
@@ -13,7 +14,7 @@ import {plural} from '../util/plural.js'
  * a plan above it (a cycle of plans), or that is invalid is an error at the
  * parent's `plan:` field naming both files; the child's own problems keep
  * their own files and positions. Two child plans that can run at the same
- * time may not touch one file. `file` is the plan's path as messages show it.
+ * time may not touch one file, nor be one plan. `file` is the plan's path as messages show it.
  */
 export async function checkPlanTree(plan: Plan, file: string, cwd = process.cwd()): Promise<Diagnostic[]> {
   return (await walk(plan, file, cwd, [resolve(cwd, file)])).diagnostics
@@ -67,7 +68,7 @@ async function walk(plan: Plan, file: string, cwd: string, chain: string[]): Pro
     byAgent.get(agent.id)!.push(...below.touches)
     touches.push(...below.touches)
   }
-  diagnostics.push(...crossPlanConflicts(plan, file, byAgent))
+  diagnostics.push(...sharedChildPlans(plan, file, resolve(cwd, file)), ...crossPlanConflicts(plan, file, byAgent))
   return {diagnostics, touches}
 }
 

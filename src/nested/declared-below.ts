@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {readRegularFileSync} from '../util/read-regular-file.js'
 import type {Agent, PathRef, Plan} from '../plan/types.js'
 import {parsePlan} from '../plan/parse-plan.js'
 import {childPlanPath} from './child-plan-path.js'
@@ -14,7 +14,7 @@ export function withDeclaredBelow(plan: Plan, file: string, seen: ReadonlySet<st
     if (!child || seen.has(child)) return agent
     let childPlan: Plan
     try {
-      childPlan = parsePlan(readFileSync(child, 'utf8').replace(/^\uFEFF/, ''), child)
+      childPlan = parsePlan(readRegularFileSync(child).toString('utf8').replace(/^\uFEFF/, ''), child)
     } catch {
       return agent
     }

@@ -1,4 +1,4 @@
-import {readFile, stat} from 'node:fs/promises'
+import {NotRegularFileError, readRegularFile} from '../util/read-regular-file.js'
 import path from 'node:path'
 import {PlanError} from './plan-error.js'
 import {cachedParse} from './parse-cache.js'
@@ -39,12 +39,12 @@ async function readText(where: string, file: string, what: string): Promise<stri
   const fail = (rule: string, reason: string): PlanError => new PlanError([{severity: 'error', rule, reason, file}])
   let bytes: Buffer
   try {
-    const info = await stat(where)
-    if (info.isDirectory()) throw fail('not-a-file', `${what} \`${file}\` is a directory, not a Markdown file`)
-    bytes = await readFile(where)
+    // A FIFO or a device would block the read forever (and SIGTERM with it): refused before any read.
+    bytes = await readRegularFile(where)
   } catch (error) {
-    if (error instanceof PlanError) throw error
+    if (error instanceof NotRegularFileError) throw fail('not-a-file', `${what} \`${file}\` is ${error.kind}, not a Markdown file`)
     const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EISDIR') throw fail('not-a-file', `${what} \`${file}\` is a directory, not a Markdown file`)
     if (code === 'ENOENT') throw fail('file-not-found', `${what} \`${file}\` does not exist`)
     if (code === 'EACCES' || code === 'EPERM') throw fail('file-unreadable', `${what} \`${file}\` cannot be read (permission denied)`)
     throw fail('file-unreadable', `${what} \`${file}\` cannot be read (${code ?? (error as Error).message})`)

@@ -1,4 +1,7 @@
-/** Where each `### <ID>: …` entry of an Open Questions text starts and ends (line indices, end exclusive), fences respected. */
+import type {Heading} from 'mdast'
+import {parseMarkdown} from '../plan/parse-markdown.js'
+
+/** Where each `### <ID>: …` entry of an Open Questions text starts and ends (line indices, end exclusive). */
 export interface EntryLines {
   agent: string
   question: string
@@ -8,27 +11,31 @@ export interface EntryLines {
 
 export const entryHeading = /^###\s+([A-Za-z][A-Za-z0-9_.-]*)\s*:\s*(.*?)\s*#*\s*$/
 
+/**
+ * The entries of an Open Questions section's lines. What is a heading is
+ * decided by the Markdown parser the plan is read with (CommonMark: a fence
+ * opens only at a line's start with at most three spaces of indent, a
+ * backtick fence's info string holds no backtick, a fence closes with at
+ * least as many of its own character, a list item or a block quote closes
+ * what it opened), so an answer holding ```` ```npm ci``` ```` or an open fence
+ * never swallows the next agent's entry. An entry is an H3 of the section
+ * shaped `### <ID>: question`; any other heading up to H3 ends the one before.
+ */
 export function openQuestionEntries(lines: readonly string[]): EntryLines[] {
   const entries: EntryLines[] = []
-  let fence: string | undefined
-  lines.forEach((line, index) => {
-    const opening = /^\s{0,3}(`{3,}|~{3,})/.exec(line)
-    if (opening) {
-      if (fence === undefined) fence = opening[1]!
-      else if (opening[1]![0] === fence[0] && opening[1]!.length >= fence.length && line.trim() === opening[1]) fence = undefined
-      return
-    }
-    if (fence !== undefined) return
-    const heading = entryHeading.exec(line)
+  // A leading blank line: a section that starts with `---` is not front matter here.
+  for (const node of parseMarkdown('\n' + lines.join('\n'), {lean: true}).children) {
+    if (node.type !== 'heading' || (node as Heading).depth > 3) continue
+    const index = node.position!.start.line - 2
+    const heading = (node as Heading).depth === 3 ? entryHeading.exec(lines[index]!) : null
+    const previous = entries[entries.length - 1]
     if (heading) {
-      const previous = entries[entries.length - 1]
       if (previous) previous.end = index
       entries.push({agent: heading[1]!, question: heading[2]!, start: index, end: lines.length})
-    } else if (/^#{1,3}\s/.test(line)) {
+    } else if (previous && previous.end === lines.length) {
       // Another heading ends the entry before it (never an entry of ours).
-      const previous = entries[entries.length - 1]
-      if (previous && previous.end === lines.length) previous.end = index
+      previous.end = index
     }
-  })
+  }
   return entries
 }

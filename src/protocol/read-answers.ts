@@ -60,12 +60,21 @@ function readEntry(lines: readonly string[]): {context: string; options: string[
   let inAnswer = false
   for (const line of lines) {
     if (fence) {
-      if (line.trim().startsWith(fence.marker) && /^[`~]+$/.test(line.trim())) {
+      // A fence closes with at least as many of its own character, and nothing else on the line.
+      if (new RegExp(`^\\s*${fence.marker[0] === '`' ? '`' : '~'}{${fence.marker.length},}[ \\t]*$`).test(line)) {
         // The resume state is the entry's fenced block (the context is quoted, so its fences are not here).
         if (resumeState === undefined || label === 'resume state') resumeState = fence.lines.join('\n')
         fence = undefined
       } else fence.lines.push(line)
       continue
+    }
+    if (inAnswer) {
+      // The answer item continues on indented lines, whatever Markdown they hold (an `answer:` of its own included).
+      if (/^\s{2,}\S/.test(line)) {
+        answer!.push(line.trim())
+        continue
+      }
+      if (line.trim() !== '') inAnswer = false
     }
     const answerMatch = /^\s*(?:[-*+]\s+)?(?:\*\*|__)?answer(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$/i.exec(line)
     if (answerMatch) {
@@ -75,16 +84,9 @@ function readEntry(lines: readonly string[]): {context: string; options: string[
       label = undefined
       continue
     }
-    if (inAnswer) {
-      // The answer item continues on indented lines.
-      if (/^\s{2,}\S/.test(line)) {
-        answer!.push(line.trim())
-        continue
-      }
-      if (line.trim() !== '') inAnswer = false
-    }
-    const opening = /^\s*(`{3,}|~{3,})/.exec(line)
-    if (opening) {
+    // CommonMark: a backtick fence's info string holds no backtick. (Any indent: a hand-written entry may nest its fence in a list item.)
+    const opening = /^\s*(`{3,}|~{3,})(.*)$/.exec(line)
+    if (opening && !(opening[1]![0] === '`' && opening[2]!.includes('`'))) {
       fence = {marker: opening[1]!, lines: []}
       continue
     }

@@ -8,6 +8,8 @@ import {agentEnv} from './agent-env.js'
 import {splitTemplate} from './split-template.js'
 import {templateScripts} from './template-scripts.js'
 import {quotePlaceholders, UnsafePlaceholderError} from './quote-placeholders.js'
+import {codePositions} from './code-positions.js'
+import {scriptProblem} from './script-problem.js'
 import {makeDir} from '../util/make-dir.js'
 
 /**
@@ -26,13 +28,14 @@ import {makeDir} from '../util/make-dir.js'
  * placeholder as a variable quoted for where it stands (`quotePlaceholders`),
  * never spliced text, so a prompt cannot inject commands and a quoted
  * placeholder stays one word. Where something would run a placeholder as code
- * and cannot take a variable, the template is refused (`templateProblem`).
+ * and cannot take a variable, the template is refused (`templateProblem`)
+ * unless the plan says `allow_unsafe_template: true` (`unsafeTemplateAllowed`).
  *
  * Agent ID: `cmd-<8 hex>`, drawn before spawning, unless the command prints a
  * line `mdplan-agent-id: <id>` (then that, reported when seen). Resume: only when
  * the template uses `{agent_id}`.
  */
-export function commandRunner(template: string): Runner {
+export function commandRunner(template: string, options: {allowUnsafe?: boolean} = {}): Runner {
   const argv = splitTemplate(template)
   const executable = argv[0]
   return {
@@ -40,7 +43,7 @@ export function commandRunner(template: string): Runner {
     executable,
     install: executable === undefined ? 'write a command in the runner template' : `install \`${executable}\` or change the runner template \`${template}\``,
     canResume: template.includes('{agent_id}'),
-    run: (request) => runCommand(argv, request)
+    run: (request) => runCommand(argv, request, options.allowUnsafe ?? false)
   }
 }
 
@@ -54,40 +57,45 @@ const variables: Record<string, string> = {
 const anyPlaceholder = /\{(prompt_file|prompt|agent_id|agent|plan)\}/
 
 /**
- * Why a template cannot be run safely, or undefined: a placeholder in a word
- * that something runs as code but cannot read as a variable (`python -c`,
- * `ssh`, `eval`, a quoted heredoc, a shell started inside the script).
+ * Why a template cannot be shown to pass every placeholder as data, or
+ * undefined. The rule is positive, by what a placeholder can become: outside
+ * a shell script it must be a whole argv element (or the value of a
+ * `--flag=` element) that no program runs as code or starts as a program
+ * (`codePositions`: `python3 -Ic {prompt}`, `env -iS {prompt}`,
+ * `timeout 9 {prompt}`, `sh {prompt_file}` are refused); inside a POSIX
+ * shell's `-c` script it becomes a quoted variable, and the script must pass
+ * it (and the positional parameters a placeholder after the script fills)
+ * only as data (`scriptProblem`: not to `eval`, `| bash`, `bash -c "$1"`).
  */
 export function templateProblem(argv: readonly string[]): string | undefined {
-  const {scripts, code} = templateScripts(argv)
-  for (const {index, program} of code) {
-    if (anyPlaceholder.test(argv[index]!)) return `${program} runs \`${argv[index]}\` as code, so a placeholder there would run prompt text: pass {prompt_file}, or read $MDPLAN_PROMPT from a shell script`
+  const positions = codePositions(argv)
+  for (const [index, word] of argv.entries()) {
+    const found = anyPlaceholder.exec(word)
+    if (!found) continue
+    const position = positions.find((candidate) => candidate.index === index)
+    if (position?.kind === 'script') continue
+    if (position?.kind === 'program') {
+      return index === 0 ? `{${found[1]}} is the program to run, so prompt text would name the command` : `${position.program} starts \`${word}\` as a program, so a placeholder there would run prompt text as a command`
+    }
+    if (position?.kind === 'code') return `${position.program} runs \`${word}\` as code, so a placeholder there would run prompt text: pass {prompt_file} to a program that reads it, or read $MDPLAN_PROMPT from a shell script as "$1"`
+    if (!wholeElement.test(word)) return `{${found[1]}} must be a whole argument or the value of a --flag= argument, not part of \`${word}\` (prompt text could turn it into another option)`
   }
-  for (const index of scripts) {
+  for (const position of positions) {
+    if (position.kind !== 'script') continue
     try {
-      quotePlaceholders(argv[index]!, variables)
+      quotePlaceholders(argv[position.index]!, variables)
     } catch (error) {
       if (error instanceof UnsafePlaceholderError) return error.message
       throw error
     }
-    const nested = nestedProblem(argv[index]!)
-    if (nested) return nested
+    const problem = scriptProblem(argv[position.index]!, argv.slice(position.index + 1).some((word) => anyPlaceholder.test(word)))
+    if (problem) return `the script of ${position.program} -c ${problem}`
   }
   return undefined
 }
 
-/** A shell inside the script (`sh -c 'bash -c "{prompt}"'`) would run the expanded variable as code. */
-function nestedProblem(script: string): string | undefined {
-  let words: string[]
-  try {
-    words = splitTemplate(script.replace(/[;&|()]/g, ' '))
-  } catch {
-    return undefined
-  }
-  const {scripts, code} = templateScripts(words)
-  const inner = [...scripts, ...code.map((found) => found.index)].find((index) => anyPlaceholder.test(words[index]!))
-  return inner === undefined ? undefined : `the script runs \`${words[inner]}\` as code again, so a placeholder there would run prompt text: pass it as "$1" or read $MDPLAN_PROMPT in the inner script`
-}
+/** A placeholder alone, or as the value of `--flag=` / `-f=`. */
+const wholeElement = /^(?:--?[A-Za-z0-9][A-Za-z0-9_.-]*=)?\{(prompt_file|prompt|agent_id|agent|plan)\}$/
 
 /** Fill the placeholders of each argv element with `values`, or in a shell script turn them into quoted variables. */
 export function fillTemplate(argv: readonly string[], values: Record<string, string>): string[] {
@@ -97,13 +105,14 @@ export function fillTemplate(argv: readonly string[], values: Record<string, str
   )
 }
 
-async function runCommand(template: readonly string[], request: RunRequest): Promise<RunResult> {
+async function runCommand(template: readonly string[], request: RunRequest, allowUnsafe: boolean): Promise<RunResult> {
   const started = Date.now()
   const [file] = template
   if (file === undefined) {
     return {ok: false, finalText: '', reason: 'the runner template is empty', spawnFailed: true, durationMs: 0}
   }
-  const problem = templateProblem(template)
+  // The plan's explicit `allow_unsafe_template: true` runs it anyway (validate and the run's start warn).
+  const problem = allowUnsafe ? undefined : templateProblem(template)
   if (problem !== undefined) return {ok: false, finalText: '', reason: `unsafe runner template: ${problem}`, spawnFailed: true, durationMs: 0}
   const resumeId = request.resume?.sessionId
   let agentId = resumeId ?? `cmd-${randomBytes(4).toString('hex')}`

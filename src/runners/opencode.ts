@@ -3,6 +3,7 @@ import type {Runner, RunnerOptions, RunRequest, RunResult} from './runner.js'
 import {executableOf} from './executable-of.js'
 import {failureKind} from './failure-kind.js'
 import {isRateLimited} from './is-rate-limited.js'
+import {opencodePreflight} from './opencode-preflight.js'
 import {opencodeLogCause} from './opencode-log-cause.js'
 import {probeOpencodeSession} from './opencode-session-probe.js'
 import {promptViaStdin} from './prompt-via-stdin.js'
@@ -24,6 +25,7 @@ export const opencodeRunner: Runner = {
   executableEnv: 'MDPLAN_OPENCODE_BIN',
   install: 'npm install -g opencode-ai',
   canResume: true,
+  preflight: opencodePreflight,
   run: runOpencode
 }
 

@@ -2,6 +2,7 @@ import type {Agent, Plan} from '../plan/types.js'
 import type {Runner} from './runner.js'
 import {builtinRunners} from './builtin-runners.js'
 import {commandRunner} from './command.js'
+import {unsafeTemplateAllowed} from './unsafe-template-allowed.js'
 import {childPlanField} from '../nested/child-plan-path.js'
 import {planRunner} from '../nested/plan-runner.js'
 
@@ -25,10 +26,12 @@ export function resolveRunner(plan: Plan, agent: Agent, flag?: string): Runner {
   const name = runnerName(plan, agent, flag)
   const builtin = builtinRunners.get(name.toLowerCase())
   if (builtin) return builtin
-  let runner = templates.get(name)
+  const allowUnsafe = unsafeTemplateAllowed(plan, agent, flag)
+  const key = `${allowUnsafe ? 'unsafe' : 'checked'}\u0000${name}`
+  let runner = templates.get(key)
   if (!runner) {
-    runner = commandRunner(name)
-    templates.set(name, runner)
+    runner = commandRunner(name, {allowUnsafe})
+    templates.set(key, runner)
   }
   return runner
 }

@@ -10,6 +10,8 @@ import {PlanError} from '../../plan/plan-error.js'
 import {readHistory} from '../../history/read-history.js'
 import {updateHistory} from '../../history/update-history.js'
 import {writeHistory} from '../../history/write-history.js'
+import {outPathProblem} from '../directory-problem.js'
+import {errnoText} from '../../util/read-regular-file.js'
 import {dependencyDepth} from '../../history/dependency-depth.js'
 import {loadChildPlans} from '../../nested/load-child-plans.js'
 import {childPlanPath} from '../../nested/child-plan-path.js'
@@ -37,6 +39,11 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
     )
     .action(async (planPath: string, options: {out: string; maxEntries?: number}) => {
       const out = resolve(io.cwd, options.out)
+      const outProblem = outPathProblem(out)
+      if (outProblem !== undefined) {
+        io.stderr(`mdplan history: --out ${options.out} ${outProblem}; nothing was written, choose another --out.\n`)
+        return done(exitCodes.invalid)
+      }
       let plan
       try {
         plan = await loadPlan(planPath, {cwd: io.cwd})
@@ -71,7 +78,13 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
         }
       }
       record(plan, planPath, '', await loadChildPlans(plan, resolve(io.cwd, planPath)))
-      const {currentFile} = writeHistory(out, history, currentAgentId)
+      let currentFile: string | undefined
+      try {
+        currentFile = writeHistory(out, history, currentAgentId).currentFile
+      } catch (error) {
+        io.stderr(`mdplan history: cannot write ${options.out} (${errnoText(error)}); nothing was written, choose another --out.\n`)
+        return done(exitCodes.invalid)
+      }
       const shown = relative(io.cwd, out) || out
       io.stdout(`${shown}: ${plural(history.entries.length, 'entry', 'entries')} (max ${history.max_entries})\n`)
       if (currentFile) io.stdout(`${relative(io.cwd, currentFile)}: ${currentAgentId}\n`)

@@ -1,5 +1,5 @@
 import {readFileSync} from 'node:fs'
-import {mkdir, open, readFile, stat} from 'node:fs/promises'
+import {mkdir, open, stat} from 'node:fs/promises'
 import {dirname, relative, resolve, sep} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
@@ -9,6 +9,9 @@ import {addIssuesToPlan} from '../../import/add-issues-to-plan.js'
 import {parsePlan} from '../../plan/parse-plan.js'
 import {atomicWrite} from '../../store/atomic-write.js'
 import {withWriteMutex} from '../../store/write-mutex.js'
+import {importRunnerProblem} from '../../import/import-runner-problem.js'
+import {errnoText, fileProblem, readRegularFile} from '../../util/read-regular-file.js'
+import {outPathProblem} from '../directory-problem.js'
 import {plural} from '../../util/plural.js'
 
 export const registerImport: RegisterCommand = (program, io, done) => {
@@ -29,16 +32,28 @@ export const registerImport: RegisterCommand = (program, io, done) => {
         'agents of the issues it gained, touching nothing else.\n'
     )
     .action(async (issuesPath: string, options: {out: string; runner?: string; force?: boolean}) => {
+      if (options.runner !== undefined) {
+        const problem = importRunnerProblem(options.runner)
+        if (problem !== undefined) {
+          io.stderr(`mdplan import: --runner ${options.runner} is refused: ${problem}. Nothing was written.\n`)
+          return done(exitCodes.invalid)
+        }
+      }
       let text: string
       const queue = resolve(io.cwd, issuesPath)
       try {
-        text = await readFile(queue, 'utf8')
+        text = (await readRegularFile(queue)).toString('utf8')
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
-        io.stderr(`mdplan import: cannot read ${issuesPath} (${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}); check the path.\n`)
+        io.stderr(`mdplan import: cannot read ${issuesPath} (${code === 'ENOENT' ? 'no such file' : fileProblem(error)}); check the path.\n`)
         return done(exitCodes.invalid)
       }
       const out = options.out === '-' ? undefined : resolve(io.cwd, options.out)
+      const outProblem = out === undefined ? undefined : outPathProblem(out)
+      if (outProblem !== undefined) {
+        io.stderr(`mdplan import: --out ${options.out} ${outProblem}; nothing was written, choose another --out.\n`)
+        return done(exitCodes.invalid)
+      }
       // The queue as the plan's front matter records it: from the plan's folder, with `/`.
       const recorded = relative(out ? dirname(out) : io.cwd, queue).split(sep).join('/')
 
@@ -63,8 +78,8 @@ export const registerImport: RegisterCommand = (program, io, done) => {
         const grown = await growExisting(out, queue, issues, issuesPath)
         if (grown !== undefined) return done(grown)
       }
-      await mkdir(dirname(out), {recursive: true})
       try {
+        await mkdir(dirname(out), {recursive: true})
         // `wx` refuses an existing file in the same step that creates it.
         const handle = await open(out, options.force ? 'w' : 'wx')
         try {
@@ -73,11 +88,12 @@ export const registerImport: RegisterCommand = (program, io, done) => {
           await handle.close()
         }
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-        io.stderr(`mdplan import: ${options.out} already exists; choose another --out, or add --force to replace it.\n`)
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') io.stderr(`mdplan import: ${options.out} already exists; choose another --out, or add --force to replace it.\n`)
+        else io.stderr(`mdplan import: cannot write ${options.out} (${errnoText(error)}); choose another --out.\n`)
         return done(exitCodes.invalid)
       }
-      const agents = plan.imported.length * 2
+      // The count is the plan's: issuesToPlan read the text back and found exactly these agents.
+      const agents = plan.agentIds.length
       io.stdout(
         `${options.out}: ${plural(plan.imported.length, 'issue')} → ${plural(agents, 'agent')}` +
           (plan.skipped.length > 0 ? `, ${plan.skipped.length} completed skipped` : '') +
@@ -90,13 +106,19 @@ export const registerImport: RegisterCommand = (program, io, done) => {
   async function growExisting(out: string, queue: string, issues: Issue[], issuesPath: string): Promise<number | undefined> {
     let source: string
     try {
-      source = await readFile(out, 'utf8')
+      source = (await readRegularFile(out)).toString('utf8')
     } catch {
       return undefined
     }
     const existing = parsePlan(source, out)
     const from = existing.settings.raw.issues
     if (typeof from !== 'string' || resolve(dirname(out), from) !== queue) return undefined
+    // The new agents run with the plan's own runner.
+    const runnerProblem = existing.settings.runner === undefined ? undefined : importRunnerProblem(existing.settings.runner)
+    if (runnerProblem !== undefined) {
+      io.stderr(`mdplan import: ${relative(io.cwd, out) || out} runs its agents with \`${existing.settings.runner}\`, which is refused for imported issues: ${runnerProblem}. Nothing was written.\n`)
+      return exitCodes.invalid
+    }
     let added
     try {
       added = addIssuesToPlan(existing, issues, issuesPath)

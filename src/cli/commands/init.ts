@@ -1,5 +1,6 @@
 import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
+import {directoryProblem} from '../directory-problem.js'
 import {exitCodes} from '../exit-codes.js'
 import {installCommands, type InstallAction} from '../../init/install-commands.js'
 import {formatDriverSetup} from '../../init/format-driver-setup.js'
@@ -30,6 +31,11 @@ export const registerInit: RegisterCommand = (program, io, done) => {
     )
     .action(async (options: {force?: boolean; dir: string; git?: string | true}) => {
       const root = resolve(io.cwd, options.dir)
+      const rootProblem = directoryProblem(root)
+      if (rootProblem !== undefined) {
+        io.stderr(`mdplan init: --dir ${options.dir} ${rootProblem}; nothing was installed.\n`)
+        return done(exitCodes.invalid)
+      }
       if (options.git !== undefined) {
         const setup = await installMergeDriver({root, plans: options.git === true ? undefined : options.git, force: options.force})
         io.stdout(formatDriverSetup(setup))

@@ -1,5 +1,6 @@
-import {readFile, writeFile} from 'node:fs/promises'
+import {writeFile} from 'node:fs/promises'
 import {resolve} from 'node:path'
+import {NotRegularFileError, readRegularFile} from '../../util/read-regular-file.js'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {mergePlans} from '../../merge/merge-plans.js'
@@ -25,9 +26,11 @@ export const registerMergeDriver: RegisterCommand = (program, io, done) => {
       const name = path ?? ours
       let sources: string[]
       try {
-        sources = await Promise.all([base, ours, theirs].map((file) => readFile(resolve(io.cwd, file), 'utf8')))
+        // Regular files only: a FIFO given by hand would block the read forever.
+        sources = await Promise.all([base, ours, theirs].map(async (file) => (await readRegularFile(resolve(io.cwd, file))).toString('utf8')))
       } catch (error) {
-        io.stderr(`mdplan merge-driver: ${name}: cannot read ${(error as NodeJS.ErrnoException).path ?? 'an input'} (${(error as NodeJS.ErrnoException).code ?? String(error)})\n`)
+        const where = error instanceof NotRegularFileError ? error.message.replace(/ is .*$/, '') : (error as NodeJS.ErrnoException).path
+        io.stderr(`mdplan merge-driver: ${name}: cannot read ${where ?? 'an input'} (${error instanceof NotRegularFileError ? `${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? String(error))})\n`)
         return done(exitCodes.invalid)
       }
       let merged

@@ -1,6 +1,7 @@
 import {resolve} from 'node:path'
 import {Option} from 'commander'
 import type {RegisterCommand} from '../command-result.js'
+import {directoryProblem} from '../directory-problem.js'
 import {exitCodes} from '../exit-codes.js'
 import {runPlan, defaultConcurrency, defaultMaxAttempts} from '../../run-plan.js'
 import {dryRun} from '../../run/dry-run.js'
@@ -113,7 +114,12 @@ the lock; 130 interrupted (run again to resume).`
       return exitCodes.invalid
     }
     const sideState = flags.importState ? 'import' : flags.ignoreStateFile ? 'ignore' : undefined
-    const cwd = flags.cwd ?? io.cwd
+    const cwd = resolve(io.cwd, flags.cwd ?? '.')
+    const cwdProblem = directoryProblem(cwd)
+    if (cwdProblem !== undefined) {
+      io.stderr(`mdplan run: --cwd ${flags.cwd ?? cwd} ${cwdProblem}; nothing was run and the plan was not changed. Create it or choose another folder.\n`)
+      return exitCodes.invalid
+    }
     // The plan's path is relative to where mdplan was called, whatever `--cwd` says about the agents.
     const file = resolve(io.cwd, plan)
 

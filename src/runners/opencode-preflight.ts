@@ -1,0 +1,50 @@
+import {readFileSync} from 'node:fs'
+import {homedir} from 'node:os'
+import {dirname, join} from 'node:path'
+import type {PreflightInput} from './runner.js'
+import {runStatusCommand} from './run-status-command.js'
+
+/**
+ * Before launching opencode: some provider can answer. With none, opencode
+ * 1.18 falls back to its hosted default model, and with no network that
+ * attempt waits about 71 s and ends as a transient error, so a run would
+ * pause and retry for half an hour before anything counts. `opencode auth
+ * list` (alias of `providers list`) names the stored credentials and the
+ * provider variables it sees in the environment; a provider configured in an
+ * opencode config file (a local server needs no key) counts too. A CLI that
+ * does not answer in the shape we know is not held against it.
+ */
+export async function opencodePreflight(input: PreflightInput): Promise<string[]> {
+  const status = await runStatusCommand(input.executable, ['auth', 'list'], {env: input.env, cwd: input.cwd})
+  if (status.exitCode !== 0) return []
+  const text = status.stdout.replace(/\u001b\[[0-9;]*m/g, '')
+  const credentials = /(\d+)\s+credentials?\b/.exec(text)
+  if (credentials === null) return []
+  const variables = /(\d+)\s+environment variables?\b/.exec(text)
+  if (Number(credentials[1]) > 0 || (variables !== null && Number(variables[1]) > 0)) return []
+  if (configuresProvider(input.env, input.cwd)) return []
+  return [
+    'opencode has no provider (`opencode auth list` shows 0 credentials and no provider variable, and no opencode.json configures one): run `opencode auth login`, or set a provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, or configure a provider in opencode.json'
+  ]
+}
+
+/** Whether an opencode config file opencode would read defines a `provider` block (or the config comes in a variable). */
+function configuresProvider(env: NodeJS.ProcessEnv, cwd: string): boolean {
+  if (env.OPENCODE_CONFIG_CONTENT && /"provider"\s*:/.test(env.OPENCODE_CONFIG_CONTENT)) return true
+  const home = env.HOME || homedir()
+  const configHome = env.XDG_CONFIG_HOME || join(home, '.config')
+  const files = [env.OPENCODE_CONFIG, join(configHome, 'opencode', 'opencode.json'), join(configHome, 'opencode', 'opencode.jsonc'), join(configHome, 'opencode', 'config.json')]
+  // Project config: opencode looks from the folder it runs in up to the file system's root.
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    files.push(join(dir, 'opencode.json'), join(dir, 'opencode.jsonc'), join(dir, '.opencode', 'opencode.json'), join(dir, '.opencode', 'opencode.jsonc'))
+    if (dirname(dir) === dir) break
+  }
+  return files.some((file) => {
+    if (!file) return false
+    try {
+      return /"provider"\s*:/.test(readFileSync(file, 'utf8'))
+    } catch {
+      return false
+    }
+  })
+}
