@@ -28,6 +28,9 @@ import {agentOptions} from './runners/agent-options.js'
 import {verify} from './executor/verify.js'
 import {finishRun} from './executor/finish-run.js'
 import {exitCodes} from './cli/exit-codes.js'
+import {setupHosts} from './hosts/setup-hosts.js'
+import {parseJobNote} from './hosts/job-key.js'
+import {getNote} from './plan/notes.js'
 
 export interface RunPlanOptions {
   file: string
@@ -53,6 +56,8 @@ export interface RunPlanOptions {
   pollMs?: number
   /** Check the executor's invariants after every step (tests). */
   checkInvariants?: boolean
+  /** Where agents run unless their own `host` field says otherwise (`--host`): a host name or a pool. */
+  host?: string
 }
 
 /** The flags a child plan's run inherits from its parent's (its concurrency is its share of the cap). */
@@ -63,6 +68,7 @@ function childArgs(options: RunPlanOptions, cwd: string): string[] {
   if (options.agentTimeoutMs) args.push('--agent-timeout', `${Math.ceil(options.agentTimeoutMs / 1000)}s`)
   if (options.failFast) args.push('--fail-fast')
   if (options.strictScope) args.push('--strict-scope')
+  if (options.host) args.push('--host', options.host)
   return args
 }
 
@@ -110,8 +116,15 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // Only agents that may launch need their CLI: a completed plan runs (and reports) anywhere.
   const rows = store.state.rows
   const launchable = new Map([...runners].filter(([id]) => rows.get(id)?.status !== 'completed'))
-  const missing = await preflightRunners(plan, launchable, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
-  if (missing.length > 0) throw new PlanError(missing)
+  // Hosts first: a runner's CLI is checked where its agents run (on a host, by the host's own preflight).
+  const hosts = await setupHosts({plan, file, cliHost: options.host, root, runners, launchable: new Set(launchable.keys()), strictScope: options.strictScope ?? false})
+  if (hosts.problems.length > 0) throw new PlanError(hosts.problems)
+  const here = new Map([...launchable].filter(([id]) => hosts.runsHere(id)))
+  const missing = await preflightRunners(plan, here, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
+  if (missing.length > 0) {
+    await hosts.runtime?.close()
+    throw new PlanError(missing)
+  }
 
   const lock = await acquireRunLock(file)
   options.onPlan?.(plan)
@@ -159,6 +172,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         }
       }
 
+      // This plan's jobs that no row names any more (collected results, a lost attempt's leftovers): ended and removed.
+      const sweep = async (): Promise<void> => {
+        if (!hosts.runtime) return
+        const keep = new Set([...state.table.rows.values()].filter((row) => row.status === 'in_progress').map((row) => parseJobNote(getNote(row.notes, 'job'))?.key ?? ''))
+        await hosts.runtime.sweep(keep, hosts.used)
+      }
+      await sweep()
       const graphTracked = tracksGraph(plan)
       let graphStatuses = ''
       const final = await driveExecutor({
@@ -172,7 +192,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           childPlan: (id) => runnerFor(id).name === 'plan',
           git: git !== undefined,
           logFile: (id, attempt) => logFile(cwd, file, id, attempt),
-          rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000
+          rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
+          ...(hosts.config ? {hosts: hosts.config} : {})
         },
         store,
         plan,
@@ -197,11 +218,14 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         signal: options.signal,
         // Tests turn the checks on for every run they start (vitest.config.ts sets the variable).
         checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
-        childArgs: childArgs(options, cwd)
+        childArgs: childArgs(options, cwd),
+        ...(hosts.runtime ? {hosts: hosts.runtime} : {})
       })
+      await sweep()
       return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}})
     } finally {
       trackProcessGroups(undefined)
+      await hosts.runtime?.close()
     }
   } finally {
     store.close()

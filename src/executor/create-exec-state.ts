@@ -40,6 +40,7 @@ export function createExecState(input: {
     pauseMs: input.rateLimitPauseMs,
     peakConcurrency: 0,
     finalLook: 'none',
-    finished: false
+    finished: false,
+    hostsLost: new Set()
   }
 }

@@ -29,6 +29,7 @@ interface RunFlags {
   allowedTools?: string[]
   maxTurns?: string
   maxBudgetUsd?: string
+  host?: string
 }
 
 export const registerRun: RegisterCommand = (program, io, done) => {
@@ -44,6 +45,7 @@ export const registerRun: RegisterCommand = (program, io, done) => {
     .option('--strict-scope', 'fail an agent that changes a file another agent owns (git repositories)')
     .option('--dry-run', 'print what would launch, in what order, with what prompt; change nothing')
     .option('--cwd <dir>', 'where agents run (default: the current folder)')
+    .option('--host <name>', 'run agents on this host or pool from the front matter `hosts:` (an agent\'s own `host` field wins)')
     .option('--json', 'print newline-delimited JSON events on stdout')
     .option('-q, --quiet', 'print only the final scorecard')
     .option('--no-color', 'no colours (also: NO_COLOR)')
@@ -138,6 +140,7 @@ the lock; 130 interrupted (run again to resume).`
         agentTimeoutMs,
         failFast: flags.failFast,
         strictScope: flags.strictScope,
+        host: flags.host,
         signal: controller.signal,
         runnerOptions: {
           model: flags.model,

@@ -1,0 +1,202 @@
+import {createWriteStream, mkdirSync} from 'node:fs'
+import {rm, stat} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {gitMutex} from '../git/git-mutex.js'
+import {gitReason, runGit} from '../git/run-git.js'
+import type {Collected, Host, HostCommand, HostJob, HostRun} from './host.js'
+import type {HostSpec} from './host-spec.js'
+import {jobArchive} from './job-archive.js'
+import {isSafeKey} from './job-key.js'
+import {followScript, listScript, preflightScript, removeScript, resultScript, submitScript} from './job-scripts.js'
+import {lineSplitter} from './line-splitter.js'
+import {sshUnreachable, type SshTransport} from './ssh-transport.js'
+
+/** Below this much free space in a host's job folder, preflight says so. */
+const minFreeKb = 512 * 1024
+
+/**
+ * A host reached through a transport that runs the job scripts there (ssh).
+ * Submit is idempotent by key; output is followed from a byte offset, so a
+ * dropped connection resumes where it broke and a rerun replays from byte 0;
+ * a host unreachable for longer than its lease makes the attempt `lost`.
+ */
+export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
+  const dir = spec.dir ?? '~/.mdplan'
+  const {exec} = transport
+  const checked = (key: string): string => {
+    if (!isSafeKey(key)) throw new Error(`not a job key: ${key}`)
+    return key
+  }
+
+  /** Call until the host answers (not ssh's 255), or the lease since `since` runs out. */
+  const reach = async <T>(call: () => Promise<T & {exitCode?: number}>, since = Date.now()): Promise<(T & {exitCode?: number}) | undefined> => {
+    for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
+      if ((await transport.connect()).ok) {
+        const result = await call()
+        if (result.exitCode !== sshUnreachable) return result
+      }
+      if (Date.now() - since > spec.leaseMs) return undefined
+      await sleep(wait)
+    }
+  }
+
+  return {
+    spec,
+
+    async run(job, command) {
+      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel(key)})
+    },
+
+    async collect({key, root, branch, base}): Promise<Collected> {
+      const file = join(tmpdir(), `${checked(key)}-${process.pid}.bundle`)
+      try {
+        const fetched = await reach(() => exec(resultScript, [dir, key], {stdoutFile: file}))
+        if (!fetched) return {ok: false, reason: `host lost: ${spec.name} (its result could not be fetched)`}
+        if (fetched.exitCode !== 0) return {ok: false, reason: `${spec.name}: the job ${key} has no result`}
+        if ((await stat(file)).size === 0) return {ok: true}
+        return await gitMutex.run(async () => {
+          const into = await runGit(root, ['fetch', '-q', file, `+refs/heads/${branch}:refs/heads/${branch}`])
+          if (!into.ok) return {ok: false, reason: gitReason(into, 'git fetch (result bundle)')}
+          // Fencing: only the result of the attempt the row names is merged, never a late one of an older attempt.
+          const message = await runGit(root, ['log', '-1', '--format=%B', `refs/heads/${branch}`])
+          if (!message.stdout.includes(`Mdplan-Key: ${key}`)) return {ok: false, reason: `the result on ${branch} is not the work of ${key}`}
+          const grown = await runGit(root, ['merge-base', '--is-ancestor', base, `refs/heads/${branch}`])
+          if (!grown.ok) return {ok: false, reason: `the result on ${branch} does not start from ${base.slice(0, 12)}`}
+          const head = await runGit(root, ['rev-parse', `refs/heads/${branch}`])
+          return {ok: true, commit: head.stdout.trim()}
+        })
+      } finally {
+        await rm(file, {force: true})
+      }
+    },
+
+    async cancel(key) {
+      await reach(() => exec(removeScript, [dir, checked(key), 'cancel']), Date.now() - spec.leaseMs + 5000)
+    },
+
+    async forget(key) {
+      await reach(() => exec(removeScript, [dir, checked(key), 'forget']), Date.now() - spec.leaseMs + 5000)
+    },
+
+    async list(prefix) {
+      const listed = await reach(() => exec(listScript, [dir, prefix]), Date.now() - spec.leaseMs + 5000)
+      if (!listed || listed.exitCode !== 0) return undefined
+      return String(listed.stdout).split('\n').filter((key) => isSafeKey(key))
+    },
+
+    async preflight(executables) {
+      const name = `host ${spec.name} (${transport.label})`
+      const connected = await transport.connect()
+      if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`ssh ${transport.label} true\` works without a password prompt`]
+      const answer = await exec(preflightScript, [dir, ...executables])
+      if (answer.exitCode !== 0) return [`${name}: the checks could not run (${String(answer.stderr).trim().split('\n').at(-1) ?? answer.exitCode})`]
+      const problems: string[] = []
+      for (const line of String(answer.stdout).split('\n')) {
+        const [what, value] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]
+        if (what === 'missing') problems.push(`${name}: \`${value}\` is not installed there; install it on ${transport.label} or run these agents on another host`)
+        if (what === 'unwritable') problems.push(`${name}: cannot create the job folder ${value}; set \`dir:\` for the host to a writable folder`)
+        if (what === 'disk' && Number(value) > 0 && Number(value) < minFreeKb) problems.push(`${name}: only ${Math.round(Number(value) / 1024)} MB free under ${dir}; free some space or set \`dir:\` elsewhere`)
+      }
+      return problems
+    },
+
+    close: () => transport.close()
+  }
+}
+
+interface RunInput {
+  spec: HostSpec
+  dir: string
+  transport: SshTransport
+  job: HostJob
+  command: HostCommand
+  cancel: (key: string) => Promise<void>
+}
+
+async function runJob({spec, dir, transport, job, command, cancel}: RunInput): Promise<HostRun> {
+  const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
+  if (job.signal?.aborted) return {...base, interrupted: true}
+  mkdirSync(dirname(job.logFile), {recursive: true})
+  const log = createWriteStream(job.logFile, {flags: 'a'})
+  const out: Buffer[] = []
+  const lines = lineSplitter(command.onLine)
+  const stop = new AbortController()
+  let interrupted = false
+  let timedOut = false
+  const onAbort = (): void => {
+    interrupted = true
+    stop.abort()
+  }
+  job.signal?.addEventListener('abort', onAbort, {once: true})
+  const timer = job.timeoutMs ? setTimeout(() => ((timedOut = true), stop.abort()), job.timeoutMs) : undefined
+  let archive: Awaited<ReturnType<typeof jobArchive>> | undefined
+  let offset = 0
+  let lastContact = Date.now()
+  let phase: 'submit' | 'follow' = job.reattach ? 'follow' : 'submit'
+  let submitted = false
+  let attached = false
+  const env: Record<string, string> = {...command.env}
+  for (const name of spec.env) if (process.env[name] !== undefined) env[name] = process.env[name]!
+
+  const finish = async (result: Partial<HostRun>): Promise<HostRun> => {
+    if (timer) clearTimeout(timer)
+    job.signal?.removeEventListener('abort', onAbort)
+    lines.end()
+    if (result.stderr) log.write(result.stderr)
+    log.end()
+    if (archive && 'dispose' in archive) await archive.dispose()
+    return {...base, stdout: Buffer.concat(out).toString('utf8'), attached, ...result}
+  }
+
+  for (let wait = 200; ; ) {
+    if (stop.signal.aborted) {
+      await cancel(job.key)
+      return finish({interrupted, timedOut})
+    }
+    if (Date.now() - lastContact > spec.leaseMs) return finish({lost: true, error: `host lost: ${spec.name}`})
+    const connected = await transport.connect()
+    if (connected.ok && phase === 'submit') {
+      archive ??= await jobArchive(job, command, env)
+      if ('error' in archive) return finish({spawnFailed: true, error: archive.error})
+      const answer = await transport.exec(submitScript, [dir, job.key], {inputFile: archive.file, signal: stop.signal})
+      const said = String(answer.stdout)
+      if (answer.exitCode !== sshUnreachable && said.includes('mdplan-job ')) {
+        lastContact = Date.now()
+        attached = said.includes('mdplan-job exists')
+        if (!attached && !said.includes('mdplan-job submitted')) return finish({spawnFailed: true, error: `${spec.name}: could not submit ${job.key}: ${String(answer.stderr).trim() || said.trim()}`})
+        submitted = true
+        phase = 'follow'
+        continue
+      }
+    } else if (connected.ok) {
+      const follow = transport.exec(followScript, [dir, job.key, String(offset)], {signal: stop.signal})
+      follow.stdout?.on('data', (chunk: Buffer) => {
+        lastContact = Date.now()
+        offset += chunk.length
+        out.push(chunk)
+        log.write(chunk)
+        lines.push(chunk)
+      })
+      const answer = await follow
+      const stderr = String(answer.stderr ?? '')
+      const control = /(?:^|\n)mdplan-job (rc|lost|unknown)(?: (\d+))?\s*$/.exec(stderr)
+      if (control) {
+        lastContact = Date.now()
+        const before = stderr.slice(0, control.index + (control[0].startsWith('\n') ? 1 : 0))
+        if (control[1] === 'rc') return finish({exitCode: Number(control[2]), stderr: before})
+        if (control[1] === 'lost') return finish({signal: 'SIGKILL', stderr: before, error: `the job ${job.key} on ${spec.name} ended without a result`})
+        // The host knows nothing of the key: a rerun submits it (under the same key), once.
+        if (!submitted) {
+          phase = 'submit'
+          continue
+        }
+        return finish({spawnFailed: true, error: `the job ${job.key} vanished from ${spec.name}`})
+      }
+    }
+    if (stop.signal.aborted) continue
+    await sleep(wait, undefined, {signal: stop.signal}).catch(() => undefined)
+    wait = Math.min(wait * 2, 2000)
+  }
+}
