@@ -86,7 +86,7 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
     async preflight(executables) {
       const name = `host ${spec.name} (${transport.label})`
       const connected = await transport.connect()
-      if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`ssh ${transport.label} true\` works without a password prompt`]
+      if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`${transport.probe}\` works without a password prompt`]
       const answer = await exec(preflightScript, [dir, ...executables])
       if (answer.exitCode !== 0) return [`${name}: the checks could not run (${String(answer.stderr).trim().split('\n').at(-1) ?? answer.exitCode})`]
       const problems: string[] = []
