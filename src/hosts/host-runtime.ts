@@ -50,7 +50,7 @@ export function createHostRuntime(input: {
     if (!found) {
       const spec = input.specs.get(name)
       if (!spec || spec.type === 'local') throw new Error(`not a remote host: ${name}`)
-      hosts.set(name, (found = spec.type === 'ssh' ? sshHost(spec) : containerHost(spec)))
+      hosts.set(name, (found = spec.type === 'ssh' ? sshHost(spec) : containerHost(spec, root)))
     }
     return found
   }

@@ -1,10 +1,9 @@
 import {createWriteStream, mkdirSync} from 'node:fs'
-import {rm, stat} from 'node:fs/promises'
+import {rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {gitMutex} from '../git/git-mutex.js'
-import {gitReason, runGit} from '../git/run-git.js'
+import {fetchResult} from './fetch-result.js'
 import type {Collected, Host, HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {jobArchive} from './job-archive.js'
@@ -55,18 +54,7 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
         const fetched = await reach(() => exec(resultScript, [dir, key], {stdoutFile: file}))
         if (!fetched) return {ok: false, reason: `host lost: ${spec.name} (its result could not be fetched)`}
         if (fetched.exitCode !== 0) return {ok: false, reason: `${spec.name}: the job ${key} has no result`}
-        if ((await stat(file)).size === 0) return {ok: true}
-        return await gitMutex.run(async () => {
-          const into = await runGit(root, ['fetch', '-q', file, `+refs/heads/${branch}:refs/heads/${branch}`])
-          if (!into.ok) return {ok: false, reason: gitReason(into, 'git fetch (result bundle)')}
-          // Fencing: only the result of the attempt the row names is merged, never a late one of an older attempt.
-          const message = await runGit(root, ['log', '-1', '--format=%B', `refs/heads/${branch}`])
-          if (!message.stdout.includes(`Mdplan-Key: ${key}`)) return {ok: false, reason: `the result on ${branch} is not the work of ${key}`}
-          const grown = await runGit(root, ['merge-base', '--is-ancestor', base, `refs/heads/${branch}`])
-          if (!grown.ok) return {ok: false, reason: `the result on ${branch} does not start from ${base.slice(0, 12)}`}
-          const head = await runGit(root, ['rev-parse', `refs/heads/${branch}`])
-          return {ok: true, commit: head.stdout.trim()}
-        })
+        return await fetchResult({root, file, key, branch, base})
       } finally {
         await rm(file, {force: true})
       }
