@@ -63,7 +63,8 @@ mv "$j/rc.tmp" "$j/rc"
 /**
  * `$1` dir, `$2` key, `$3` byte offset: stdout is the job's output from that
  * byte on, followed until the job ends; the last stderr line says how it
- * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`).
+ * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`),
+ * after the result bundle in base64 (`mdplan-job bundle`), when there is one.
  */
 export const followScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
@@ -72,7 +73,12 @@ i=0
 while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 600 ] && { echo "mdplan-job lost" >&2; exit 0; }; sleep 0.1; done
 touch out
 tail -c +$(($3+1)) -s 0.1 --pid="$(cat pid)" -f out
-if [ -f rc ]; then cat err >&2; echo "mdplan-job rc $(cat rc)" >&2; else echo "mdplan-job lost" >&2; fi
+if [ -f rc ]; then
+  cat err >&2
+  # The result rides home on the same call (base64 on stderr, before the last line): no second round trip.
+  [ -f result.bundle ] && { echo "mdplan-job bundle" >&2; base64 result.bundle >&2; }
+  echo "mdplan-job rc $(cat rc)" >&2
+else echo "mdplan-job lost" >&2; fi
 `
 
 /** `$1` dir, `$2` key: the result bundle on stdout (nothing when the job made no commit). */

@@ -1,5 +1,5 @@
 import {createWriteStream, mkdirSync} from 'node:fs'
-import {rm} from 'node:fs/promises'
+import {rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -23,6 +23,7 @@ const minFreeKb = 512 * 1024
  */
 export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
   const dir = spec.dir ?? '~/.mdplan'
+  const results = new Map<string, Buffer>()
   const {exec} = transport
   const checked = (key: string): string => {
     if (!isSafeKey(key)) throw new Error(`not a job key: ${key}`)
@@ -45,12 +46,18 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
     spec,
 
     async run(job, command) {
-      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key])})
+      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key]), results})
     },
 
     async collect({key, root, branch, base}): Promise<Collected> {
       const file = join(tmpdir(), `${checked(key)}-${process.pid}.bundle`)
       try {
+        const carried = results.get(key)
+        results.delete(key)
+        if (carried) {
+          await writeFile(file, carried)
+          return await fetchResult({root, file, key, branch, base})
+        }
         const fetched = await reach(() => exec(resultScript, [dir, key], {stdoutFile: file}))
         if (!fetched) return {ok: false, reason: `host lost: ${spec.name} (its result could not be fetched)`}
         if (fetched.exitCode !== 0) return {ok: false, reason: `${spec.name}: the job ${key} has no result`}
@@ -98,9 +105,11 @@ interface RunInput {
   job: HostJob
   command: HostCommand
   cancel: (key: string) => Promise<void>
+  /** Result bundles that came home with the end of a job's output, by key. */
+  results: Map<string, Buffer>
 }
 
-async function runJob({spec, dir, transport, job, command, cancel}: RunInput): Promise<HostRun> {
+async function runJob({spec, dir, transport, job, command, cancel, results}: RunInput): Promise<HostRun> {
   const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
   if (job.signal?.aborted) return {...base, interrupted: true}
   mkdirSync(dirname(job.logFile), {recursive: true})
@@ -173,7 +182,11 @@ async function runJob({spec, dir, transport, job, command, cancel}: RunInput): P
       if (control) {
         lastContact = Date.now()
         const before = stderr.slice(0, control.index + (control[0].startsWith('\n') ? 1 : 0)).replace(/^mdplan-job (submitted|exists)\n/m, '')
-        if (control[1] === 'rc') return finish({exitCode: Number(control[2]), stderr: before})
+        if (control[1] === 'rc') {
+          const marker = before.lastIndexOf('mdplan-job bundle\n')
+          results.set(job.key, marker === -1 ? Buffer.alloc(0) : Buffer.from(before.slice(marker + 18), 'base64'))
+          return finish({exitCode: Number(control[2]), stderr: marker === -1 ? before : before.slice(0, marker)})
+        }
         if (control[1] === 'lost') return finish({signal: 'SIGKILL', stderr: before, error: `the job ${job.key} on ${spec.name} ended without a result`})
         // The host knows nothing of the key: a rerun submits it (under the same key), once.
         if (!submitted) {
