@@ -20,16 +20,18 @@ export const submitScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 j=$d/jobs/$2
 mkdir -p "$d/jobs" "$d/staging" || exit 3
+umask 077
+s=$d/staging/$2.$$
+# Unpacked before the guard: a submit cut off mid-archive (its coordinator killed) leaves no job folder behind.
+mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s"; echo "mdplan-job bad-archive" >&2; exit 3; }
 if mkdir "$j" 2>/dev/null; then
-  umask 077
-  s=$d/staging/$2.$$
-  mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s" "$j"; echo "mdplan-job bad-archive" >&2; exit 3; }
   mv "$s"/* "$j"/ && rmdir "$s"
   (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
   umask 022
   echo "mdplan-job submitted" >&2
 else
-  cat > /dev/null
+  rm -rf "$s"
+  umask 022
   echo "mdplan-job exists" >&2
 fi
 `
@@ -102,7 +104,7 @@ for k in "$@"; do
     i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
     kill -KILL -"$p" 2>/dev/null
   fi
-  rm -rf "$j"
+  rm -rf "$j" "$d/staging/$k".*
 done
 `
 

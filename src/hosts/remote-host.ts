@@ -12,6 +12,9 @@ import {followScript, listScript, preflightScript, removeScript, resultScript, s
 import {lineSplitter} from './line-splitter.js'
 import {sshUnreachable, type SshTransport} from './ssh-transport.js'
 
+/** How long ssh takes to notice a dead connection (ServerAliveInterval × ServerAliveCountMax in ssh-transport.ts). */
+const keepaliveMs = 15_000
+
 /** Below this much free space in a host's job folder, preflight says so. */
 const minFreeKb = 512 * 1024
 
@@ -169,6 +172,8 @@ async function runJob({spec, dir, transport, job, command, cancel, results}: Run
         lines.push(chunk)
       })
       const answer = await call
+      // A call that ended only now kept its connection until ssh's keepalive (5 s × 3) saw it break.
+      lastContact = Math.max(lastContact, Date.now() - keepaliveMs)
       const stderr = String(answer.stderr ?? '')
       if (/^mdplan-job (submitted|exists)$/m.test(stderr)) {
         lastContact = Date.now()
