@@ -1,7 +1,7 @@
 import {getNote, setNote} from '../plan/notes.js'
 import type {Outcome} from '../protocol/interpret-result.js'
 import type {RunResult} from '../runners/runner.js'
-import type {NotePatch} from '../run/git-guard.js'
+import type {NotePatch} from '../git/git-guard.js'
 import {formatDuration} from '../util/format-duration.js'
 import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
