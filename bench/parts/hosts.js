@@ -1,15 +1,15 @@
 // Agents on other machines (issue 21): 200 agents of 100 ms on two localhost ssh hosts (real sshd
 // daemons, bench/sshd.js) against the same plan run locally, both in a git repository.
-// The cost of a remote launch: (remote makespan − local makespan) ÷ the agents on the longest chain of
-// the DAG (each waits for the one before it), i.e. what each launch adds to an agent's time: ship the
-// base, submit, follow, collect, merge.
+// The cost of a remote launch: (remote makespan − local makespan) × slots ÷ agents, the time each launch
+// adds while it holds a slot (ship the base, submit, follow, collect, merge); the DAG's longest chain is
+// short (14 agents), so the run is bound by slots, not by waiting.
 // Runs only when asked (`npm run bench -- hosts`): it needs openssh-server.
 import {execFileSync} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {criticalPathMs, sleepDag, toPlan} from '../sleep-dag.js'
+import {sleepDag, toPlan} from '../sleep-dag.js'
 import {gitInit} from '../git-init.js'
 import {sshdMissing, startSshd} from '../sshd.js'
 
@@ -27,11 +27,10 @@ export async function run() {
     const local = makespan(nodes, [])
     const hosts = sshd.hosts.map((h) => `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${sshd.config}', dir: '${h.dir}', slots: ${slots}}`)
     const remote = makespan(nodes, ['hosts:', ...hosts, `host: [${sshd.hosts.map((h) => h.alias).join(', ')}]`])
-    const chain = Math.round(criticalPathMs(nodes) / 100)
-    const perLaunch = (remote - local) / chain / 1000
+    const perLaunch = ((remote - local) * 2 * slots) / agents / 1000
     return [
       {figure: `makespan, ${agents} agents of 100 ms, 16 at once: two ssh hosts vs local`, value: `${(remote / 1000).toFixed(2)}s vs ${(local / 1000).toFixed(2)}s`, target: 'reported', holds: null},
-      {figure: `cost of a remote launch per agent (connection shared; ${chain} agents on the longest chain)`, value: `${perLaunch.toFixed(3)}s`, target: '≤ 0.3s', holds: perLaunch <= 0.3}
+      {figure: 'cost of a remote launch per agent (connection shared)', value: `${perLaunch.toFixed(3)}s`, target: '≤ 0.3s', holds: perLaunch <= 0.3}
     ]
   } finally {
     await sshd.close()
