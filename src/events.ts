@@ -15,7 +15,7 @@ export type RunEvent = Base &
     | {type: 'run-started'; plan: string; agents: number; concurrency: number; resumed: boolean}
     | {type: 'verification-started'; phase: 'pre' | 'build' | 'integration'; command: string}
     | {type: 'verification-finished'; phase: 'pre' | 'build' | 'integration'; ok: boolean; attempts: number; log?: string}
-    | {type: 'launched'; agent: string; agentId?: string; attempt: number; resumed: boolean; log: string}
+    | {type: 'launched'; agent: string; agentId?: string; attempt: number; resumed: boolean; log: string; host?: string; job?: string}
     | {type: 'agent-id'; agent: string; agentId: string}
     | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number}
     | {type: 'failed'; agent: string; agentId?: string; attempt: number; durationMs: number; reason: string; willRetry: boolean}

@@ -22,7 +22,7 @@ import {planSlug} from './git/worktree-names.js'
 import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
 import {trackProcessGroups} from './runners/spawn-agent.js'
 import {warmSpawnHelper} from './runners/spawn-helper.js'
-import {createGitGuard} from './run/git-guard.js'
+import {createGitGuard} from './git/git-guard.js'
 import {logFile} from './run/log-file.js'
 import {dagSection, tracksGraph} from './report/dag-section.js'
 import {createExecState} from './executor/create-exec-state.js'
@@ -32,6 +32,9 @@ import {agentOptions} from './runners/agent-options.js'
 import {verify} from './executor/verify.js'
 import {finishRun} from './executor/finish-run.js'
 import {exitCodes} from './cli/exit-codes.js'
+import {setupHosts} from './hosts/setup-hosts.js'
+import {parseJobNote} from './hosts/job-key.js'
+import {getNote} from './plan/notes.js'
 import {openRunLog, readRunLog, runLogFile} from './run/run-log.js'
 import {timedAgents} from './report/agent-times.js'
 import {plural} from './util/plural.js'
@@ -64,6 +67,8 @@ export interface RunPlanOptions {
   pollMs?: number
   /** Check the executor's invariants after every step (tests). */
   checkInvariants?: boolean
+  /** Where agents run unless their own `host` field says otherwise (`--host`): a host name or a pool. */
+  host?: string
 }
 
 /** The flags a child plan's run inherits from its parent's (its concurrency is its share of the cap). */
@@ -131,8 +136,15 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // Only agents that may launch need their CLI: a completed plan runs (and reports) anywhere.
   const rows = store.state.rows
   const launchable = new Map([...runners].filter(([id]) => rows.get(id)?.status !== 'completed'))
-  const missing = await preflightRunners(plan, launchable, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
-  if (missing.length > 0) throw new PlanError(missing)
+  // Hosts first: a runner's CLI is checked where its agents run (on a host, by the host's own preflight).
+  const hosts = await setupHosts({plan, file, cliHost: options.host, root, runners, launchable: new Set(launchable.keys()), strictScope: options.strictScope ?? false})
+  if (hosts.problems.length > 0) throw new PlanError(hosts.problems)
+  const here = new Map([...launchable].filter(([id]) => hosts.runsHere(id)))
+  const missing = await preflightRunners(plan, here, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
+  if (missing.length > 0) {
+    await hosts.runtime?.close()
+    throw new PlanError(missing)
+  }
 
   // A lost lock is told to the executor as soon as the lock's refresh or watch finds it.
   let onLockLost: ((error: Error) => void) | undefined
@@ -195,6 +207,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         }
       }
 
+      // This plan's jobs that no row names any more (collected results, a lost attempt's leftovers): ended and removed.
+      const sweep = async (): Promise<void> => {
+        if (!hosts.runtime) return
+        const keep = new Set([...state.table.rows.values()].filter((row) => row.status === 'in_progress').map((row) => parseJobNote(getNote(row.notes, 'job'))?.key ?? ''))
+        await hosts.runtime.sweep(keep, hosts.used)
+      }
+      await sweep()
       let journalApplied = journal.length > 0
       const graphTracked = tracksGraph(plan)
       let graphStatuses = ''
@@ -210,7 +229,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           git: git !== undefined,
           logFile: (id, attempt) => logFile(cwd, file, id, attempt),
           rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
-          maxPauseMs: options.maxPauseMs ?? settings.maxPause
+          maxPauseMs: options.maxPauseMs ?? settings.maxPause,
+          ...(hosts.config ? {hosts: hosts.config} : {})
         },
         store,
         plan,
@@ -246,13 +266,16 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         signal: options.signal,
         // Tests turn the checks on for every run they start (vitest.config.ts sets the variable).
         checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
-        childArgs: childArgs(options, cwd)
+        childArgs: childArgs(options, cwd),
+        ...(hosts.runtime ? {hosts: hosts.runtime} : {})
       })
+      await sweep()
       // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.
       const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLog(runLogFile(cwd, file), file), final.table.meta.started)
       return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed})
     } finally {
       trackProcessGroups(undefined)
+      await hosts.runtime?.close()
     }
   } finally {
     runLog.close()

@@ -1,3 +1,4 @@
+import {getNote} from '../plan/notes.js'
 import type {ExecConfig} from './exec-config.js'
 import type {ExecState} from './exec-state.js'
 import {slotsUsed} from './schedule-pass.js'
@@ -19,6 +20,13 @@ export function checkInvariants(state: ExecState, config: ExecConfig): void {
     // On disk before spawned: an attempt past `recording` was recorded by a write that finished.
     if (attempt.phase !== 'recording' && attempt.recordedBy > state.write.doneSeq) fail(`${attempt.agent} went past recording before the write that records it was done`)
     if (attempt.previous.status === 'completed') fail(`${attempt.agent} was relaunched although it had completed`)
+    // The write-ahead log: a remote attempt's key is in its row from the write that records it until it settles.
+    if (attempt.key !== undefined && getNote(row?.notes ?? '', 'job') !== `${attempt.host} ${attempt.key}`) fail(`${attempt.agent} runs as ${attempt.key} but its row's Notes do not name that job`)
+  }
+  if (config.hosts) {
+    const perHost = new Map<string, number>()
+    for (const attempt of state.attempts.values()) if (attempt.host !== undefined) perHost.set(attempt.host, (perHost.get(attempt.host) ?? 0) + 1)
+    for (const [host, count] of perHost) if (count > config.hosts.slots(host)) fail(`${count} attempts on host ${host}, over its ${config.hosts.slots(host)} slots`)
   }
   if (state.finished && state.attempts.size > 0) fail('finished with attempts alive')
   if (state.finished && state.write.inflight) fail('finished with a write under way')

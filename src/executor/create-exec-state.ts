@@ -46,6 +46,7 @@ export function createExecState(input: {
     peakConcurrency: 0,
     finalLook: 'none',
     finished: false,
+    hostsLost: new Set(),
     ...(input.newTiming ? {newTiming: true} : {})
   }
 }

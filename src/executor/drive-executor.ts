@@ -1,7 +1,7 @@
 import type {Agent, Plan} from '../plan/types.js'
 import type {Runner, RunnerOptions, RunResult} from '../runners/runner.js'
-import type {GitGuard} from '../run/git-guard.js'
-import {agentPrompt, withEnv} from '../run/agent-prompt.js'
+import type {GitGuard} from '../git/git-guard.js'
+import {agentPrompt, withEnv} from '../protocol/agent-prompt.js'
 import type {PlanStore} from '../store/plan-store.js'
 import {upsertOpenQuestion} from '../protocol/upsert-open-question.js'
 import type {ExecConfig} from './exec-config.js'
@@ -12,6 +12,7 @@ import {checkInvariants} from './check-invariants.js'
 import {step} from './step.js'
 import {childPlanPath} from '../nested/child-plan-path.js'
 import {watchPlan, type PlanWatch} from './watch-plan.js'
+import type {HostRuntime} from '../hosts/host-runtime.js'
 
 /** Everything the driver needs to perform effects: the edges of the run. */
 export interface DriverInput {
@@ -33,6 +34,8 @@ export interface DriverInput {
   signal?: AbortSignal
   /** The parent run's flags a child plan's run inherits. */
   childArgs?: readonly string[]
+  /** Remote hosts' jobs (src/hosts/), when the plan declares hosts. */
+  hosts?: HostRuntime
   /**
    * The run lock: looked at before every spawn (a lock lost since its last refresh launches nothing), and
    * `onLost` tells the run as soon as its refresh finds it gone.
@@ -109,6 +112,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         })
       case 'prepare': {
         const agent = state.byId.get(effect.agent)!
+        const {job} = effect
+        if (job && input.hosts) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...(await input.hosts!.prepare(agent, job, effect.notes))}))
         if (!git) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []}))
         return later(async () => {
           const launch = await git.beforeLaunch(agent, effect.notes)
@@ -133,8 +138,10 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         return
       case 'check': {
         const agent = state.byId.get(effect.agent)!
+        const {job} = effect
         return later(async () => {
-          const checked = await git!.afterCompletion(agent, effect.succeeded, endedAt.get(effect.agent)).catch((error: unknown) => ({
+          const work = job && input.hosts ? input.hosts.check(agent, job, effect.succeeded) : git!.afterCompletion(agent, effect.succeeded, endedAt.get(effect.agent))
+          const checked = await work.catch((error: unknown) => ({
             notes: {},
             warnings: [`git: could not check the work of ${effect.agent}: ${messageOf(error)}`],
             fail: undefined
@@ -199,8 +206,10 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
     })
     const controller = new AbortController()
     controllers.set(effect.agent, controller)
+    const logFile = config.logFile(effect.agent, effect.attempt)
+    const remote = effect.job && input.hosts ? input.hosts.attach(agent, effect.job, {logFile, timeoutMs: input.timeoutMs, signal: controller.signal}) : undefined
     try {
-      return await runner.run({
+      const result = await runner.run({
         agent,
         prompt,
         cwd: effect.cwd,
@@ -216,8 +225,12 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         child: {concurrency: effect.slots, args: input.childArgs ?? []},
         // A child's own writes are its business: its other events come up, marked with its plan.
         onChildEvent: (event) => event.type !== 'state-written' && input.emit({type: 'child', agent: effect.agent, plan: childPlanPath(input.file, agent) ?? '', event}),
-        onProgress: (note) => dispatch({type: 'progress', agent: effect.agent, attempt: effect.attempt, note})
+        onProgress: (note) => dispatch({type: 'progress', agent: effect.agent, attempt: effect.attempt, note}),
+        ...(remote ? {host: remote} : {})
       })
+      // Whatever the runner made of a silent host's missing output, the attempt's fate there is unknown.
+      if (remote?.lost()) return {ok: false, finalText: '', reason: `host lost: ${effect.job!.host}`, hostLost: effect.job!.host, agentId: result.agentId}
+      return result
     } catch (error) {
       return {ok: false, finalText: '', reason: `runner ${runner.name} failed: ${messageOf(error)}`}
     } finally {

@@ -20,4 +20,18 @@ export interface ExecConfig {
    * a pause that would go beyond it fails the attempt instead, with the cause in its note. Default 30 minutes.
    */
   maxPauseMs?: number
+  /** Where agents run, when the plan declares hosts (without: this machine, as always). */
+  hosts?: HostsConfig
+}
+
+/** Placement: the scheduler puts a ready agent on the host of its pool with the most free slots. */
+export interface HostsConfig {
+  /** The hosts an agent may run on (its own `host`, `--host`, or the front matter's `host:`). */
+  pool: (agent: string) => readonly string[]
+  /** Attempts a host takes at once (`local`: no limit of its own). */
+  slots: (host: string) => number
+  /** Attempts there are jobs named by a key written before they are submitted. */
+  remote: (host: string) => boolean
+  /** A new attempt's key, drawn here because `step` has no randomness. */
+  newKey: (agent: string, attempt: number) => string
 }

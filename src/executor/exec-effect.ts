@@ -4,6 +4,13 @@ import type {Question} from '../protocol/interpret-result.js'
 import type {TableState} from '../store/table-state.js'
 import type {ResumeKind} from './exec-state.js'
 
+/** A remote attempt's job: its host, its key, and whether a rerun attaches to it. */
+export interface JobRef {
+  host: string
+  key: string
+  reattach: boolean
+}
+
 /** An event for the reporters, without its time (the driver stamps it). */
 export type Emitted = RunEvent extends infer E ? (E extends unknown ? Omit<E, 'time'> : never) : never
 
@@ -15,7 +22,7 @@ export type ExecEffect =
   /** Write the table (merging a person's edits). Answered by `write-done` or `write-failed` with the same `seq`. */
   | {type: 'write'; seq: number; table: TableState; running: ReadonlySet<string>}
   /** Make the attempt's git base, snapshot or worktree. Answered by `prepared`. */
-  | {type: 'prepare'; agent: string; attempt: number; notes: string}
+  | {type: 'prepare'; agent: string; attempt: number; notes: string; job?: JobRef}
   /** Start the agent's process. Answered by `exited` (and `agent-id` when the CLI reports one). */
   | {
       type: 'spawn'
@@ -30,11 +37,12 @@ export type ExecEffect =
       retry?: {previousFailure: string; checkpoint?: string}
       answer?: OpenQuestion
       discoveries: Array<{agent: string; text: string}>
+      job?: JobRef
     }
   /** End an attempt's process tree. */
   | {type: 'kill'; agent: string}
   /** Check what an attempt changed; commit or merge its work. Answered by `checked`. */
-  | {type: 'check'; agent: string; attempt: number; succeeded: boolean}
+  | {type: 'check'; agent: string; attempt: number; succeeded: boolean; job?: JobRef}
   /** Forget an attempt's git snapshot (it ended without a check). */
   | {type: 'abandon'; agent: string}
   /** Add or replace the agent's entry under `## Open Questions`. Answered by `question-written`. */

@@ -1,7 +1,7 @@
 import type {Agent} from '../plan/types.js'
 import type {OpenQuestion} from '../protocol/read-answers.js'
 import type {RunResult} from '../runners/runner.js'
-import type {NotePatch} from '../run/git-guard.js'
+import type {NotePatch} from '../git/git-guard.js'
 import type {WriteResult} from '../store/plan-store.js'
 
 /**

@@ -46,6 +46,12 @@ export interface Attempt {
    * share of the cap its own run may use, so nesting never multiplies processes.
    */
   slots: number
+  /** Where it runs (when the plan declares hosts). */
+  host?: string
+  /** Its job's unique name on a remote host, in the row's Notes (`job: <host> <key>`) before it is submitted. */
+  key?: string
+  /** A rerun found the row's job still named: attach to it by its key rather than start anew. */
+  reattach?: boolean
 }
 
 export interface WriteState {
@@ -107,6 +113,8 @@ export interface ExecState {
   finished: boolean
   /** The first launch (ms), for the scorecard. */
   firstLaunchAt?: number
+  /** Hosts that stayed unreachable longer than their lease: no new attempt goes there while the pool has another. */
+  hostsLost: Set<string>
   /**
    * The run started from a table nothing runs in (a finished run, rows set back to `pending`): its
    * first launch starts a new timing (`Started:`), so the report times this run, not the first one.

@@ -1,6 +1,6 @@
 import type {Scorecard} from '../events.js'
 import type {Plan} from '../plan/types.js'
-import type {GitGuard} from '../run/git-guard.js'
+import type {GitGuard} from '../git/git-guard.js'
 import type {PlanStore} from '../store/plan-store.js'
 import {computeScorecard} from '../report/compute-scorecard.js'
 import {exitCodes} from '../cli/exit-codes.js'

@@ -3,6 +3,7 @@ import {assessAgents, type Assessment} from '../schedule/assess-agents.js'
 import {blockedNote} from '../schedule/blocked-note.js'
 import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
+import {placeAttempt, type Placement} from './place-attempt.js'
 import {emit, isoSeconds, row, setRow, type StepContext} from './step-context.js'
 
 /** Failed attempts recorded in a row's Notes (the highest `attempt N:`). */
@@ -50,14 +51,18 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
   if (!canLaunch(ctx)) return assessments
   const {state, config} = ctx
   let used = slotsUsed(ctx)
-  const launches = nextLaunches({order: state.order, assessments, runningCount: used, concurrency: config.concurrency, priority: state.priority})
+  // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere: look at all of them.
+  const launches = nextLaunches({order: state.order, assessments, runningCount: config.hosts ? 0 : used, concurrency: config.hosts ? state.order.length : config.concurrency, priority: state.priority})
+  const freeAtStart = config.concurrency - used
   launches.forEach((id, index) => {
     const free = config.concurrency - used
     if (free <= 0) return
+    const place = placeAttempt(ctx, id)
+    if (!place) return
     // A child plan takes what the launches after it leave of the free slots (at least one).
-    const slots = config.childPlan(id) ? Math.max(1, free - (launches.length - index - 1)) : 1
+    const slots = config.childPlan(id) ? Math.max(1, free - (Math.min(freeAtStart, launches.length) - index - 1)) : 1
     const assessment = assessments.get(id)!
-    startAttempt(ctx, id, assessment.kind === 'ready' ? assessment.resume : 'fresh', slots)
+    startAttempt(ctx, id, assessment.kind === 'ready' ? assessment.resume : 'fresh', slots, place)
     assessments.set(id, {kind: 'running'})
     used += slots
   })
@@ -83,27 +88,33 @@ function noteBlocked(ctx: StepContext, assessments: ReadonlyMap<string, Assessme
   }
 }
 
-function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' | 'fresh', slots: number): void {
+function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' | 'fresh', slots: number, place: Placement): void {
   const {state, config} = ctx
   const previous = row(ctx, id)
   const answer = resume === 'answer' ? state.answered.get(id) : undefined
   // A row left in_progress by a run that died is resumed through the runner when it can.
-  const orphaned = previous.status === 'in_progress' && previous.agentId !== ''
+  const orphaned = previous.status === 'in_progress' && (previous.agentId !== '' || place.reattach !== undefined)
   const resumeSession =
     config.canResume(id) && previous.agentId !== '' && (orphaned || answer !== undefined) ? previous.agentId : undefined
   const resumeKind: ResumeKind = orphaned ? 'orphan' : resume
   let notes = previous.notes
   for (const key of ['blocked by', 'soft-blocked by', 'paused']) notes = setNote(notes, key, undefined)
-  if (orphaned && !resumeSession) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId} ran`)
+  // A job still named by its key is not relaunched: the attempt attaches to it (or submits it, if the host never got it).
+  if (orphaned && !resumeSession && !place.reattach) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId || 'it'} ran`)
+  const attemptNumber = failuresOf(previous.notes) + 1
+  const remote = config.hosts?.remote(place.host) ?? false
+  const key = place.reattach ?? (remote ? config.hosts!.newKey(id, attemptNumber) : undefined)
+  // The write-ahead log: the key is in the row, on disk, before anything is submitted under it.
+  notes = setNote(notes, 'job', key ? `${place.host} ${key}` : undefined)
   if (answer) {
     notes = setNote(notes, 'question', undefined)
     // Used once: a second question from the same agent waits for a new answer.
     state.answered.delete(id)
   }
-  const sessionId = resumeSession ?? config.newAgentId(id)
+  const sessionId = resumeSession ?? (place.reattach && previous.agentId !== '' ? previous.agentId : config.newAgentId(id))
   const attempt: Attempt = {
     agent: id,
-    attempt: failuresOf(previous.notes) + 1,
+    attempt: attemptNumber,
     phase: 'recording',
     startedAt: ctx.now,
     recordedBy: state.write.seq + 1,
@@ -113,7 +124,9 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     previous,
     answer,
     killed: false,
-    slots
+    slots,
+    ...(config.hosts ? {host: place.host} : {}),
+    ...(key ? {key, reattach: place.reattach !== undefined} : {})
   }
   state.attempts.set(id, attempt)
   state.peakConcurrency = Math.max(state.peakConcurrency, slotsUsed(ctx))

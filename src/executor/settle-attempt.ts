@@ -1,7 +1,7 @@
 import {getNote, setNote} from '../plan/notes.js'
 import type {Outcome} from '../protocol/interpret-result.js'
 import type {RunResult} from '../runners/runner.js'
-import type {NotePatch} from '../run/git-guard.js'
+import type {NotePatch} from '../git/git-guard.js'
 import {formatDuration} from '../util/format-duration.js'
 import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
@@ -30,6 +30,8 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   const agentId = result.agentId ?? attempt.sessionId
   const current = row(ctx, id)
   let notes = Object.entries(gitNotes).reduce((cell, [key, value]) => setNote(cell, key, value), current.notes)
+  // Settled: its key names no live job any more (a next attempt draws its own); the row keeps where it ran.
+  if (attempt.key) notes = setNote(setNote(notes, 'job', undefined), 'host', attempt.host)
   if (result.costUsd !== undefined) {
     // Notes keep the agent's total; a resumed claude session reports its own running total.
     const before = Number(getNote(notes, 'cost')?.replace(/^\$/, '') ?? 0) || 0

@@ -3,6 +3,7 @@ import type {Agent} from '../plan/types.js'
 import type {ExecEffect} from './exec-effect.js'
 import type {Attempt} from './exec-state.js'
 import {emit, type StepContext} from './step-context.js'
+import {jobOf} from './place-attempt.js'
 
 /** The `spawn` effect of an attempt whose launch is on disk and whose git setup is ready; emits `launched`. */
 export function spawnEffect(ctx: StepContext, attempt: Attempt, cwd: string): ExecEffect {
@@ -18,9 +19,12 @@ export function spawnEffect(ctx: StepContext, attempt: Attempt, cwd: string): Ex
     agent: id,
     agentId: attempt.sessionId,
     attempt: attempt.attempt,
-    resumed: attempt.resumeSession !== undefined,
-    log: config.logFile(id, attempt.attempt)
+    resumed: attempt.resumeSession !== undefined || attempt.reattach === true,
+    log: config.logFile(id, attempt.attempt),
+    ...(attempt.host !== undefined ? {host: attempt.host} : {}),
+    ...(attempt.key !== undefined ? {job: attempt.key} : {})
   })
+  const job = jobOf(attempt)
   return {
     type: 'spawn',
     agent: id,
@@ -32,7 +36,8 @@ export function spawnEffect(ctx: StepContext, attempt: Attempt, cwd: string): Ex
     agentId: attempt.resumeSession === undefined ? attempt.sessionId : undefined,
     retry,
     answer: attempt.answer,
-    discoveries: state.discoveries.filter((d) => dependsOnTransitively(state.byId, id, d.agent))
+    discoveries: state.discoveries.filter((d) => dependsOnTransitively(state.byId, id, d.agent)),
+    ...(job ? {job} : {})
   }
 }
 

@@ -12,6 +12,8 @@ import {failuresOf, schedulePass} from './schedule-pass.js'
 import {settleAttempt} from './settle-attempt.js'
 import {attemptOf, emit, row, setRow, undoLaunch, warn, type StepContext} from './step-context.js'
 import {spawnEffect} from './spawn-effect.js'
+import {jobOf} from './place-attempt.js'
+import type {Attempt} from './exec-state.js'
 
 /** How soon a failed write is tried again. */
 export const writeRetryMs = 2_000
@@ -125,9 +127,11 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       }
       const outcome = interpretResult(result)
       attempt.result = result
-      if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession) {
+      // A lost host's result is never collected: a late one from its key is not merged (fencing by key).
+      if (result.hostLost) state.hostsLost.add(result.hostLost)
+      if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession && !result.hostLost) {
         attempt.phase = 'checking'
-        ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed'})
+        ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed', ...jobField(attempt)})
         return
       }
       if (ctx.config.git) ctx.effects.push({type: 'abandon', agent: attempt.agent})
@@ -237,7 +241,7 @@ function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
       continue
     }
     attempt.phase = 'preparing'
-    ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: row(ctx, attempt.agent).notes})
+    ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: row(ctx, attempt.agent).notes, ...jobField(attempt)})
   }
 }
 
@@ -283,4 +287,10 @@ function flushWrite(ctx: StepContext): void {
   write.dirty = false
   const table = {rows: new Map(ctx.state.table.rows), meta: {...ctx.state.table.meta}}
   ctx.effects.push({type: 'write', seq: write.seq, table, running: new Set(ctx.state.attempts.keys())})
+}
+
+/** `{job}` for an effect of a remote attempt; nothing for a local one (its effects stay as they were). */
+function jobField(attempt: Attempt): {job?: ReturnType<typeof jobOf>} {
+  const job = jobOf(attempt)
+  return job ? {job} : {}
 }

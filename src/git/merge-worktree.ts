@@ -1,7 +1,8 @@
 import {gitMutex, type Mutex} from './git-mutex.js'
 import {headSha} from './head-sha.js'
 import {identityArgs} from './identity-args.js'
-import {gitReason, runGit, splitNul} from './run-git.js'
+import {mergeBranch} from './merge-branch.js'
+import {gitReason, runGit} from './run-git.js'
 
 export interface MergeWorktreeInput {
   /** The main working tree's top folder: the branch is merged into whatever it has checked out. */
@@ -57,35 +58,6 @@ async function merge(input: MergeWorktreeInput): Promise<MergeWorktreeResult> {
     workCommit = await headSha(input.worktree)
   } else if (!staged.ok) return fail(gitReason(staged, 'git diff'))
 
-  const contained = await runGit(input.root, ['merge-base', '--is-ancestor', input.branch, 'HEAD'])
-  if (contained.ok) return {ok: true, ...(workCommit ? {workCommit} : {}), head: (await headSha(input.root)) ?? '', merged: false}
-
-  const merged = await runGit(input.root, [...identity, 'merge', '--no-edit', '--no-verify', '-m', `Merge ${input.branch}: ${input.message}`, input.branch])
-  if (!merged.ok) {
-    const unmerged = await runGit(input.root, ['diff', '--name-only', '-z', '--diff-filter=U'])
-    const conflicts = [...new Set(splitNul(unmerged.stdout))].sort()
-    const inMerge = (await runGit(input.root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])).ok
-    if (inMerge) await runGit(input.root, ['merge', '--abort'])
-    if (conflicts.length > 0) return fail(`merge conflict in ${conflicts.join(', ')}`, conflicts)
-    const blocked = blockingPaths(merged.stderr)
-    if (blocked.length > 0) return fail(`git merge: changes in the main working tree are in the way: ${blocked.join(', ')}`)
-    return fail(gitReason(merged, 'git merge'))
-  }
-  return {ok: true, ...(workCommit ? {workCommit} : {}), head: (await headSha(input.root)) ?? '', merged: true}
-}
-
-/**
- * Git lists the files in the way (staged changes, or local and untracked files
- * the merge would overwrite) on indented lines after the error line; the
- * first line alone names none of them.
- */
-function blockingPaths(stderr: string): string[] {
-  const paths: string[] = []
-  let listing = false
-  for (const line of stderr.split('\n')) {
-    if (/would be overwritten by merge:\s*$/.test(line)) listing = true
-    else if (listing && /^\s+\S/.test(line)) paths.push(line.trim())
-    else listing = false
-  }
-  return [...new Set(paths)]
+  const merged = await mergeBranch({root: input.root, branch: input.branch, message: input.message, identity})
+  return merged.ok ? {...merged, ...(workCommit ? {workCommit} : {})} : merged
 }

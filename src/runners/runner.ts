@@ -52,6 +52,8 @@ export interface RunRequest {
   /** A child plan's own events and progress (`child: 3/7 completed`). */
   onChildEvent?: (event: import('../events.js').RunEvent) => void
   onProgress?: (note: string) => void
+  /** Where the command runs when not on this machine (src/hosts/): it streams the output lines back. */
+  host?: {run: (command: import('../hosts/host.js').HostCommand) => Promise<import('./spawn-agent.js').SpawnResult>}
 }
 
 /** What one attempt did, as the CLI reported it. The result protocol interprets `finalText`. */
@@ -85,6 +87,8 @@ export interface RunResult {
   unknownSession?: boolean
   /** The CLI is missing or could not start. */
   spawnFailed?: boolean
+  /** The host it ran on stayed unreachable longer than its lease (its name): the attempt failed there, it is retried elsewhere. */
+  hostLost?: string
   costUsd?: number
   turns?: number
   durationMs?: number

@@ -6,6 +6,8 @@ export function spawnRequest(
   request: RunRequest,
   command: {file: string; args: readonly string[]; env?: Record<string, string>; onLine?: (line: string) => void; input?: string}
 ): Promise<SpawnResult> {
+  // Another host: only the attempt's own variables travel (and those the host passes by name), never this machine's environment.
+  if (request.host) return request.host.run({...command, env: {...request.options.env, ...command.env}})
   return spawnAgent({
     file: command.file,
     args: command.args,

@@ -35,6 +35,7 @@ interface RunFlags {
   allowedTools?: string[]
   maxTurns?: string
   maxBudgetUsd?: string
+  host?: string
 }
 
 export const registerRun: RegisterCommand = (program, io, done) => {
@@ -54,6 +55,7 @@ export const registerRun: RegisterCommand = (program, io, done) => {
     .option('--import-state', 'take the progress of a .parallel-plan-state.json beside the plan into a table that has none')
     .option('--ignore-state-file', 'run from the table as it is, whatever a .parallel-plan-state.json beside the plan says')
     .option('--cwd <dir>', 'where agents run (default: the current folder)')
+    .option('--host <name>', 'run agents on this host or pool from the front matter `hosts:` (an agent\'s own `host` field wins)')
     .option('--json', 'print newline-delimited JSON events on stdout')
     .option('-q, --quiet', 'print only the final scorecard')
     .option('--no-color', 'no colours (also: NO_COLOR)')
@@ -171,6 +173,7 @@ the lock; 130 interrupted (run again to resume).`
         maxPauseMs,
         failFast: flags.failFast,
         strictScope: flags.strictScope,
+        host: flags.host,
         sideState,
         signal: controller.signal,
         runnerOptions: {

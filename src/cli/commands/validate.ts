@@ -11,6 +11,7 @@ import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
 import {checkTemplates} from '../../runners/check-templates.js'
+import {readHosts} from '../../hosts/read-hosts.js'
 import {plural} from '../../util/plural.js'
 
 export const registerValidate: RegisterCommand = (program, io, done) => {
@@ -33,6 +34,7 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
           // Whether to take a side-file's progress is the run's choice (--import-state, --ignore-state-file): a warning here.
           ...readSideState(plan, resolve(io.cwd, file)).diagnostics.map((d) => (d.rule === 'state-json-unconfirmed' ? {...d, severity: 'warning' as const} : d)),
           ...checkTemplates(plan),
+          ...readHosts(plan).diagnostics,
           ...checkPromptSizes(plan)
         ])
         agents = plan.agents.length

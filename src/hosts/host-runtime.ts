@@ -1,0 +1,132 @@
+import type {Agent, Plan} from '../plan/types.js'
+import type {JobRef} from '../executor/exec-effect.js'
+import type {CompletionGit, LaunchGit} from '../git/git-guard.js'
+import type {SpawnResult} from '../runners/spawn-agent.js'
+import {attributeChanges} from '../git/attribute-changes.js'
+import {commitMessage} from '../git/commit-message.js'
+import {formatScopeNote} from '../git/format-scope-note.js'
+import {gitMutex} from '../git/git-mutex.js'
+import {headSha, shortSha} from '../git/head-sha.js'
+import {identityArgs} from '../git/identity-args.js'
+import {mergeBranch} from '../git/merge-branch.js'
+import {ownershipMap} from '../git/ownership-map.js'
+import {runGit, splitNul} from '../git/run-git.js'
+import {worktreeNames} from '../git/worktree-names.js'
+import type {Host, HostCommand} from './host.js'
+import type {HostSpec} from './host-spec.js'
+import {containerHost} from './container.js'
+import {sshHost} from './ssh.js'
+
+/** The remote side of one run: each remote attempt's base, job and result. */
+export interface HostRuntime {
+  host: (name: string) => Host
+  /** Fix the attempt's base commit (a rerun's recorded `base:`, else HEAD after its dependencies' merges). */
+  prepare(agent: Agent, job: JobRef, notes: string): Promise<LaunchGit>
+  /** A runner's command, run as the attempt's job; `lost()` says whether its host went silent past the lease. */
+  attach(agent: Agent, job: JobRef, io: {logFile: string; timeoutMs?: number; signal?: AbortSignal}): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => boolean}
+  /** Fetch the result, check its scope, merge it: the same rules as a worktree's. */
+  check(agent: Agent, job: JobRef, succeeded: boolean): Promise<CompletionGit>
+  /** Remove this plan's job folders no `in_progress` row names (collected results, lost attempts' leftovers, ending what still runs). */
+  sweep(keep: ReadonlySet<string>, hosts: Iterable<string>): Promise<string[]>
+  close(): Promise<void>
+}
+
+export function createHostRuntime(input: {
+  plan: Plan
+  specs: ReadonlyMap<string, HostSpec>
+  root: string
+  prefix: string
+  slug: string
+  strictScope: boolean
+  commits: (agent: Agent) => boolean
+}): HostRuntime {
+  const {root, prefix, slug} = input
+  const hosts = new Map<string, Host>()
+  const bases = new Map<string, string>()
+  const owners = ownershipMap(input.plan, prefix)
+  const title = input.plan.title ?? slug
+  // Read once: every merge of the run commits as the same person.
+  const identity = identityArgs(root)
+  const host = (name: string): Host => {
+    let found = hosts.get(name)
+    if (!found) {
+      const spec = input.specs.get(name)
+      if (!spec || spec.type === 'local') throw new Error(`not a remote host: ${name}`)
+      hosts.set(name, (found = spec.type === 'ssh' ? sshHost(spec) : containerHost(spec, root)))
+    }
+    return found
+  }
+
+  return {
+    host,
+
+    async prepare(agent, job, notes) {
+      const recorded = job.reattach ? /(?:^|;\s*)base:\s*([0-9a-f]{4,40})/.exec(notes)?.[1] : undefined
+      const resolved = recorded ? (await runGit(root, ['rev-parse', '--verify', '--quiet', `${recorded}^{commit}`])).stdout.trim() : undefined
+      const base = resolved || (await headSha(root))
+      if (!base) return {cwd: root, notes: {}, warnings: [], error: 'git: the repository has no commit yet to send to a host'}
+      bases.set(job.key, base)
+      const spec = input.specs.get(job.host)
+      return {cwd: `${job.host}:${spec?.dir ?? '~/.mdplan'}/jobs/${job.key}/work/${prefix}`, notes: {base: shortSha(base)}, warnings: []}
+    },
+
+    attach(agent, job, io) {
+      let lost = false
+      const {branch} = worktreeNames(root, slug, agent.id)
+      return {
+        lost: () => lost,
+        run: async (command) => {
+          const base = bases.get(job.key) ?? (await headSha(root)) ?? ''
+          const result = await host(job.host).run(
+            {key: job.key, ...io, git: {root, base, branch, prefix, message: commitMessage(title, agent)}, reattach: job.reattach},
+            command
+          )
+          lost = result.lost === true
+          return result
+        }
+      }
+    },
+
+    async check(agent, job, succeeded) {
+      const notes: Record<string, string | undefined> = {}
+      const warnings: string[] = []
+      if (!succeeded) return {notes, warnings}
+      const base = bases.get(job.key)
+      const {branch} = worktreeNames(root, slug, agent.id)
+      if (!base) return {notes, warnings, fail: `no base commit recorded for ${job.key}`}
+      const collected = await host(job.host).collect({key: job.key, root, branch, base})
+      if (!collected.ok) return {notes, warnings, fail: collected.reason}
+      if (!collected.commit) return {notes, warnings}
+      // On its own host every change is the agent's: the scope check needs no window, only the diff.
+      const diff = await runGit(root, ['diff', '--name-only', '-z', '--no-renames', base, collected.commit])
+      const changed = splitNul(diff.stdout).filter((path) => path.startsWith(prefix)).map((path) => path.slice(prefix.length))
+      const scope = formatScopeNote(attributeChanges({agent: agent.id, changed, owners, running: [agent.id]}).violations)
+      notes.scope = scope
+      if (scope && input.strictScope) return {notes, warnings, fail: `scope: ${scope}`}
+      const merged = await gitMutex.run(async () =>
+        mergeBranch({root, branch, message: commitMessage(title, agent), identity: await identity})
+      )
+      // The branch is kept on a conflict, so a person can resolve it by hand.
+      if (!merged.ok) return {notes, warnings, fail: merged.reason}
+      await runGit(root, ['branch', '-D', branch])
+      if (input.commits(agent)) notes.commit = shortSha(collected.commit)
+      return {notes, warnings}
+    },
+
+    async sweep(keep, names) {
+      const messages: string[] = []
+      await Promise.all(
+        [...new Set(names)].map(async (name) => {
+          const keys = await host(name).list(`mdplan-${slug}-`)
+          if (!keys) return
+          await host(name).cancel(keys.filter((key) => !keep.has(key)))
+        })
+      )
+      return messages
+    },
+
+    async close() {
+      await Promise.all([...hosts.values()].map((h) => h.close()))
+    }
+  }
+}

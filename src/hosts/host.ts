@@ -1,0 +1,58 @@
+import type {SpawnResult} from '../runners/spawn-agent.js'
+import type {HostSpec} from './host-spec.js'
+
+/** What a runner asks to run (argv, environment, stdin), wherever it runs. */
+export interface HostCommand {
+  file: string
+  args: readonly string[]
+  /** The attempt's own variables (MDPLAN_*, a retry's context); the host adds the ones it passes by name. */
+  env?: Record<string, string>
+  input?: string
+  onLine?: (line: string) => void
+}
+
+/** One attempt on one host, named by its key (the job's unique name there). */
+export interface HostJob {
+  key: string
+  logFile: string
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** Code in: the commit the agent starts from, on its branch, in the repository at `root`; `cwd` is the plan's folder inside it. */
+  git: {root: string; base: string; branch: string; prefix: string; message: string}
+  /** A rerun's job: look for it by its key before submitting. */
+  reattach?: boolean
+}
+
+export interface HostRun extends SpawnResult {
+  /** The host stayed unreachable for longer than its lease: the attempt's fate is unknown. */
+  lost?: boolean
+  /** The job was already there (a rerun re-attached, or a submit's answer was lost): its output was replayed. */
+  attached?: boolean
+}
+
+/** The result of a job, brought home: a commit on the agent's branch, or nothing to merge. */
+export type Collected = {ok: true; commit?: string} | {ok: false; reason: string}
+
+/**
+ * Where an attempt's process runs. A runner says what to run; a host says
+ * where, and streams its stdout lines back so the runner parses them as if
+ * it ran here. Every job is named by the attempt's key, written in the plan
+ * before anything is submitted: submitting a key twice attaches to the job
+ * it names instead of starting a second one (the write-ahead log's promise).
+ * Engines that fit the same shape: Slurm (`--job-name`), Kubernetes (a Job's name).
+ */
+export interface Host {
+  spec: HostSpec
+  /** Submit the job, or attach to the one the key already names (output replayed from byte 0, then followed); resolves when it ended. */
+  run(job: HostJob, command: HostCommand): Promise<HostRun>
+  /** Fetch the job's result commit into `refs/heads/<branch>` of `root`, checking that it carries the job's key (fencing). */
+  collect(job: {key: string; root: string; branch: string; base: string}): Promise<Collected>
+  /** End each job's whole process group if it still runs, and forget it (Ctrl-C; a collected result; a lost attempt's leftover). */
+  cancel(keys: readonly string[]): Promise<void>
+  /** Keys of the jobs the host holds whose names start with `prefix`. */
+  list(prefix: string): Promise<string[] | undefined>
+  /** Problems with running agents there (unreachable, no git, a CLI missing), one line each with the fix. */
+  preflight(executables: readonly string[]): Promise<string[]>
+  /** Close shared connections. */
+  close(): Promise<void>
+}

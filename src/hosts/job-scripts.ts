@@ -1,0 +1,125 @@
+/**
+ * The remote half of a job, in POSIX sh plus git and GNU tail: constant
+ * text, never built from a plan. Everything an attempt brings (argv, stdin,
+ * environment, the base commit) travels as files in a tar archive on stdin;
+ * only the job folder's parent and the key (checked: `isSafeKey`) are
+ * arguments, so no prompt ever passes through a shell.
+ *
+ * A job folder `<dir>/jobs/<key>/` holds `pid` (the job's process group),
+ * `out` and `err` (the agent's stdout and stderr), `agent.rc`, and `rc`,
+ * written last with an atomic rename once the work is committed and bundled.
+ */
+
+/**
+ * `$1` dir, `$2` key, `$3` byte offset; stdin: the job's tar archive. `mkdir`
+ * of the folder is the guard: one process per key, however often the same
+ * key is submitted. Says `mdplan-job submitted` or `exists` on stderr, then
+ * follows the job's output in the same call (one round trip per launch).
+ */
+export const submitScript = `
+d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
+j=$d/jobs/$2
+mkdir -p "$d/jobs" "$d/staging" || exit 3
+umask 077
+s=$d/staging/$2.$$
+# Unpacked before the guard: a submit cut off mid-archive (its coordinator killed) leaves no job folder behind.
+mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s"; echo "mdplan-job bad-archive" >&2; exit 3; }
+if mkdir "$j" 2>/dev/null; then
+  mv "$s"/* "$j"/ && rmdir "$s"
+  (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
+  umask 022
+  echo "mdplan-job submitted" >&2
+else
+  rm -rf "$s"
+  umask 022
+  echo "mdplan-job exists" >&2
+fi
+`
+
+/** The job itself, its own session and process group; `$1` the job folder. */
+export const runScript = `
+j=$1
+cd "$j" || exit 1
+echo $$ > pid.tmp && mv pid.tmp pid
+: > out; : > err
+work() {
+  git init -q "$j/work" && cd "$j/work" &&
+    git fetch -q "$j/base.bundle" "$(cat "$j/ref"):refs/heads/$(cat "$j/branch")" &&
+    git checkout -q "$(cat "$j/branch")" || { echo "mdplan: could not check out the base commit" >&2; echo 125 > "$j/agent.rc"; return; }
+  cd "$j/work/$(cat "$j/prefix")" || { echo 125 > "$j/agent.rc"; return; }
+  set -a; . "$j/env.sh"; set +a
+  rm -f "$j/env.sh"
+  if [ -f "$j/input" ]; then in=$j/input; else in=/dev/null; fi
+  xargs -0 -x sh -c 'in=$1; shift; "$@" < "$in"; echo $? > "$MDPLAN_JOB/agent.rc"' mdplan-agent "$in" < "$j/argv"
+}
+MDPLAN_JOB=$j; export MDPLAN_JOB
+work > "$j/out" 2> "$j/err"
+cd "$j/work" 2>/dev/null && {
+  git add -A && { git diff --cached --quiet || git -c user.name="$(cat "$j/name")" -c user.email="$(cat "$j/email")" commit -q --no-verify -F "$j/message"; }
+  if [ "$(git rev-parse HEAD)" != "$(cat "$j/base")" ]; then git bundle create "$j/result.bundle" "$(cat "$j/branch")" "^$(cat "$j/base")" 2>> "$j/err"; fi
+} >> "$j/err" 2>&1
+cat "$j/agent.rc" > "$j/rc.tmp" 2>/dev/null || echo 125 > "$j/rc.tmp"
+mv "$j/rc.tmp" "$j/rc"
+`
+
+/**
+ * `$1` dir, `$2` key, `$3` byte offset: stdout is the job's output from that
+ * byte on, followed until the job ends; the last stderr line says how it
+ * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`),
+ * after the result bundle in base64 (`mdplan-job bundle`), when there is one.
+ */
+export const followScript = `
+d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
+cd "$d/jobs/$2" 2>/dev/null || { echo "mdplan-job unknown" >&2; exit 0; }
+i=0
+while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 600 ] && { echo "mdplan-job lost" >&2; exit 0; }; sleep 0.1; done
+touch out
+tail -c +$(($3+1)) -s 0.1 --pid="$(cat pid)" -f out
+if [ -f rc ]; then
+  cat err >&2
+  # The result rides home on the same call (base64 on stderr, before the last line): no second round trip.
+  [ -f result.bundle ] && { echo "mdplan-job bundle" >&2; base64 result.bundle >&2; }
+  echo "mdplan-job rc $(cat rc)" >&2
+else echo "mdplan-job lost" >&2; fi
+`
+
+/** `$1` dir, `$2` key: the result bundle on stdout (nothing when the job made no commit). */
+export const resultScript = `
+d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
+j=$d/jobs/$2
+[ -f "$j/rc" ] || exit 4
+[ -f "$j/result.bundle" ] && cat "$j/result.bundle"
+exit 0
+`
+
+/** `$1` dir, then keys: end each job's process group if it still runs (SIGTERM, then SIGKILL after 2 s), then remove its folder. */
+export const removeScript = `
+d=$1; shift; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
+for k in "$@"; do
+  j=$d/jobs/$k
+  [ -d "$j" ] || continue
+  if [ -s "$j/pid" ] && [ ! -f "$j/rc" ]; then
+    p=$(cat "$j/pid")
+    kill -TERM -"$p" 2>/dev/null
+    i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
+    kill -KILL -"$p" 2>/dev/null
+  fi
+  rm -rf "$j" "$d/staging/$k".*
+done
+`
+
+/** `$1` dir, `$2` key prefix: the keys of the jobs there. */
+export const listScript = `
+d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
+[ -d "$d/jobs" ] || exit 0
+cd "$d/jobs" && for k in "$2"*; do [ -d "$k" ] && echo "$k"; done
+exit 0
+`
+
+/** `$1` dir, then executables: one `missing NAME` line per one not found; `disk KB` free in the job folder's file system. */
+export const preflightScript = `
+d=$1; shift; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
+mkdir -p "$d/jobs" || echo "unwritable $d"
+for x in git tar setsid tail xargs "$@"; do command -v "$x" > /dev/null 2>&1 || echo "missing $x"; done
+echo "disk $(df -Pk "$d" 2>/dev/null | awk 'NR==2 {print $4}')"
+`

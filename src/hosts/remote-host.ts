@@ -1,0 +1,208 @@
+import {createWriteStream, mkdirSync} from 'node:fs'
+import {rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {fetchResult} from './fetch-result.js'
+import type {Collected, Host, HostCommand, HostJob, HostRun} from './host.js'
+import type {HostSpec} from './host-spec.js'
+import {jobArchive} from './job-archive.js'
+import {isSafeKey} from './job-key.js'
+import {followScript, listScript, preflightScript, removeScript, resultScript, submitScript} from './job-scripts.js'
+import {lineSplitter} from './line-splitter.js'
+import {sshUnreachable, type SshTransport} from './ssh-transport.js'
+
+/** How long ssh takes to notice a dead connection (ServerAliveInterval × ServerAliveCountMax in ssh-transport.ts). */
+const keepaliveMs = 15_000
+
+/** Below this much free space in a host's job folder, preflight says so. */
+const minFreeKb = 512 * 1024
+
+/**
+ * A host reached through a transport that runs the job scripts there (ssh).
+ * Submit is idempotent by key; output is followed from a byte offset, so a
+ * dropped connection resumes where it broke and a rerun replays from byte 0;
+ * a host unreachable for longer than its lease makes the attempt `lost`.
+ */
+export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
+  const dir = spec.dir ?? '~/.mdplan'
+  const results = new Map<string, Buffer>()
+  const {exec} = transport
+  const checked = (key: string): string => {
+    if (!isSafeKey(key)) throw new Error(`not a job key: ${key}`)
+    return key
+  }
+
+  /** Call until the host answers (not ssh's 255), or the lease since `since` runs out. */
+  const reach = async <T>(call: () => Promise<T & {exitCode?: number}>, since = Date.now()): Promise<(T & {exitCode?: number}) | undefined> => {
+    for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
+      if ((await transport.connect()).ok) {
+        const result = await call()
+        if (result.exitCode !== sshUnreachable) return result
+      }
+      if (Date.now() - since > spec.leaseMs) return undefined
+      await sleep(wait)
+    }
+  }
+
+  return {
+    spec,
+
+    async run(job, command) {
+      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key]), results})
+    },
+
+    async collect({key, root, branch, base}): Promise<Collected> {
+      const file = join(tmpdir(), `${checked(key)}-${process.pid}.bundle`)
+      try {
+        const carried = results.get(key)
+        results.delete(key)
+        if (carried) {
+          await writeFile(file, carried)
+          return await fetchResult({root, file, key, branch, base})
+        }
+        const fetched = await reach(() => exec(resultScript, [dir, key], {stdoutFile: file}))
+        if (!fetched) return {ok: false, reason: `host lost: ${spec.name} (its result could not be fetched)`}
+        if (fetched.exitCode !== 0) return {ok: false, reason: `${spec.name}: the job ${key} has no result`}
+        return await fetchResult({root, file, key, branch, base})
+      } finally {
+        await rm(file, {force: true})
+      }
+    },
+
+    async cancel(keys) {
+      if (keys.length === 0) return
+      await reach(() => exec(removeScript, [dir, ...keys.map(checked)]), Date.now() - spec.leaseMs + 5000)
+    },
+
+    async list(prefix) {
+      const listed = await reach(() => exec(listScript, [dir, prefix]), Date.now() - spec.leaseMs + 5000)
+      if (!listed || listed.exitCode !== 0) return undefined
+      return String(listed.stdout).split('\n').filter((key) => isSafeKey(key))
+    },
+
+    async preflight(executables) {
+      const name = `host ${spec.name} (${transport.label})`
+      const connected = await transport.connect()
+      if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`${transport.probe}\` works without a password prompt`]
+      const answer = await exec(preflightScript, [dir, ...executables])
+      if (answer.exitCode !== 0) return [`${name}: the checks could not run (${String(answer.stderr).trim().split('\n').at(-1) ?? answer.exitCode})`]
+      const problems: string[] = []
+      for (const line of String(answer.stdout).split('\n')) {
+        const [what, value] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]
+        if (what === 'missing') problems.push(`${name}: \`${value}\` is not installed there; install it on ${transport.label} or run these agents on another host`)
+        if (what === 'unwritable') problems.push(`${name}: cannot create the job folder ${value}; set \`dir:\` for the host to a writable folder`)
+        if (what === 'disk' && Number(value) > 0 && Number(value) < minFreeKb) problems.push(`${name}: only ${Math.round(Number(value) / 1024)} MB free under ${dir}; free some space or set \`dir:\` elsewhere`)
+      }
+      return problems
+    },
+
+    close: () => transport.close()
+  }
+}
+
+interface RunInput {
+  spec: HostSpec
+  dir: string
+  transport: SshTransport
+  job: HostJob
+  command: HostCommand
+  cancel: (key: string) => Promise<void>
+  /** Result bundles that came home with the end of a job's output, by key. */
+  results: Map<string, Buffer>
+}
+
+async function runJob({spec, dir, transport, job, command, cancel, results}: RunInput): Promise<HostRun> {
+  const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
+  if (job.signal?.aborted) return {...base, interrupted: true}
+  mkdirSync(dirname(job.logFile), {recursive: true})
+  const log = createWriteStream(job.logFile, {flags: 'a'})
+  const out: Buffer[] = []
+  const lines = lineSplitter(command.onLine)
+  const stop = new AbortController()
+  let interrupted = false
+  let timedOut = false
+  const onAbort = (): void => {
+    interrupted = true
+    stop.abort()
+  }
+  job.signal?.addEventListener('abort', onAbort, {once: true})
+  const timer = job.timeoutMs ? setTimeout(() => ((timedOut = true), stop.abort()), job.timeoutMs) : undefined
+  let archive: Awaited<ReturnType<typeof jobArchive>> | undefined
+  let offset = 0
+  let lastContact = Date.now()
+  let phase: 'submit' | 'follow' = job.reattach ? 'follow' : 'submit'
+  let submitted = false
+  let attached = false
+  const env: Record<string, string> = {...command.env}
+  for (const name of spec.env) if (process.env[name] !== undefined) env[name] = process.env[name]!
+
+  const finish = async (result: Partial<HostRun>): Promise<HostRun> => {
+    if (timer) clearTimeout(timer)
+    job.signal?.removeEventListener('abort', onAbort)
+    lines.end()
+    if (result.stderr) log.write(result.stderr)
+    log.end()
+    if (archive && 'dispose' in archive) await archive.dispose()
+    return {...base, stdout: Buffer.concat(out).toString('utf8'), attached, ...result}
+  }
+
+  for (let wait = 200; ; ) {
+    if (stop.signal.aborted) {
+      await cancel(job.key)
+      return finish({interrupted, timedOut})
+    }
+    if (Date.now() - lastContact > spec.leaseMs) return finish({lost: true, error: `host lost: ${spec.name}`})
+    const connected = await transport.connect()
+    if (connected.ok) {
+      // Submitting follows in the same call: one round trip per launch. A rerun first follows only (attach).
+      if (phase === 'submit') {
+        archive ??= await jobArchive(job, command, env)
+        if ('error' in archive) return finish({spawnFailed: true, error: archive.error})
+      }
+      const call =
+        phase === 'submit' && archive && 'file' in archive
+          ? transport.exec(submitScript + followScript, [dir, job.key, String(offset)], {inputFile: archive.file, signal: stop.signal})
+          : transport.exec(followScript, [dir, job.key, String(offset)], {signal: stop.signal})
+      call.stdout?.on('data', (chunk: Buffer) => {
+        lastContact = Date.now()
+        offset += chunk.length
+        out.push(chunk)
+        log.write(chunk)
+        lines.push(chunk)
+      })
+      const answer = await call
+      // A call that ended only now kept its connection until ssh's keepalive (5 s × 3) saw it break.
+      lastContact = Math.max(lastContact, Date.now() - keepaliveMs)
+      const stderr = String(answer.stderr ?? '')
+      if (/^mdplan-job (submitted|exists)$/m.test(stderr)) {
+        lastContact = Date.now()
+        submitted = true
+        attached ||= /^mdplan-job exists$/m.test(stderr)
+        phase = 'follow'
+      } else if (phase === 'submit' && /^mdplan-job bad-archive$/m.test(stderr)) {
+        return finish({spawnFailed: true, error: `${spec.name}: could not unpack the job ${job.key} there (disk full?)`})
+      }
+      const control = /(?:^|\n)mdplan-job (rc|lost|unknown)(?: (\d+))?\s*$/.exec(stderr)
+      if (control) {
+        lastContact = Date.now()
+        const before = stderr.slice(0, control.index + (control[0].startsWith('\n') ? 1 : 0)).replace(/^mdplan-job (submitted|exists)\n/m, '')
+        if (control[1] === 'rc') {
+          const marker = before.lastIndexOf('mdplan-job bundle\n')
+          results.set(job.key, marker === -1 ? Buffer.alloc(0) : Buffer.from(before.slice(marker + 18), 'base64'))
+          return finish({exitCode: Number(control[2]), stderr: marker === -1 ? before : before.slice(0, marker)})
+        }
+        if (control[1] === 'lost') return finish({signal: 'SIGKILL', stderr: before, error: `the job ${job.key} on ${spec.name} ended without a result`})
+        // The host knows nothing of the key: a rerun submits it (under the same key), once.
+        if (!submitted) {
+          phase = 'submit'
+          continue
+        }
+        return finish({spawnFailed: true, error: `the job ${job.key} vanished from ${spec.name}`})
+      }
+    }
+    if (stop.signal.aborted) continue
+    await sleep(wait, undefined, {signal: stop.signal}).catch(() => undefined)
+    wait = Math.min(wait * 2, 2000)
+  }
+}

@@ -1,0 +1,77 @@
+import {randomBytes} from 'node:crypto'
+import type {Agent, Diagnostic, Plan} from '../plan/types.js'
+import type {HostsConfig} from '../executor/exec-config.js'
+import type {GitRoot} from '../git/git-root.js'
+import {planSlug} from '../git/worktree-names.js'
+import type {Runner} from '../runners/runner.js'
+import {createHostRuntime, type HostRuntime} from './host-runtime.js'
+import {isRemote, localHostName} from './host-spec.js'
+import {jobKey} from './job-key.js'
+import {readHosts} from './read-hosts.js'
+
+export interface HostSetup {
+  /** Placement for the executor; undefined when the plan declares no hosts (every agent runs here, as always). */
+  config?: HostsConfig
+  runtime?: HostRuntime
+  /** Whether an agent may run on this machine (its runner's CLI is checked here only then). */
+  runsHere: (agent: string) => boolean
+  /** Remote hosts the launchable agents may use. */
+  used: string[]
+  problems: Diagnostic[]
+}
+
+/**
+ * Read the plan's hosts and check each one an agent may use, once, before
+ * anything launches: reachable, git there, the runners' CLIs there, disk.
+ * Every problem is one line saying what to do; any problem stops the run.
+ */
+export async function setupHosts(input: {
+  plan: Plan
+  file: string
+  cliHost?: string
+  root: Promise<GitRoot | undefined>
+  runners: ReadonlyMap<string, Runner>
+  /** Agents that may launch in this run (not completed). */
+  launchable: ReadonlySet<string>
+  strictScope: boolean
+}): Promise<HostSetup> {
+  const {plan, file} = input
+  const read = readHosts(plan, input.cliHost)
+  const problems = read.diagnostics
+  const declared = input.cliHost !== undefined || plan.agents.some((agent) => agent.fields.host) || Object.keys(plan.settings.raw).some((key) => /^hosts?$/i.test(key))
+  const everywhere = (): boolean => true
+  if (problems.length > 0 || !declared) return {runsHere: everywhere, used: [], problems}
+  const remote = (name: string): boolean => isRemote(read.hosts.get(name))
+  const used = new Set<string>()
+  for (const id of input.launchable) for (const name of read.poolOf(id)) if (remote(name)) used.add(name)
+  const slug = planSlug(file)
+  const config: HostsConfig = {
+    pool: read.poolOf,
+    slots: (name) => read.hosts.get(name)?.slots ?? 0,
+    remote,
+    newKey: (agent, attempt) => jobKey(slug, agent, attempt, randomBytes(3).toString('hex'))
+  }
+  const runsHere = (id: string): boolean => read.poolOf(id).includes(localHostName)
+  if (used.size === 0) return {config, runsHere, used: [], problems}
+
+  const location = await input.root
+  if (!location) {
+    problems.push({severity: 'error', rule: 'host-needs-git', reason: `agents on ${[...used].join(', ')} get their code and bring their work back through git: run the plan inside a git repository`, file})
+    return {runsHere, used: [...used], problems}
+  }
+  const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes((agent.fields.commit?.value ?? String(plan.settings.commit ?? '')).trim().toLowerCase())
+  const runtime = createHostRuntime({plan, specs: read.hosts, root: location.root, prefix: location.prefix, slug, strictScope: input.strictScope, commits})
+  const lines = await Promise.all(
+    [...used].map((name) => {
+      const executables = new Set<string>()
+      for (const id of input.launchable) {
+        const executable = input.runners.get(id)?.executable
+        if (executable && read.poolOf(id).includes(name)) executables.add(executable)
+      }
+      return runtime.host(name).preflight([...executables])
+    })
+  )
+  for (const line of lines.flat()) problems.push({severity: 'error', rule: 'host-unavailable', reason: line, file})
+  if (problems.length > 0) await runtime.close()
+  return {config, runtime, runsHere, used: [...used], problems}
+}
