@@ -1,6 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import type {Runner, RunnerOptions, RunRequest, RunResult} from './runner.js'
 import {executableOf} from './executable-of.js'
+import {claudePermissionDenials} from './claude-permission-denials.js'
 import {claudePreflight} from './claude-preflight.js'
 import {failureKind} from './failure-kind.js'
 import {isRateLimited} from './is-rate-limited.js'
@@ -130,7 +131,10 @@ function claudeResult(
 ): RunResult {
   const last = state.result
   const finalText = typeof last?.result === 'string' ? last.result : ''
-  const ok = spawn.exitCode === 0 && last?.is_error === false && !spawn.timedOut && !spawn.interrupted
+  // A tool the permission mode refused fails a run that says nothing else: without a RESULT line the
+  // exit code would call it a success, and the note says what was refused. A RESULT line still decides.
+  const denied = claudePermissionDenials(last, request.options.permissionMode ?? defaultPermissionMode)
+  const ok = spawn.exitCode === 0 && last?.is_error === false && !spawn.timedOut && !spawn.interrupted && denied === undefined
   const errors = Array.isArray(last?.errors) ? last.errors.map(String) : []
   const subtype = typeof last?.subtype === 'string' ? last.subtype : undefined
   const failureText = [last?.is_error === true ? finalText : '', ...errors, spawn.stderr].join('\n')
@@ -145,7 +149,7 @@ function claudeResult(
     ok,
     agentId: sessionId,
     finalText,
-    reason: ok ? undefined : (processReason(spawn, file, request.timeoutMs, state.status) ?? resultReason(last, subtype, errors, finalText) ?? exitReason(spawn, file)),
+    reason: ok ? undefined : (processReason(spawn, file, request.timeoutMs, state.status) ?? resultReason(last, subtype, errors, finalText) ?? denied ?? exitReason(spawn, file)),
     exitCode: spawn.exitCode,
     signal: spawn.signal,
     timedOut: spawn.timedOut,

@@ -32,3 +32,18 @@ describe('claude retrying a refused API key', () => {
     expect(result.reason).toMatch(/^API authentication failed 401 .*ANTHROPIC_API_KEY.*claude auth login/)
   }, 30_000)
 })
+
+describe('claude denying a tool under the permission mode', () => {
+  // The real 2.1.330's result line after it refused `npm test` under acceptEdits: exit 0, `is_error: false`.
+  const denied = join(agentsDir, 'claude-2.1.330-permission-denied.jsonl')
+
+  it('fails a run with no RESULT line, and the note says what was refused and what to change', async () => {
+    const dir = tempDir()
+    const env = {FAKE_SCENARIO: 'replay', FAKE_REPLAY: denied, FAKE_REPLAY_END: '1', FAKE_STATE_DIR: join(dir, 'state')}
+    const result = await claudeRunner.run(request(dir, {options: {env}}))
+    expect(result.exitCode).toBe(0)
+    expect(result.ok).toBe(false)
+    expect(result.configError).toBeFalsy()
+    expect(result.reason).toBe('claude denied Bash `npm test` under permission mode acceptEdits: allow it with allowed_tools or choose another permission_mode')
+  })
+})
