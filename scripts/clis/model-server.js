@@ -70,7 +70,8 @@ export async function startModelServer(scripts = {}) {
     if (api === 'other') return sideEndpoint(record, req, res)
     const model = body?.model ?? /models\/([^:/]+):/.exec(record.path)?.[1] ?? 'mock-model'
     const id = `mdplan${record.n}`
-    const usage = {input: 100 + record.n, output: 20}
+    // Large enough that the clients' own cost figures show in cents.
+    const usage = {input: 20_000 + record.n, output: 1_000}
     const name = marker.exec(JSON.stringify(body ?? {}))?.[1]
     record.script = name
     const names = toolNames(body ?? {})

@@ -21,7 +21,7 @@ const families = {
   bash: (call) => call.shell && {command: call.shell, description: 'scripted command'},
   // codex: commands through its shell tool, files through apply_patch
   shell: (call) => call.shell && {command: ['bash', '-lc', call.shell]},
-  exec_command: (call) => call.shell && {cmd: call.shell},
+  exec_command: (call) => (call.shell ? {cmd: call.shell} : call.read ? {cmd: `cat '${call.read}'`} : undefined),
   shell_command: (call) => call.shell && {command: call.shell}
 }
 
