@@ -14,7 +14,9 @@ export function gitRepo(prefix = 'mdplan-clis-repo-') {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   const git = (...args) => spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {cwd: dir, encoding: 'utf8'})
   git('init', '-q')
-  writeFileSync(join(dir, 'README.md'), '# scratch\n')
+  // Unique content: identical first commits would give every test repository the same root commit, which
+  // opencode takes for one project (it keeps a project's folder by its root commit).
+  writeFileSync(join(dir, 'README.md'), `# scratch ${dir}\n`)
   git('add', '.')
   git('commit', '-q', '-m', 'init')
   return {dir, git: (...args) => git(...args).stdout}

@@ -111,7 +111,6 @@ async function questionAndResume(client, context, check) {
     body.includes('Pick a colour. mdplan-script:Q') && body.includes('Which colour should colour.txt hold?') && /Answer: (?:Option 2: )?blue/.test(body),
     resumed ? `request ${resumed.n}, ${body.length} bytes` : 'no resumed request'
   )
-  if (process.env.MDPLAN_CLIS_DEBUG) writeFileSync('/tmp/resumed.json', JSON.stringify(resumed, null, 1))
   debug(w, second)
   await w.server.close()
 }
@@ -235,7 +234,9 @@ function tail(output) {
 }
 
 function debug(w, result) {
-  if (process.env.MDPLAN_CLIS_DEBUG) console.log(readFileSync(w.planFile, 'utf8'), result.output)
+  if (!process.env.MDPLAN_CLIS_DEBUG) return
+  console.log(readFileSync(w.planFile, 'utf8'), result.output)
+  writeFileSync(join(tmpdir(), 'mdplan-clis-requests.json'), JSON.stringify(w.server.requests, null, 1))
 }
 
 export const scenarios = {dag, questionAndResume, killAndResume, rateLimit, unauthorized, droppedStream, permissionDenied}
