@@ -31,3 +31,14 @@ describe('opencode, as the real 1.18.33 behaves (npm run test:clis)', () => {
     expect(result.reason).toMatch(/^opencode rejected write `.*\/elsewhere\/q\.txt` \(permission external_directory \(.*\/elsewhere\/\*\)\): allow it in opencode\.json's permission, or choose permission_mode bypassPermissions$/)
   })
 })
+
+describe('opencode and a provider that refuses the key', () => {
+  it('is a configuration error (fail once), and the note says what to check', async () => {
+    const dir = tempDir()
+    const result = await opencodeRunner.run(opencodeRequest(dir, 'unauthorized'))
+    expect(result.ok).toBe(false)
+    expect(result.configError).toBe(true)
+    expect(result.transient).toBeFalsy()
+    expect(result.reason).toBe("APIError: invalid x-api-key (status 401): check the provider's API key (opencode.json's provider options.apiKey, or `opencode auth login`)")
+  })
+})

@@ -148,7 +148,16 @@ async function runOpencode(request: RunRequest): Promise<RunResult> {
   const unknownSession = !ok && resumeId !== undefined && /Session not found/i.test(result.stderr)
   const ended = result.timedOut || result.interrupted || result.spawnFailed
   const serverError = error?.status !== undefined && error.status >= 500
-  const kind = ok || ended || rateLimited || unknownSession ? undefined : serverError ? 'transient' : failureKind(`${errorText ?? ''}\n${lastStderrLines(result.stderr)}`)
+  // The provider refused the key (`APIError` with `statusCode: 401`, whose message need not say so): a retry cannot help.
+  const refusedKey = error?.status === 401 || error?.status === 403
+  const kind =
+    ok || ended || rateLimited || unknownSession
+      ? undefined
+      : refusedKey
+        ? 'config'
+        : serverError
+          ? 'transient'
+          : failureKind(`${errorText ?? ''}\n${lastStderrLines(result.stderr)}`)
   return {
     ok,
     agentId: sessionId,
@@ -156,6 +165,7 @@ async function runOpencode(request: RunRequest): Promise<RunResult> {
     reason: ok
       ? undefined
       : (processReason(result, file, request.timeoutMs, status) ??
+        (refusedKey ? `${errorText ?? 'API error'} (status ${error?.status}): check the provider's API key (opencode.json's provider options.apiKey, or \`opencode auth login\`)` : undefined) ??
         errorText ??
         (denied && `${denied}${permission ? ` (permission ${permission})` : ''}: allow it in opencode.json's permission, or choose permission_mode bypassPermissions`) ??
         exitReason(result, file)),
