@@ -1,6 +1,7 @@
 // A scripted model server for the real agent CLIs (npm run test:clis). It speaks
-// the Anthropic Messages API (Claude Code), the OpenAI Responses API (codex) and
-// Chat Completions (OpenAI-compatible clients: opencode), streaming and not,
+// the Anthropic Messages API (Claude Code), the OpenAI Responses API (codex),
+// Chat Completions (OpenAI-compatible clients: opencode) and the Gemini API
+// (generateContent, streamGenerateContent: Gemini CLI), streaming and not,
 // answers the side endpoints the clients call on start, and plays one script
 // per agent: the script is chosen by a `mdplan-script:NAME` marker anywhere in
 // the request (the agent's prompt carries it, and a resumed conversation still
