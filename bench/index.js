@@ -15,7 +15,11 @@ const rows = []
 for (const name of parts) {
   const part = await import(new URL(name, partsDir).href)
   process.stderr.write(`bench: ${name}…\n`)
-  for (const row of await part.run()) rows.push({part: name.replace(/\.js$/, ''), ...row})
+  for (const row of await part.run()) {
+    rows.push({part: name.replace(/\.js$/, ''), ...row})
+    // As soon as it is measured: a long run stopped midway still leaves its figures.
+    process.stderr.write(`bench: ${row.figure}: ${row.value} (target ${row.target ?? '—'})\n`)
+  }
 }
 
 const header = ['part', 'figure', 'value', 'target', 'holds']
@@ -27,3 +31,16 @@ console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|')
 for (const c of cells) console.log(line(c))
 const failed = rows.filter((row) => row.holds === false)
 console.log(`\n${rows.length} figures, ${failed.length} off target`)
+
+// Issue 24's figures again, on their own: one coordinator for a thousand agents.
+const issue = rows.filter((row) => row.issue === 24)
+if (issue.length > 0) {
+  const head = ['issue 24 figure', 'measured', 'target', '']
+  const body = issue.map((row) => [row.figure, String(row.value), row.target ?? '—', row.holds ? 'met' : 'missed'])
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((c) => c[i].length)))
+  const out = (c) => '| ' + c.map((v, i) => v.padEnd(w[i])).join(' | ') + ' |'
+  console.log('\n' + out(head))
+  console.log('|' + w.map((n) => '-'.repeat(n + 2)).join('|') + '|')
+  for (const c of body) console.log(out(c))
+  console.log(`\nissue 24: ${issue.filter((row) => row.holds).length} of ${issue.length} targets met`)
+}

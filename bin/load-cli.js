@@ -42,6 +42,8 @@ export function loadCli(file = bundleFile) {
   // The CommonJS wrapper Node would add, plus the URL that stands in for `import.meta.url` in the bundle.
   const wrapped = `(function (exports, require, module, __filename, __dirname, __mdplanUrl) {${source.toString('utf8')}\n})`
   const script = new vm.Script(wrapped, {filename: file, cachedData})
+  // Which build runs: the parse cache (src/plan/parse-cache.ts) trusts only what this exact bundle wrote.
+  globalThis.__mdplanBuild = digest.toString('hex')
   const module = {exports: {}}
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href)
   return {cli: module.exports, script, digest, cacheUsed: cachedData !== undefined && !script.cachedDataRejected}

@@ -6,6 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {sleepDag, toPlan} from '../sleep-dag.js'
+import {loadAverage} from '../load-average.js'
 
 const bin = fileURLToPath(new URL('../../bin/mdplan.js', import.meta.url))
 const loadPlan = new URL('../../dist/plan/load-plan.js', import.meta.url).href
@@ -54,16 +55,31 @@ export async function run() {
       const nodes = sleepDag({agents, seed: 7, minMs: 1000, maxMs: 2000})
       const plan = toPlan(nodes, {concurrency: 16})
       const times = []
+      const warm = []
       const parses = {tuned: [], plain: []}
       for (let i = 0; i < runs; i++) {
         writeFileSync(join(dir, 'plan.md'), plan)
         rmSync(join(dir, '.mdplan'), {recursive: true, force: true})
         times.push(await firstLaunch(dir))
+        // Again, the plan as it was: its parse comes from the cache the first run left (a rerun of a
+        // plan checked out again, or one a `status` or `validate` looked at first).
+        writeFileSync(join(dir, 'plan.md'), plan)
+        rmSync(join(dir, '.mdplan', 'logs'), {recursive: true, force: true})
+        warm.push(await firstLaunch(dir))
         // Alternate which goes first, so neither always runs on a warmer machine.
         const order = i % 2 === 0 ? ['tuned', 'plain'] : ['plain', 'tuned']
         for (const kind of order) parses[kind].push(coldParse(join(dir, 'plan.md'), kind === 'tuned' ? ['--interrupt-budget=1000000'] : []))
       }
-      rows.push({figure: `first agent launched, ${agents} agents`, value: `${median(times)} ms after mdplan run starts`, target: null, holds: null})
+      const load = loadAverage()
+      const target = agents === 1000 ? 400 : undefined
+      const row = (what, ms) => ({
+        figure: `first agent launched, ${agents} agents, ${what}`,
+        value: `${ms} ms after mdplan run starts (${load})`,
+        target: target === undefined ? null : `≤ ${target} ms`,
+        holds: target === undefined ? null : ms <= target,
+        issue: target === undefined ? undefined : 24
+      })
+      rows.push(row('plan parsed (a first run)', median(times)), row('parse from the cache', median(warm)))
       const tuned = median(parses.tuned)
       const plain = median(parses.plain)
       rows.push({

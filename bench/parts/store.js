@@ -13,6 +13,7 @@ import {PlanStore} from '../../dist/store/plan-store.js'
 import {atomicWrite} from '../../dist/store/atomic-write.js'
 import {generatePlan, agentId} from '../generate-plan.js'
 import {savesSoak} from '../soak/saves-soak.js'
+import {loadAverage} from '../load-average.js'
 
 const agents = 1000
 const events = 600
@@ -118,10 +119,15 @@ export async function run() {
   }
   store.close()
 
-  // Throughput: a 1000-agent run for 12 s with one save a second (sed -i), against the same run with none.
+  const writeLoad = loadAverage()
+  // Throughput: a 1000-agent run for 12 s with one save a second (sed -i and an editor's temp + rename,
+  // in turn), against the same run with none; then the whole run with those saves, to its end.
   const alone = await savesSoak({agents, everyMs: 1000, saver: 'none', durationMs: throughputMs, concurrency: 16, minMs: 10, maxMs: 30})
-  const saved = await savesSoak({agents, everyMs: 1000, saver: 'sed', durationMs: throughputMs, concurrency: 16, minMs: 10, maxMs: 30})
+  const saved = await savesSoak({agents, everyMs: 1000, saver: 'both', durationMs: throughputMs, concurrency: 16, minMs: 10, maxMs: 30})
   const lost = 100 * (1 - saved.completed / Math.max(1, alone.completed))
+  const savesLoad = loadAverage()
+  const whole = await savesSoak({agents, everyMs: 1000, saver: 'both', concurrency: 16, minMs: 10, maxMs: 30})
+  const wholeLoad = loadAverage()
 
   // Naive: parse the whole document, change the row in the tree, stringify, write atomically.
   const processor = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(remarkGfm).use(remarkStringify)
@@ -156,18 +162,26 @@ export async function run() {
   const maxLines = Math.max(...lines)
   return [
     {figure: `${agents} agents (${Math.round(size / 1024)} KB): bare write + fsync + rename (the disk), median / p99`, value: `${diskMs.toFixed(2)} / ${quantile(disk, 0.99).toFixed(2)} ms`, target: null, holds: null},
-    {figure: `${agents} agents: one state write after an event, median (read-compare, splice, temp + fsync + rename)`, value: `${median.toFixed(2)} ms`, target: '≤ 2 ms', holds: median <= 2},
-    {figure: `${agents} agents: one state write after an event, p99`, value: `${p99.toFixed(2)} ms`, target: '≤ 10 ms', holds: p99 <= 10},
-    {figure: `${agents} agents: one state write / the bare disk write, medians`, value: `${(median / diskMs).toFixed(2)}×`, target: '≤ 3×', holds: median / diskMs <= 3},
+    {figure: `${agents} agents: one state write after an event, median (read-compare, splice, temp + fsync + rename)`, value: `${median.toFixed(2)} ms (${writeLoad})`, target: null, holds: null},
+    {figure: `${agents} agents: one state write after an event, p99`, value: `${p99.toFixed(2)} ms (${writeLoad})`, target: '≤ 8 ms', holds: p99 <= 8, issue: 24},
+    {figure: `${agents} agents: one state write / the bare disk write, medians`, value: `${(median / diskMs).toFixed(2)}× (${median.toFixed(2)} / ${diskMs.toFixed(2)} ms; ${writeLoad})`, target: '≤ 1.5×', holds: median / diskMs <= 1.5, issue: 24},
     {figure: `${agents} agents: lines changed per event (the row and Last updated), median / max`, value: `${quantile(lines, 0.5)} / ${maxLines}`, target: '≤ 2', holds: maxLines <= 2},
     {figure: `${agents} agents: bytes changed per event (changed lines), median / max`, value: `${quantile(bytes, 0.5)} / ${Math.max(...bytes)} B`, target: null, holds: null},
     {figure: `${agents} agents: write that merges a hand edit (another process's save), median`, value: `${quantile(merge, 0.5).toFixed(2)} ms`, target: '≤ 20 ms', holds: quantile(merge, 0.5) <= 20},
     {figure: `${agents} agents: write that merges a hand edit, p99`, value: `${quantile(merge, 0.99).toFixed(2)} ms`, target: null, holds: null},
     {
-      figure: `${agents} agents: agents completed in ${throughputMs / 1000} s, no saves / sed -i every second (${saved.saves} saves)`,
-      value: `${alone.completed} / ${saved.completed} (${lost.toFixed(1)} % lost; writes given up: ${saved.failedWrites.length})`,
+      figure: `${agents} agents: agents completed in ${throughputMs / 1000} s, no saves / a save every second, sed -i and an editor's temp + rename in turn (${saved.saves} saves)`,
+      value: `${alone.completed} / ${saved.completed} (${lost.toFixed(1)} % lost; writes given up: ${saved.failedWrites.length}; ${savesLoad})`,
       target: '< 10 % lost, 0 given up',
-      holds: lost < 10 && saved.failedWrites.length === 0
+      holds: lost < 10 && saved.failedWrites.length === 0,
+      issue: 24
+    },
+    {
+      figure: `${agents} agents: the whole run with a save every second (sed -i, editor temp + rename): writes given up / reruns no one asked for / saved lines lost`,
+      value: `${whole.failedWrites.length} / ${whole.reruns.length} / ${whole.lost.length} (${whole.saves} saves, ${whole.completed}/${whole.agents} completed in ${whole.seconds.toFixed(1)} s, exit ${whole.exitCode}; ${wholeLoad})`,
+      target: '0 / 0 / 0, all completed',
+      holds: whole.failedWrites.length === 0 && whole.reruns.length === 0 && whole.lost.length === 0 && whole.completed === whole.agents && whole.exitCode === 0,
+      issue: 24
     },
     {figure: `${agents} agents: naive parse + remark-stringify + write per event, median / p99`, value: `${quantile(naiveMs, 0.5).toFixed(1)} / ${quantile(naiveMs, 0.99).toFixed(1)} ms`, target: null, holds: null},
     {figure: `${agents} agents: naive, lines changed by its first write / per event after`, value: `${firstNaive.lines} (${firstNaive.bytes} B) / ${quantile(naiveLines, 0.5)} (${quantile(naiveBytes, 0.5)} B)`, target: null, holds: null}

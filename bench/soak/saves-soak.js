@@ -31,6 +31,16 @@ const savers = {
     renameSync(`${plan}.swp`, plan)
     return undefined
   },
+  // Every other second sed -i, and between them an editor's save (temp file + rename) of the file as it
+  // is now with a line added: both kinds of outside writer for the whole run, and each save must survive.
+  both: async (plan, n, state) => {
+    if (n % 2 === 1) return savers.sed(plan, n, state)
+    const line = `- editor line ${n}`
+    const text = readFileSync(plan, 'utf8').replace(/^## Agents$/m, `${line}\n\n## Agents`)
+    writeFileSync(`${plan}.swp`, text)
+    renameSync(`${plan}.swp`, plan)
+    return line
+  },
   // vim in a tmux pane: reload, add a Context line, write (`:w!`: even over a write it has not read).
   vim: async (plan, n, state) => {
     const send = (...keys) => spawnSync('tmux', ['send-keys', '-t', state.session, ...keys])
@@ -84,7 +94,8 @@ export async function savesSoak({agents, everyMs, saver = 'sed', durationMs, con
     await sleep(Math.max(0, durationMs - (Date.now() - started)))
     run.kill('SIGTERM')
   }
-  const code = await Promise.race([exit, sleep(600_000).then(() => 'timeout')])
+  // Unref'd: once the run has exited, this guard must not keep the bench waiting for ten minutes.
+  const code = await Promise.race([exit, new Promise((resolve) => setTimeout(() => resolve('timeout'), 600_000).unref())])
   if (code === 'timeout') run.kill('SIGKILL')
   await killAgents(plan)
   if (state.session) spawnSync('tmux', ['kill-session', '-t', state.session])

@@ -2,6 +2,7 @@ import {readFileSync, statSync} from 'node:fs'
 import {resolve} from 'node:path'
 import type {Agent, Plan} from '../plan/types.js'
 import {definitionDigest} from '../plan/definition-digest.js'
+import {onlyOtherSections, sectionDigests} from '../plan/section-digests.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {validatePlan} from '../plan/validate-plan.js'
 import {readAnswers, type OpenQuestion} from '../protocol/read-answers.js'
@@ -47,6 +48,7 @@ export function watchPlan(input: {
   const {store, file} = input
   let plan = input.plan
   let digest = definitionDigest(plan.text)
+  let sections = sectionDigests(plan.text)
   let seen = signature(file)
   let foreign = false
   let looking = false
@@ -71,10 +73,11 @@ export function watchPlan(input: {
     created = key
     return [{type: 'files', created: new Set(ids)}]
   }
-  const answers = (state: ExecState, from: Plan): Input[] => {
+  // The plan is asked for only when someone waits for an answer: after a save it costs a parse.
+  const answers = (state: ExecState, from: () => Plan): Input[] => {
     if (![...state.table.rows.values()].some((row) => row.status === 'needs_input')) return []
     const answered = new Map<string, OpenQuestion>()
-    for (const entry of readAnswers(from)) {
+    for (const entry of readAnswers(from())) {
       // A question passed up from a child plan may be answered in the child's own file.
       const answer = entry.answer ?? answeredBelow(file, entry.resumeState)
       if (answer !== undefined) answered.set(entry.agent, {...entry, answer})
@@ -94,6 +97,11 @@ export function watchPlan(input: {
     const next = definitionDigest(text)
     if (next === digest) return []
     digest = next
+    // Only sections no launch reads changed (a line under `## Context`): the agents are as they were, and a
+    // parse of the whole plan (about a second at 1000 agents) would tell nothing new.
+    const before = sections
+    sections = sectionDigests(text)
+    if (onlyOtherSections(before, sections)) return []
     const edited = store.plan
     const errors = [...edited.messages, ...validatePlan(edited)].filter((d) => d.severity === 'error')
     if (errors.length > 0) {
@@ -124,7 +132,7 @@ export function watchPlan(input: {
     get plan() {
       return plan
     },
-    initial: (state) => [...answers(state, plan), ...filesEvent(state)],
+    initial: (state) => [...answers(state, () => plan), ...filesEvent(state)],
     writing() {
       // The write merges a save that landed since mdplan's last write; what it changed is looked at after it.
       if (signature(file) !== seen) foreign = true
@@ -136,7 +144,7 @@ export function watchPlan(input: {
     refresh(state) {
       if (!foreign && !looking) return []
       foreign = false
-      const events = [...definitions(), ...answers(state, store.plan)]
+      const events = [...definitions(), ...answers(state, () => store.plan)]
       if (looking) {
         looking = false
         events.push({type: 'looked'})

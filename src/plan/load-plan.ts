@@ -1,7 +1,8 @@
 import {readFile, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {PlanError} from './plan-error.js'
-import {applyPromptsFile, parsePlan, type PromptsSource} from './parse-plan.js'
+import {cachedParse} from './parse-cache.js'
+import {applyPromptsFile, type PromptsSource} from './parse-plan.js'
 import type {Diagnostic, Plan} from './types.js'
 
 const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
@@ -16,7 +17,7 @@ const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
 export async function loadPlan(file: string, options: {cwd?: string} = {}): Promise<Plan> {
   const resolve = (name: string): string => (options.cwd ? path.resolve(options.cwd, name) : name)
   const source = await readText(resolve(file), file, 'plan')
-  const plan = parsePlan(source, file)
+  const plan = cachedParse(source, file, options.cwd ?? process.cwd())
   if (!plan.promptsFile) return plan
 
   let prompts: PromptsSource

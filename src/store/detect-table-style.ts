@@ -16,7 +16,9 @@ export interface TableStyle {
 
 /**
  * The style of an existing table, from its header, delimiter and row lines.
- * Aligned means most rows put their pipes where the header puts them: a
+ * Aligned means most rows put their pipes where the header puts them, or
+ * pad every cell to its column's width except those wider than it (rows
+ * mdplan wrote with a value that overflows: the table keeps its widths): a
  * compact table's header and delimiter often line up, its rows do not.
  */
 export function detectTableStyle(header: string, delimiter: string, rows: readonly string[]): TableStyle {
@@ -24,12 +26,13 @@ export function detectTableStyle(header: string, delimiter: string, rows: readon
   const trimmed = header.trim()
   const delimiterCells = splitRaw(delimiter)
   const headerPipes = pipes(header)
+  const widths = splitRaw(header).map((raw) => Math.max(raw.length - 2, raw.trim().length))
   let matching = 0
-  for (const row of rows) if (samePipes(pipes(row), headerPipes)) matching++
+  for (const row of rows) if (samePipes(pipes(row), headerPipes) || padded(row, widths)) matching++
   const aligned = rows.length > 0 && matching * 2 >= rows.length && samePipes(pipes(delimiter), headerPipes)
   return {
     aligned,
-    widths: splitRaw(header).map((raw) => Math.max(raw.length - 2, raw.trim().length)),
+    widths,
     align: delimiterCells.map((raw) => {
       const cell = raw.trim()
       const left = cell.startsWith(':')
@@ -70,6 +73,17 @@ function pipes(line: string): number[] {
     else if (code === 124) at.push(i)
   }
   return at
+}
+
+/** Every cell padded to its width, or wider than it with one space each side. */
+function padded(row: string, widths: readonly number[]): boolean {
+  const cells = splitRaw(row)
+  if (cells.length !== widths.length) return false
+  return cells.every((raw, i) => {
+    const width = widths[i]!
+    const length = raw.trim().length
+    return length > width ? raw.length === length + 2 : raw.length === width + 2
+  })
 }
 
 function samePipes(a: readonly number[], b: readonly number[]): boolean {

@@ -62,7 +62,7 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   const stamp = {layout: {...layout, atEof: after === ''}, state, file: read.meta, given: context.base.meta.lastUpdated, now: context.now}
   const produced = renderStamped(
     stamp,
-    (_, rendered) => rendered === section,
+    (rendered) => rendered === section,
     (rendered) => {
       const middle = Buffer.from(rendered, 'utf8')
       const data = tail === undefined ? Buffer.concat([Buffer.from(prefix, 'utf8'), middle, Buffer.from(after, 'utf8')]) : Buffer.concat([seen.subarray(0, head), middle, seen.subarray(tail)])

@@ -189,7 +189,7 @@ export class PlanStore {
       this.#sectionBytes = {start, end: start + Buffer.byteLength(text.slice(layout.start, layout.end))}
     }
     const at = this.#sectionBytes
-    return renderStamped({layout, state: withUnknown(mine, this.#base), file: this.#base.meta, given: this.#base.meta.lastUpdated, now: this.#now}, (out) => out.data.equals(seen), (section) => {
+    return renderStamped({layout, state: withUnknown(mine, this.#base), file: this.#base.meta, given: this.#base.meta.lastUpdated, now: this.#now}, (section) => Buffer.byteLength(section) === at.end - at.start && seen.toString('utf8', at.start, at.end) === section, (section) => {
       const size = Buffer.byteLength(section)
       const data = Buffer.allocUnsafe(at.start + size + seen.length - at.end)
       seen.copy(data, 0, 0, at.start)

@@ -1,6 +1,6 @@
 import type {Produced} from './commit-file.js'
 import {formatStamp, restamp, stampFormat} from './format-stamp.js'
-import {renderState} from './render-state.js'
+import {renderMetaAgain, renderState} from './render-state.js'
 import type {StateLayout} from './state-layout.js'
 import type {TableMeta, TableState} from './table-state.js'
 
@@ -22,25 +22,25 @@ export interface StampInput {
 
 /**
  * Render `state` into `layout`, first with the file's own `Last updated:`:
- * when that leaves the section as it is, there is nothing to write. Otherwise
+ * when that leaves the section as it is (`unchanged` of the rendered section
+ * says so, or nothing in it changed), there is nothing to write. Otherwise
  * stamp it (the caller's new value, or now), in the format the file uses; a
- * new `Started:` goes in that format too.
+ * new `Started:` goes in that format too. The file's bytes are assembled once.
  */
-export function renderStamped(input: StampInput, unchanged: (out: Assembled, section: string) => boolean, assemble: (section: string) => Assembled): Produced {
+export function renderStamped(input: StampInput, unchanged: (section: string) => boolean, assemble: (section: string) => Assembled): Produced {
   const {layout, state, file} = input
   const format = stampFormat(file.lastUpdated, file.started)
   const meta = {...state.meta, lastUpdated: file.lastUpdated}
   if (meta.started && meta.started !== file.started) meta.started = restamp(meta.started, format)
   let next: TableState = {rows: state.rows, meta}
-  let rendered = renderState(layout, next)
-  let out = assemble(rendered.text)
-  if (!unchanged(out, rendered.text)) {
+  let rendered = renderState(layout, next, {overflow: true})
+  if (!rendered.same && !unchanged(rendered.text)) {
     const wanted = state.meta.lastUpdated
     const stamp = wanted !== undefined && wanted !== '' && wanted !== input.given ? restamp(wanted, format) : formatStamp(input.now(), format)
     next = {rows: state.rows, meta: {...meta, lastUpdated: stamp}}
-    // From the first render's layout: its rows are done, only the meta line changes.
-    rendered = renderState(rendered.layout, next)
-    out = assemble(rendered.text)
+    // From the first render: its rows are done, only the meta line changes.
+    rendered = renderMetaAgain(rendered, next, {overflow: true})
   }
+  const out = assemble(rendered.text)
   return {...out, layout: rendered.layout, section: rendered.text, state: next, humanEdits: [], conflicts: [], clean: true}
 }

@@ -3,6 +3,7 @@ import {renderDelimiter, renderRow} from './render-row.js'
 import {splitRaw} from './detect-table-style.js'
 import {headerCells, type LayoutRow, type PostLine, type StateLayout, type TableLine} from './state-layout.js'
 import {isStandard, metaKeys, type RowState, type TableState} from './table-state.js'
+import {durationIntoNotes} from './duration-in-notes.js'
 
 export interface RenderedState {
   /** The new section text, from its heading to where it ended. */
@@ -11,6 +12,17 @@ export interface RenderedState {
   layout: StateLayout
   /** Rows whose line was (re)written. */
   changedRows: number
+  /** Nothing changed: `text` is the layout's own text. */
+  same: boolean
+}
+
+export interface RenderOptions {
+  /**
+   * A value wider than its column overflows it in its own row, and the other
+   * rows keep their bytes (the store's writes: one event, one row in the
+   * diff). Otherwise the whole table is re-padded, never shrinking (a merge).
+   */
+  overflow?: boolean
 }
 
 /**
@@ -18,7 +30,7 @@ export interface RenderedState {
  * keep their exact bytes, changed and new rows are written in the table's
  * style, meta lines are updated in place. Pure.
  */
-export function renderState(layout: StateLayout, desired: TableState): RenderedState {
+export function renderState(layout: StateLayout, desired: TableState, options: RenderOptions = {}): RenderedState {
   const {style, eol} = layout
   const columns = layout.columns.length
   const positions = rowPositions(layout)
@@ -40,7 +52,7 @@ export function renderState(layout: StateLayout, desired: TableState): RenderedS
     const values = cellValues(agent, row, layout, old)
     if (old && sameValues(old.values, values, layout.index.status)) continue
     const cells = values.map((value, i) => displayCell(value, i, layout))
-    if (style.aligned && cells.some((cell, i) => cell.length > (style.widths[i] ?? 0))) widen = true
+    if (style.aligned && !options.overflow && cells.some((cell, i) => cell.length > (style.widths[i] ?? 0))) widen = true
     const line: LayoutRow = {text: renderRow(cells, style), eol, agent, values}
     changedRows++
     if (old) replaced.set(old, {...line, eol: old.eol})
@@ -102,7 +114,26 @@ export function renderState(layout: StateLayout, desired: TableState): RenderedS
   const next: StateLayout = {...layout, end: layout.start + text.length, style: nextStyle, header, delimiter, rows, post}
   // No row added: every agent keeps its position, the next render reuses the index.
   if (after.size === 0) index.set(rows, positions)
-  return {text, layout: next, changedRows}
+  const same = changedRows === 0 && post.length === layout.post.length && post.every((line, i) => line === layout.post[i])
+  return {text, layout: next, changedRows, same}
+}
+
+/**
+ * `previous` with new meta values and the same rows: only the lines after the
+ * table are rendered again (a write's `Last updated:` stamp, on every write,
+ * need not walk a thousand rows). Falls back to a whole render when lines come or go.
+ */
+export function renderMetaAgain(previous: RenderedState, desired: TableState, options: RenderOptions = {}): RenderedState {
+  const {layout} = previous
+  const post = renderMeta(layout, desired)
+  if (post.length !== layout.post.length || post.length === 0) return renderState(layout, desired, options)
+  let old = 0
+  for (const line of layout.post) old += line.text.length + line.eol.length
+  const parts: string[] = [previous.text.slice(0, previous.text.length - old)]
+  for (const line of post) parts.push(line.text, line.eol)
+  const text = parts.join('')
+  const same = post.every((line, i) => line === layout.post[i])
+  return {text, layout: {...layout, end: layout.start + text.length, post}, changedRows: 0, same}
 }
 
 const index = new WeakMap<readonly LayoutRow[], Map<string, number>>()
@@ -128,7 +159,7 @@ function cellValues(agent: string, row: RowState, layout: StateLayout, old: Layo
     if (i === index.status) return row.status
     if (i === index.agentId) return normalizeCell(row.agentId)
     if (i === index.duration) return normalizeCell(row.duration)
-    if (i === index.notes) return normalizeCell(row.notes)
+    if (i === index.notes) return normalizeCell(notesCell(row, index))
     if (isStandard(i, index)) return ''
     const value = row.extra[column]
     return value === undefined ? (old?.values[i] ?? '') : normalizeCell(value)
@@ -142,12 +173,17 @@ function unchanged(old: LayoutRow, row: RowState, layout: StateLayout): boolean 
   if (v[index.status] !== row.status) return false
   if (index.agentId !== -1 && v[index.agentId] !== row.agentId) return false
   if (index.duration !== -1 && v[index.duration] !== row.duration) return false
-  if (index.notes !== -1 && v[index.notes] !== row.notes) return false
+  if (index.notes !== -1 && v[index.notes] !== notesCell(row, index)) return false
   for (const column in row.extra) {
     const i = columns.indexOf(column)
     if (i !== -1 && !isStandard(i, index) && v[i] !== row.extra[column]) return false
   }
   return true
+}
+
+/** A table with no Duration column keeps the duration in the Notes (`took 3m 12s`). */
+function notesCell(row: RowState, index: StateLayout['index']): string {
+  return index.duration === -1 ? durationIntoNotes(row.notes, row.duration) : row.notes
 }
 
 function displayCell(value: string, i: number, layout: StateLayout): string {

@@ -34,6 +34,15 @@ export function withWriteMutex<T>(file: string, critical: () => T): T {
   try {
     return critical()
   } finally {
+    release(mutex)
+  }
+}
+
+/** One rmdir: the mutex is an empty directory (rmSync's recursive walk cost more than the rename it guards). */
+function release(mutex: string): void {
+  try {
+    fs.rmdirSync(mutex)
+  } catch {
     fs.rmSync(mutex, {recursive: true, force: true})
   }
 }

@@ -11,15 +11,17 @@ import ts from 'typescript'
 export function transpileSources(): string {
   const root = path.resolve('.')
   const out = path.join(root, 'node_modules/.cache/mdplan-store-test', String(process.pid))
+  const transpile = (file: string): void => {
+    const source = fs.readFileSync(path.join(root, file), 'utf8')
+    const {outputText} = ts.transpileModule(source, {compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}})
+    fs.writeFileSync(path.join(out, file.replace(/\.ts$/, '.js')), outputText)
+  }
   for (const folder of ['src/store', 'src/plan', 'src/util']) {
     fs.mkdirSync(path.join(out, folder), {recursive: true})
-    for (const name of fs.readdirSync(path.join(root, folder))) {
-      if (!name.endsWith('.ts')) continue
-      const source = fs.readFileSync(path.join(root, folder, name), 'utf8')
-      const {outputText} = ts.transpileModule(source, {compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}})
-      fs.writeFileSync(path.join(out, folder, name.replace(/\.ts$/, '.js')), outputText)
-    }
+    for (const name of fs.readdirSync(path.join(root, folder))) if (name.endsWith('.ts')) transpile(`${folder}/${name}`)
   }
+  // The plan's parse cache keys its entries by mdplan's version.
+  for (const file of ['src/version.ts', 'src/package-root.ts']) transpile(file)
   fs.writeFileSync(path.join(out, 'package.json'), '{"type": "module"}\n')
   return out
 }
