@@ -1,177 +1,106 @@
-// Contract test against the REAL agent CLIs (npm run test:clis; not part of npm test).
+// The REAL agent CLIs (npm run test:clis; not part of npm test).
 //
-// Installs the four clients, pinned, into a cache folder outside the repository
-// (MDPLAN_CLIS_CACHE, default ~/.cache/mdplan-clis), then with no credentials
-// (HOME a temp folder, every auth variable removed) and no model network:
-//   1. each runner's argv, fresh and on resume, and a ~300 KiB prompt (stdin),
-//      is accepted: the CLI does not answer with a usage error;
-//   2. `mdplan run` stops before launching when a CLI is not logged in or keyed
-//      (or a permission mode is refused): exit 2, the message says what to run
-//      or set, the plan file untouched;
-//   3. a configuration error the preflight cannot see (opencode, unknown model)
-//      fails the agent once: no second attempt;
-//   4. nothing hangs: every step ends within its own time limit.
-// Exit 0 when every check passed. Needs the npm registry, nothing else.
-import {spawnSync} from 'node:child_process'
-import {randomUUID} from 'node:crypto'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {homedir, tmpdir} from 'node:os'
-import {dirname, join, resolve} from 'node:path'
+//   node scripts/test-clis.js [claude] [codex] [gemini] [opencode] [--latest]
+//
+// Installs each client, pinned (scripts/clis/install-clis.js), into a cache
+// folder outside the repository, then per client, side by side:
+//   - the contract checks with no credentials (scripts/clis/contract.js);
+//   - the real-work scenarios (scripts/clis/real-work.js): the CLI pointed at
+//     the scripted model server (scripts/clis/model-server.js) does real work
+//     under `mdplan run` in real git repositories.
+// With --latest, the same again with the newest published versions (skipped
+// where they are the pinned ones), and a table of which checks hold for each.
+// One line per check. A registry that cannot be reached or an install that
+// fails is one `SKIP` line, not a failure; exit 1 only when a check failed.
+import {spawn} from 'node:child_process'
+import {mkdirSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {cacheRoot, installClient, latestVersion, pinned} from './clis/install-clis.js'
+import {scenarios} from './clis/real-work.js'
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const cache = process.env.MDPLAN_CLIS_CACHE || join(homedir(), '.cache', 'mdplan-clis')
-const pinned = {
-  claude: ['@anthropic-ai/claude-code', '2.1.330'],
-  codex: ['@openai/codex', '0.169.0'],
-  gemini: ['@google/gemini-cli', '0.61.0'],
-  opencode: ['opencode-ai', '1.18.33']
-}
-const only = process.argv.slice(2).filter((name) => name in pinned)
-const clients = only.length > 0 ? only : Object.keys(pinned)
-
-// ---- install (only what is missing or of another version)
-const installedVersion = (pkg) => {
-  try {
-    return JSON.parse(readFileSync(join(cache, 'node_modules', pkg, 'package.json'), 'utf8')).version
-  } catch {
-    return undefined
-  }
-}
-const missing = clients.map((name) => pinned[name]).filter(([pkg, version]) => installedVersion(pkg) !== version)
-if (missing.length > 0) {
-  mkdirSync(cache, {recursive: true})
-  const specs = missing.map(([pkg, version]) => `${pkg}@${version}`)
-  console.log(`installing ${specs.join(' ')} into ${cache}`)
-  const npm = spawnSync('npm', ['install', '--prefix', cache, '--no-audit', '--no-fund', '--no-save', ...specs], {stdio: 'inherit', timeout: 900_000})
-  if (npm.status !== 0) {
-    console.error('npm install failed: the clients could not be installed (is the npm registry reachable?)')
-    process.exit(1)
-  }
-}
-if (!existsSync(join(root, 'dist', 'runners', 'claude.js'))) {
-  console.error('dist/ is missing: run `npm run build` first (npm run test:clis does)')
-  process.exit(1)
+const here = dirname(fileURLToPath(import.meta.url))
+const args = process.argv.slice(2)
+const wanted = args.filter((name) => name in pinned)
+const clients = wanted.length > 0 ? wanted : Object.keys(pinned)
+const withLatest = args.includes('--latest')
+// Which scenarios each client can be driven through (see real-work.js and the README's runner section).
+const perClient = {
+  claude: Object.keys(scenarios),
+  codex: Object.keys(scenarios).filter((name) => name !== 'permissionDenied'),
+  gemini: Object.keys(scenarios).filter((name) => name !== 'permissionDenied'),
+  opencode: Object.keys(scenarios).filter((name) => name !== 'permissionDenied')
 }
 
-// ---- no credentials: a temp HOME, no auth variables, the cache's clients first on PATH
-const home = mkdtempSync(join(tmpdir(), 'mdplan-clis-home-'))
-const authVariables = /^(ANTHROPIC_|CLAUDE_CODE_|CLAUDE_CONFIG_DIR$|OPENAI_|CODEX_|GEMINI_|GOOGLE_|CLOUD_SHELL$|OPENCODE_|XDG_|MDPLAN_|AWS_|AZURE_|IS_SANDBOX$)/
-for (const name of Object.keys(process.env)) if (authVariables.test(name)) delete process.env[name]
-process.env.HOME = home
-process.env.PATH = [join(cache, 'node_modules', '.bin'), dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':')
-process.env.TERM = 'dumb'
+const started = Date.now()
+const table = new Map()
+let failed = 0
 
-const {claudeRunner} = await import('../dist/runners/claude.js')
-const {codexRunner} = await import('../dist/runners/codex.js')
-const {geminiRunner} = await import('../dist/runners/gemini.js')
-const {opencodeRunner} = await import('../dist/runners/opencode.js')
-const runners = {claude: claudeRunner, codex: codexRunner, gemini: geminiRunner, opencode: opencodeRunner}
-
-const results = []
-const check = (client, name, passed, detail) => {
-  results.push({client, name, passed})
-  console.log(`${passed ? 'PASS' : 'FAIL'}  ${client.padEnd(8)} ${name}${detail ? `: ${detail}` : ''}`)
+function record(column, client, name, passed, detail) {
+  const key = `${client.padEnd(8)} ${name}`
+  if (!table.has(key)) table.set(key, {})
+  table.get(key)[column] = passed ? 'PASS' : 'FAIL'
+  if (!passed) failed++
+  console.log(`${passed ? 'PASS' : 'FAIL'}  ${column.padEnd(6)} ${key}${detail ? `: ${String(detail).replace(/\s+/g, ' ').slice(0, 240)}` : ''}`)
 }
 
-function gitRepo() {
-  const dir = mkdtempSync(join(tmpdir(), 'mdplan-clis-repo-'))
-  spawnSync('git', ['init', '-q'], {cwd: dir})
-  spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'], {cwd: dir})
-  return dir
-}
-
-const usageError = /unexpected argument|unknown option|Unknown argument|Not enough arguments|is invalid\. Allowed choices|too many arguments|requires --verbose|argument list too long|E2BIG/i
-
-// ---- 1. argv accepted, fresh, on resume, and with a large prompt
-const large = `Reply with OK.\n${'// filler line for a large prompt, kept as data\n'.repeat(6400)}`
-for (const client of clients) {
-  const runner = runners[client]
-  const cwd = gitRepo()
-  const base = (name, prompt, extra = {}) => ({
-    agent: {id: 'A', name: 'contract', position: undefined, section: undefined, dependsOn: [], softDependsOn: [], creates: [], modifies: [], deletes: [], fields: {}},
-    prompt,
-    cwd,
-    planFile: join(cwd, 'plan.md'),
-    attempt: 1,
-    logFile: join(cwd, '.mdplan', 'logs', `${name}.log`),
-    // opencode's default model needs no login and would wait a minute for the network: name one it lacks.
-    options: client === 'opencode' ? {model: 'nope/nope'} : {},
-    // opencode's first start in a new HOME takes about 13 s here.
-    timeoutMs: client === 'opencode' ? 60_000 : 15_000,
-    ...extra
+/** Runs the contract checks in a child process (they block on their own processes) and records its lines. */
+function contract(column, client, bin) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(here, 'clis', 'contract.js'), client], {env: {...process.env, MDPLAN_CLIS_BINS: JSON.stringify({[client]: dirname(bin)})}, stdio: ['ignore', 'pipe', 'inherit']})
+    let partial = ''
+    child.stdout.on('data', (chunk) => {
+      const lines = (partial + chunk).split('\n')
+      partial = lines.pop()
+      for (const line of lines) {
+        const match = /^(PASS|FAIL)\s+(\S+)\s+([^:]+?)(?::\s(.*))?$/.exec(line)
+        if (match) record(column, client, `contract: ${match[3]}`, match[1] === 'PASS', match[4])
+      }
+    })
+    child.on('close', (code) => {
+      if (code !== 0 && code !== 1) record(column, client, 'contract: the script ran', false, `exit ${code}`)
+      resolve()
+    })
   })
-  // The whole output (stderr included) is in the attempt's log: a usage error anywhere there fails.
-  const accepted = (result, name) => {
-    const log = readFileSync(join(cwd, '.mdplan', 'logs', `${name}.log`), 'utf8')
-    return !result.spawnFailed && !usageError.test(`${result.reason ?? ''}\n${log}`)
+}
+
+async function runClient(column, client, version) {
+  const installed = installClient(client, version)
+  if (installed.skipped) {
+    console.log(`SKIP  ${column.padEnd(6)} ${client.padEnd(8)} ${installed.skipped}`)
+    return
   }
-  const fresh = await runner.run(base('fresh', 'Reply with OK.'))
-  check(client, 'argv accepted (fresh)', accepted(fresh, 'fresh'), fresh.reason)
-  const resumeId = fresh.agentId ?? (client === 'opencode' ? 'ses_contract' : randomUUID())
-  const resumed = await runner.run(base('resume', 'Continue.', {resume: {sessionId: resumeId}}))
-  check(client, 'argv accepted (resume)', accepted(resumed, 'resume'), resumed.reason)
-  const big = await runner.run(base('large', large))
-  check(client, `argv accepted (${Math.round(Buffer.byteLength(large) / 1024)} KiB prompt on stdin)`, accepted(big, 'large'), big.reason)
+  console.log(`----  ${column.padEnd(6)} ${client.padEnd(8)} ${pinned[client].pkg}@${installed.version} (${installed.bin})`)
+  const sharedCache = join(cacheRoot, 'xdg-cache')
+  mkdirSync(sharedCache, {recursive: true})
+  const context = {bin: installed.bin, sharedCache}
+  const check = (name, passed, detail) => record(column, client, name, passed, detail)
+  const guarded = (name) =>
+    scenarios[name](client, context, check).catch((error) => check(`${name}: the scenario ran`, false, error?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error)))
+  await Promise.all([contract(column, client, installed.bin), ...perClient[client].map(guarded)])
 }
 
-// ---- 2-4. mdplan itself
-function plan(runner, fields = '', maxAttempts = 2) {
-  return `---\nrunner: ${runner}\nconcurrency: 1\nmax_attempts: ${maxAttempts}\n---\n\n# Parallel Plan: contract\n\n## Agents\n\n### A: hello\n- **depends_on**: []\n- **creates**: [\`hello.txt\`]\n${fields}- **prompt**: |\n    Create hello.txt containing the word hi.\n\n## Execution State\n\n| Agent | Status | Agent ID | Duration | Notes |\n|-------|--------|----------|----------|-------|\n| A | pending | — | — | |\n`
+const columns = [['pinned', Object.fromEntries(clients.map((client) => [client, pinned[client].version]))]]
+if (withLatest) {
+  const latest = {}
+  for (const client of clients) {
+    const version = latestVersion(pinned[client].pkg)
+    if (version === undefined) console.log(`SKIP  latest ${client.padEnd(8)} the npm registry did not answer for ${pinned[client].pkg}`)
+    else if (version === pinned[client].version) console.log(`----  latest ${client.padEnd(8)} ${pinned[client].pkg}@${version} is the pinned version: its column is the pinned one`)
+    else latest[client] = version
+  }
+  columns.push(['latest', latest])
+}
+for (const [column, versions] of columns) {
+  for (const client of Object.keys(versions)) await runClient(column, client, versions[client])
 }
 
-function mdplan(text, extraEnv = {}, limitMs = 240_000) {
-  const cwd = gitRepo()
-  const file = join(cwd, 'plan.md')
-  writeFileSync(file, text)
-  const started = Date.now()
-  const run = spawnSync(process.execPath, [join(root, 'bin', 'mdplan.js'), 'run', 'plan.md', '--agent-timeout', '60s'], {
-    cwd,
-    env: {...process.env, ...extraEnv},
-    encoding: 'utf8',
-    timeout: limitMs,
-    killSignal: 'SIGKILL'
-  })
-  return {status: run.status, hung: run.error !== undefined || run.signal !== null, output: `${run.stdout}${run.stderr}`, after: readFileSync(file, 'utf8'), before: text, seconds: Math.round((Date.now() - started) / 1000)}
+// The table: one row per check, one column per version set (a latest equal to pinned shows the pinned result).
+console.log(`\n${'check'.padEnd(78)} ${columns.map(([column, versions]) => column.padEnd(8)).join(' ')}`)
+for (const [key, cells] of table) {
+  console.log(`${key.padEnd(78)} ${columns.map(([column]) => (cells[column] ?? (column === 'latest' ? cells.pinned + '=' : '—')).padEnd(8)).join(' ')}`)
 }
-
-const preflight = {
-  claude: [plan('claude'), {}, /claude is not logged in .*claude auth login.*ANTHROPIC_API_KEY/],
-  codex: [plan('codex'), {}, /codex is not logged in .*codex login.*CODEX_API_KEY/],
-  gemini: [plan('gemini'), {}, /gemini has no auth method .*GEMINI_API_KEY/],
-  // With no provider opencode would fall back to its hosted model and wait on the network.
-  opencode: [plan('opencode'), {}, /opencode has no provider .*opencode auth login/]
-}
-for (const client of clients.filter((name) => name in preflight)) {
-  const [text, env, message] = preflight[client]
-  const run = mdplan(text, env)
-  check(client, 'no hang', !run.hung, `${run.seconds}s`)
-  check(client, 'preflight: exit 2', run.status === 2, `exit ${run.status}`)
-  check(client, 'preflight: says what to run or set', message.test(run.output.replace(/\s+/g, ' ')), firstLine(run.output))
-  check(client, 'preflight: plan file untouched (nothing launched, no attempt burnt)', run.after === run.before)
-}
-if (clients.includes('claude')) {
-  // Keyed (a dummy key: the preflight only reads it), with a mode 2.1.330 rejects.
-  const run = mdplan(plan('claude', '- **permission_mode**: yolo\n'), {ANTHROPIC_API_KEY: 'sk-ant-contract-dummy'})
-  check('claude', 'preflight: refused permission mode, exit 2', run.status === 2 && /does not accept the permission mode "yolo"/.test(run.output), firstLine(run.output))
-}
-if (clients.includes('opencode')) {
-  // A dummy provider key gets past the preflight (which only sees that a provider is configured).
-  const run = mdplan(plan('opencode', '- **model**: nope/nope\n'), {OPENAI_API_KEY: 'sk-contract-dummy'})
-  check('opencode', 'no hang', !run.hung, `${run.seconds}s`)
-  const row = run.after.split('\n').find((line) => line.startsWith('| A |')) ?? ''
-  check('opencode', 'configuration error: failed once, not retried', /\bfailed\b/.test(row) && /attempt 1/.test(row) && !/attempt 2/.test(row), row)
-  check('opencode', 'configuration error: the real cause in the note', /ProviderModelNotFoundError/.test(row), row)
-}
-
-function firstLine(text) {
-  return (text.split('\n').find((line) => line.trim() !== '') ?? '').slice(0, 200)
-}
-
-const failed = results.filter((result) => !result.passed)
-const versions = clients.map((name) => `${pinned[name][0]}@${installedVersion(pinned[name][0])}`).join(', ')
-console.log(`\n${results.length - failed.length}/${results.length} checks passed with ${versions}`)
-if (failed.length > 0) {
-  console.log('Failed checks that need the executor to call preflightRunners and honour Outcome.permanent (see README, Runners) fail until it does.')
-}
-process.exit(failed.length === 0 ? 0 : 1)
+const versions = columns.map(([column, found]) => `${column}: ${Object.entries(found).map(([client, version]) => `${pinned[client].pkg}@${version}`).join(', ') || 'as pinned'}`)
+const total = [...table.values()].reduce((sum, cells) => sum + Object.keys(cells).length, 0)
+console.log(`\n${total - failed}/${total} checks passed in ${Math.round((Date.now() - started) / 1000)}s (${versions.join('; ')})`)
+process.exit(failed === 0 ? 0 : 1)

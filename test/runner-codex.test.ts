@@ -79,7 +79,12 @@ describe('codex runner', () => {
 
   it.each([
     ['turn-failed', 'stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)', false, 'transient'],
-    ['not-logged-in', 'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header', false, 'config'],
+    [
+      'not-logged-in',
+      "unexpected status 401 Unauthorized: Missing bearer or basic authentication in header; check the API key (CODEX_API_KEY, `codex login`, or the model provider's env_key)",
+      false,
+      'config'
+    ],
     ['rate-limit', 'exceeded retry limit, last status: 429 Too Many Requests', true, undefined],
     ['usage-limit', "You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 2 days 3 hours.", true, undefined]
   ])('fails on %s with the turn.failed message', async (scenario, reason, rateLimited, kind) => {

@@ -1,6 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import type {Runner, RunnerOptions, RunRequest, RunResult} from './runner.js'
 import {executableOf} from './executable-of.js'
+import {claudePermissionDenials} from './claude-permission-denials.js'
 import {claudePreflight} from './claude-preflight.js'
 import {failureKind} from './failure-kind.js'
 import {isRateLimited} from './is-rate-limited.js'
@@ -49,9 +50,20 @@ export function claudeArgs(input: {sessionId: string; resume: boolean; options: 
 
 type Event = Record<string, unknown>
 
+type StreamState = {result?: Event; version?: string; sessionId?: string; status?: string; authFailure?: Event}
+
+/**
+ * Claude retrying a request the API refused for its credentials (2.1.330: `error_status: 401`,
+ * `error: "authentication_failed"`). It would retry ten times over several minutes with the same
+ * key, so the first such line ends the attempt.
+ */
+export function isAuthRetry(event: Event): boolean {
+  return event.type === 'system' && event.subtype === 'api_retry' && (event.error_status === 401 || event.error === 'authentication_failed')
+}
+
 /** Follows the stream: the last `result` wins (a background subagent can add a second init/result pair). */
-function claudeStream(onOutput?: (line: string) => void) {
-  const state: {result?: Event; version?: string; sessionId?: string; status?: string} = {}
+function claudeStream(onOutput?: (line: string) => void, onAuthFailure?: () => void) {
+  const state: StreamState = {}
   const onLine = (line: string): void => {
     const event = parseJsonLine(line)
     if (!event) {
@@ -59,7 +71,13 @@ function claudeStream(onOutput?: (line: string) => void) {
       return
     }
     if (event.type === 'result') state.result = event
-    else if (event.type === 'system' && event.subtype === 'api_retry') state.status = apiRetryStatus(event)
+    else if (isAuthRetry(event)) {
+      state.status = apiRetryStatus(event)
+      if (!state.authFailure) {
+        state.authFailure = event
+        onAuthFailure?.()
+      }
+    } else if (event.type === 'system' && event.subtype === 'api_retry') state.status = apiRetryStatus(event)
     else if (event.type === 'system' && event.subtype === 'init') {
       if (typeof event.claude_code_version === 'string') state.version = event.claude_code_version
       if (typeof event.session_id === 'string') state.sessionId = event.session_id
@@ -86,10 +104,14 @@ async function runClaude(request: RunRequest): Promise<RunResult> {
   for (;;) {
     await request.onAgentId?.(sessionId)
     const started = Date.now()
-    const stream = claudeStream(request.onOutput)
+    // Ends the process tree at the first authentication retry; the person's own abort (Ctrl-C) still counts as theirs.
+    const refused = new AbortController()
+    const stream = claudeStream(request.onOutput, () => refused.abort())
     const args = claudeArgs({sessionId, resume, options: request.options, prompt: request.prompt})
     const input = promptViaStdin(request.prompt) ? request.prompt : undefined
-    const result = await spawnRequest(request, {file, args, onLine: stream.onLine, input})
+    const signal = request.signal ? AbortSignal.any([request.signal, refused.signal]) : refused.signal
+    const result = await spawnRequest({...request, signal}, {file, args, onLine: stream.onLine, input})
+    if (stream.state.authFailure && !request.signal?.aborted) return authFailureResult(result, stream.state, sessionId, started)
     if (!resume && !relaunched && result.exitCode === 1 && /Session ID .* is already in use/.test(result.stderr)) {
       relaunched = true
       sessionId = randomUUID()
@@ -102,14 +124,17 @@ async function runClaude(request: RunRequest): Promise<RunResult> {
 function claudeResult(
   request: RunRequest,
   spawn: SpawnResult,
-  state: {result?: Event; version?: string; status?: string},
+  state: StreamState,
   sessionId: string,
   wallMs: number,
   file: string
 ): RunResult {
   const last = state.result
   const finalText = typeof last?.result === 'string' ? last.result : ''
-  const ok = spawn.exitCode === 0 && last?.is_error === false && !spawn.timedOut && !spawn.interrupted
+  // A tool the permission mode refused fails a run that says nothing else: without a RESULT line the
+  // exit code would call it a success, and the note says what was refused. A RESULT line still decides.
+  const denied = claudePermissionDenials(last, request.options.permissionMode ?? defaultPermissionMode)
+  const ok = spawn.exitCode === 0 && last?.is_error === false && !spawn.timedOut && !spawn.interrupted && denied === undefined
   const errors = Array.isArray(last?.errors) ? last.errors.map(String) : []
   const subtype = typeof last?.subtype === 'string' ? last.subtype : undefined
   const failureText = [last?.is_error === true ? finalText : '', ...errors, spawn.stderr].join('\n')
@@ -124,7 +149,7 @@ function claudeResult(
     ok,
     agentId: sessionId,
     finalText,
-    reason: ok ? undefined : (processReason(spawn, file, request.timeoutMs, state.status) ?? resultReason(last, subtype, errors, finalText) ?? exitReason(spawn, file)),
+    reason: ok ? undefined : (processReason(spawn, file, request.timeoutMs, state.status) ?? resultReason(last, subtype, errors, finalText) ?? denied ?? exitReason(spawn, file)),
     exitCode: spawn.exitCode,
     signal: spawn.signal,
     timedOut: spawn.timedOut,
@@ -140,6 +165,22 @@ function claudeResult(
     usage: last?.usage === undefined ? undefined : numericFields(last.usage),
     // 2.1.330 reports the session's running total after a resume; 2.1.197 reported the run's own cost.
     cumulativeCost: request.resume !== undefined && state.version !== undefined && versionAtLeast(state.version, [2, 1, 330]),
+    cliVersion: state.version
+  }
+}
+
+/** The API refused claude's credentials: a configuration error, ended at claude's first retry. */
+function authFailureResult(spawn: SpawnResult, state: StreamState, sessionId: string, started: number): RunResult {
+  const status = typeof state.authFailure?.error_status === 'number' ? ` ${state.authFailure.error_status}` : ''
+  return {
+    ok: false,
+    agentId: sessionId,
+    finalText: '',
+    reason: `API authentication failed${status} (claude would retry it 10 times): check ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL), or run \`claude auth login\``,
+    exitCode: spawn.exitCode,
+    signal: spawn.signal,
+    configError: true,
+    durationMs: Date.now() - started,
     cliVersion: state.version
   }
 }

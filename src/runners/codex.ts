@@ -121,7 +121,7 @@ async function runCodex(request: RunRequest): Promise<RunResult> {
     ok,
     agentId: threadId,
     finalText,
-    reason: ok ? undefined : (processReason(result, file, request.timeoutMs, status) ?? failure ?? lastError ?? exitReason(result, file)),
+    reason: ok ? undefined : withAuthHint(processReason(result, file, request.timeoutMs, status) ?? failure ?? lastError ?? exitReason(result, file), kind),
     exitCode: result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,
@@ -135,6 +135,12 @@ async function runCodex(request: RunRequest): Promise<RunResult> {
     usage,
     cumulativeUsage: usage !== undefined
   }
+}
+
+/** codex says only `unexpected status 401 Unauthorized: …`: say what to check. */
+export function withAuthHint(reason: string, kind: string | undefined): string {
+  if (kind !== 'config' || !/\b401\b|unauthori[sz]ed/i.test(reason)) return reason
+  return `${reason}; check the API key (CODEX_API_KEY, \`codex login\`, or the model provider's env_key)`
 }
 
 /**

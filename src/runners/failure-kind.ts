@@ -30,7 +30,9 @@ const transientPatterns = [
   /internal server error|service unavailable|bad gateway|gateway timeout/i,
   /\b(?:ENOTFOUND|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ENETUNREACH)\b/,
   /can't reach the api|cannot connect to api|unable to connect/i,
-  /stream disconnected|waiting for network|failed to lookup address|network is unreachable|socket hang up|connection (?:failed|refused|reset)/i
+  /stream disconnected|waiting for network|failed to lookup address|network is unreachable|socket hang up|connection (?:failed|refused|reset)/i,
+  // A stream cut mid-answer, as gemini 0.61 (undici) reports it: `[API Error: terminated]`, `SocketError: other side closed`.
+  /\[API Error: terminated\]|other side closed|UND_ERR_SOCKET/i
 ]
 
 export type FailureKind = 'config' | 'transient'

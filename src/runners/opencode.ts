@@ -64,6 +64,8 @@ async function runOpencode(request: RunRequest): Promise<RunResult> {
   let steps = 0
   const usage: Record<string, number> = {}
   let error: {name?: string; message?: string; status?: number; ref?: string} | undefined
+  // A tool call opencode refused (run mode rejects what it would ask about): like claude's permission_denials.
+  let denied: string | undefined
   const add = (key: string, value: unknown): void => {
     if (typeof value === 'number') usage[key] = (usage[key] ?? 0) + value
   }
@@ -86,10 +88,16 @@ async function runOpencode(request: RunRequest): Promise<RunResult> {
           if (request.onOutput) for (const text of part.text.split('\n')) request.onOutput(text)
         }
         break
-      case 'tool_use':
+      case 'tool_use': {
         status = `opencode: running ${String(part.tool)}`
         request.onOutput?.(`→ ${String(part.tool)}`)
+        const state = (part.state ?? {}) as {status?: unknown; error?: unknown; input?: Record<string, unknown>}
+        if (denied === undefined && state.status === 'error' && /rejected permission/i.test(String(state.error))) {
+          const what = [state.input?.command, state.input?.filePath].find((value) => typeof value === 'string') as string | undefined
+          denied = `opencode rejected ${String(part.tool)}${what ? ` \`${what.replace(/\s+/g, ' ').slice(0, 80)}\`` : ''}`
+        }
         break
+      }
       case 'step_finish': {
         steps++
         if (typeof part.cost === 'number') costUsd = (costUsd ?? 0) + part.cost
@@ -119,16 +127,21 @@ async function runOpencode(request: RunRequest): Promise<RunResult> {
   const probe =
     title === undefined
       ? undefined
-      : probeOpencodeSession({file, title, cwd: request.cwd, env: {...process.env, ...request.options.env}, signal: probing.signal}).then((id) => {
+      : probeOpencodeSession({file, title, cwd: request.cwd, env: {...process.env, ...request.options.env, PWD: request.cwd}, signal: probing.signal}).then((id) => {
           if (id !== undefined && !probing.signal.aborted) found(id)
         })
   const args = opencodeArgs({options: request.options, prompt: request.prompt, resumeId, title})
   const input = promptViaStdin(request.prompt) ? request.prompt : undefined
-  const result = await spawnRequest(request, {file, args, onLine, input})
+  // opencode takes its project folder from PWD, not from the process's working directory: mdplan's own
+  // PWD (another folder with --cwd, the main checkout with isolation: worktree) made it work there, and
+  // treat the agent's real folder as an external directory whose writes it auto-rejects.
+  const result = await spawnRequest(request, {file, args, onLine, input, env: {PWD: request.cwd}})
   probing.abort()
   await probe
   await reported
-  const ok = result.exitCode === 0 && error === undefined && !result.timedOut && !result.interrupted
+  // A refused tool fails a run that says nothing else (exit 0 would call it done); a RESULT line still decides.
+  const ok = result.exitCode === 0 && error === undefined && denied === undefined && !result.timedOut && !result.interrupted
+  const permission = /permission requested: (.*?); auto-rejecting/.exec(result.stderr.replace(/\x1b\[[0-9;]*m/g, ''))?.[1]
   const cause = error || !ok ? opencodeLogCause(result.stderr, error?.ref) : undefined
   const shown = error ? [error.name, error.message].filter(Boolean).join(': ') : undefined
   // The log's cause first: the event itself may only say `UnknownError: Unexpected server error`.
@@ -137,12 +150,27 @@ async function runOpencode(request: RunRequest): Promise<RunResult> {
   const unknownSession = !ok && resumeId !== undefined && /Session not found/i.test(result.stderr)
   const ended = result.timedOut || result.interrupted || result.spawnFailed
   const serverError = error?.status !== undefined && error.status >= 500
-  const kind = ok || ended || rateLimited || unknownSession ? undefined : serverError ? 'transient' : failureKind(`${errorText ?? ''}\n${lastStderrLines(result.stderr)}`)
+  // The provider refused the key (`APIError` with `statusCode: 401`, whose message need not say so): a retry cannot help.
+  const refusedKey = error?.status === 401 || error?.status === 403
+  const kind =
+    ok || ended || rateLimited || unknownSession
+      ? undefined
+      : refusedKey
+        ? 'config'
+        : serverError
+          ? 'transient'
+          : failureKind(`${errorText ?? ''}\n${lastStderrLines(result.stderr)}`)
   return {
     ok,
     agentId: sessionId,
     finalText: lastTexts.join(''),
-    reason: ok ? undefined : (processReason(result, file, request.timeoutMs, status) ?? errorText ?? exitReason(result, file)),
+    reason: ok
+      ? undefined
+      : (processReason(result, file, request.timeoutMs, status) ??
+        (refusedKey ? `${errorText ?? 'API error'} (status ${error?.status}): check the provider's API key (opencode.json's provider options.apiKey, or \`opencode auth login\`)` : undefined) ??
+        errorText ??
+        (denied && `${denied}${permission ? ` (permission ${permission})` : ''}: allow it in opencode.json's permission, or choose permission_mode bypassPermissions`) ??
+        exitReason(result, file)),
     exitCode: result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,

@@ -1,0 +1,58 @@
+// Points one real CLI at the scripted model server, inside a HOME of its own:
+// nothing reads or writes the user's real configuration, and no credential
+// but a dummy key is ever set.
+import {mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+/**
+ * The environment for `mdplan run` (and so its agents) with `client` at `bin`
+ * answering to `url`. `retries: false` turns the CLI's own retries off where it
+ * has a switch, so mdplan's own handling of a 429 is what gets tested.
+ */
+export function clientEnv(client, {home, url, bin, retries = true, sharedCache}) {
+  mkdirSync(home, {recursive: true})
+  const base = {HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local', 'state')}
+  switch (client) {
+    case 'claude':
+      return {
+        ...base,
+        MDPLAN_CLAUDE_BIN: bin,
+        ANTHROPIC_BASE_URL: url,
+        ANTHROPIC_API_KEY: 'sk-ant-mdplan-test',
+        DISABLE_AUTOUPDATER: '1',
+        ...(retries ? {} : {CLAUDE_CODE_MAX_RETRIES: '0'})
+      }
+    case 'codex': {
+      const codexHome = join(home, '.codex')
+      mkdirSync(codexHome, {recursive: true})
+      const noRetries = retries ? '' : 'request_max_retries = 0\nstream_max_retries = 0\n'
+      writeFileSync(
+        join(codexHome, 'config.toml'),
+        `model = "mock-model"\nmodel_provider = "mock"\n\n[model_providers.mock]\nname = "mdplan mock"\nbase_url = "${url}/v1"\nwire_api = "responses"\nenv_key = "MDPLAN_MOCK_KEY"\n${noRetries}`
+      )
+      // CODEX_API_KEY satisfies mdplan's preflight (codex itself sends MDPLAN_MOCK_KEY to the mock provider).
+      return {...base, MDPLAN_CODEX_BIN: bin, CODEX_HOME: codexHome, CODEX_API_KEY: 'sk-mdplan-test', MDPLAN_MOCK_KEY: 'sk-mdplan-test'}
+    }
+    case 'gemini': {
+      mkdirSync(join(home, '.gemini'), {recursive: true})
+      // A named model: with `auto`, gemini first asks a router model for a JSON score.
+      // `gemini-api-key`: with GOOGLE_GEMINI_BASE_URL alone it picks a `gateway` auth type 0.61 then refuses.
+      writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({security: {auth: {selectedType: 'gemini-api-key'}}, model: {name: 'gemini-2.5-flash'}}))
+      return {...base, MDPLAN_GEMINI_BIN: bin, GEMINI_API_KEY: 'mdplan-test', GOOGLE_GEMINI_BASE_URL: url}
+    }
+    case 'opencode': {
+      const config = join(home, 'opencode.json')
+      writeFileSync(
+        config,
+        JSON.stringify({
+          $schema: 'https://opencode.ai/config.json',
+          model: 'mock/mock-model',
+          provider: {mock: {npm: '@ai-sdk/openai-compatible', name: 'mdplan mock', options: {baseURL: `${url}/v1`, apiKey: 'sk-mdplan-test'}, models: {'mock-model': {name: 'Mock', cost: {input: 3, output: 15}}}}}
+        })
+      )
+      // opencode installs the provider's npm package into its cache on first use: share that cache between tests.
+      return {...base, ...(sharedCache ? {XDG_CACHE_HOME: sharedCache} : {}), MDPLAN_OPENCODE_BIN: bin, OPENCODE_CONFIG: config}
+    }
+  }
+  throw new Error(`unknown client ${client}`)
+}
