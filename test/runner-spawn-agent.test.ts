@@ -48,6 +48,14 @@ describe('spawnAgent', () => {
     expect(readFileSync(join(dir, 'l.log'), 'utf8')).not.toContain('FOO')
   })
 
+  it('gives the agent a PWD naming its own folder, not mdplan\'s (CLIs such as opencode take their project from it)', async () => {
+    const dir = tempDir()
+    // Not a shell: a shell would set PWD itself and hide what the agent was given.
+    const result = await spawnAgent({file: process.execPath, args: ['-e', 'process.stdout.write(process.env.PWD ?? "")'], cwd: dir, logFile: join(dir, 'l.log')})
+    expect(result.stdout).toBe(dir)
+    expect(process.cwd()).not.toBe(dir)
+  })
+
   it('reports a missing executable as a value', async () => {
     const dir = tempDir()
     const result = await spawnAgent({file: 'mdplan-no-such-cli', args: [], cwd: dir, logFile: join(dir, 'l.log')})

@@ -1,5 +1,5 @@
 import {createWriteStream} from 'node:fs'
-import {dirname} from 'node:path'
+import {dirname, resolve as resolvePath} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
 import type {ProcessRegistry} from './process-registry.js'
 import {inheritedEnv} from './agent-env.js'
@@ -88,7 +88,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   })
 
   // The whole environment is built here, not extended: another agent's answer or resume state must not be inherited.
-  const subprocess = spawnProcess(file, args, {cwd, env: inheritedEnv(env), input})
+  // PWD names the agent's own folder (a shell sets it so; opencode and other CLIs take their project from it,
+  // and mdplan's own PWD is another folder with --cwd or isolation: worktree).
+  const subprocess = spawnProcess(file, args, {cwd, env: {...inheritedEnv(env), PWD: resolvePath(cwd)}, input})
 
   const out: Buffer[] = []
   const err: Buffer[] = []
