@@ -1,0 +1,72 @@
+import {join} from 'node:path'
+import {writeFile} from 'node:fs/promises'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {logged, readAgentLog} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
+
+// `commit: true` after a SIGKILL of `mdplan run`: the agent's work must end up committed, whatever
+// moment the kill hit. The tables below are exactly what a killed run leaves on disk.
+
+let repo: TempRepo
+beforeAll(isolateGitConfig)
+afterEach(() => repo?.cleanup())
+
+const gitEnv = (): Record<string, string> => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
+
+/** A one-agent `commit: true` plan whose agent writes `out/A.txt` (the same content every attempt). */
+async function planRepo(notes: (head: string) => string): Promise<{plan: string; log: string}> {
+  repo = await tempRepo({'.gitignore': 'agents.log\n.mdplan/\n'})
+  const log = join(repo.root, 'agents.log')
+  const text = shellPlan({A: {script: logged(log, 'mkdir -p out && echo A > out/A.txt'), creates: ['out/A.txt']}}, {frontMatter: 'commit: true'})
+  // The row the killed run wrote before it spawned the agent: in_progress under its agent ID.
+  const plan = join(repo.root, 'plan.md')
+  await writeFile(plan, text.replace('| A | pending | — | — | |', `| A | in_progress | A-killed01 | — | ${notes(await repo.git('rev-parse', 'HEAD'))} |`))
+  await repo.git('add', 'plan.md')
+  await repo.git('commit', '--quiet', '-m', 'plan')
+  // The killed run's agent wrote its file before anything committed it.
+  await repo.write('out/A.txt', 'A\n')
+  return {plan, log}
+}
+
+async function expectCommitted(plan: string, log: string): Promise<void> {
+  const result = await runCli(['run', plan], {cwd: repo.root, env: gitEnv()})
+  expect(result.exitCode, result.all).toBe(0)
+  const {rows} = await readTable(plan)
+  expect(rows.A!.status).toBe('completed')
+  // The relaunch ran once, and its work (the same file the killed attempt wrote) is in a commit.
+  expect([...(await readAgentLog(log)).starts]).toEqual([['A#1', 1]])
+  expect(await repo.git('status', '--porcelain', '--', 'out')).toBe('')
+  expect(await repo.git('log', '-1', '--format=%s', '--', 'out/A.txt')).toBe('test · A: a-step')
+  expect(rows.A!.notes).toMatch(/commit: [0-9a-f]{12}/)
+}
+
+describe('commit: true, resumed after a SIGKILL', () => {
+  it('commits the work of an agent killed after its row went in_progress but before its base was recorded', async () => {
+    // The kill came between the spawn and the write that records `base`: no base note in the row.
+    const {plan, log} = await planRepo(() => '')
+    await expectCommitted(plan, log)
+  })
+
+  it('commits the work of an agent whose base was recorded (killed between its exit and its commit)', async () => {
+    const {plan, log} = await planRepo((head) => `base: ${head.slice(0, 12)}`)
+    await expectCommitted(plan, log)
+  })
+
+  it('commits past a stale index.lock that a git commit killed with the run left behind', async () => {
+    const {plan, log} = await planRepo(() => '')
+    // What `kill -9` of the process group leaves when it hits `git commit`: the lock, and the marker
+    // mdplan writes around its own commits, naming a process that is gone.
+    await writeFile(join(repo.root, '.git', 'index.lock'), '')
+    await writeFile(join(repo.root, '.git', 'mdplan-commit.pid'), `${await deadPid()}\n`)
+    await expectCommitted(plan, log)
+  })
+})
+
+/** The pid of a process that has ended. */
+async function deadPid(): Promise<number> {
+  const {execa} = await import('execa')
+  const child = execa('true')
+  await child
+  return child.pid!
+}
