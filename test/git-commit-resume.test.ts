@@ -1,6 +1,9 @@
 import {join} from 'node:path'
+import {existsSync} from 'node:fs'
 import {writeFile} from 'node:fs/promises'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {commitAgent} from '../src/git/commit-agent.js'
+import {markerName} from '../src/git/with-commit-marker.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
@@ -60,6 +63,50 @@ describe('commit: true, resumed after a SIGKILL', () => {
     await writeFile(join(repo.root, '.git', 'index.lock'), '')
     await writeFile(join(repo.root, '.git', 'mdplan-commit.pid'), `${await deadPid()}\n`)
     await expectCommitted(plan, log)
+  })
+})
+
+describe("stale git locks: only those of mdplan's own killed commit are removed", () => {
+  const lock = () => join(repo.root, '.git', 'index.lock')
+  const marker = () => join(repo.root, '.git', markerName)
+
+  it("keeps a lock no marker names (a person's git), and the commit fails as git says", async () => {
+    repo = await tempRepo()
+    await repo.write('src/a.ts', 'a\n')
+    await writeFile(lock(), '')
+    const result = await commitAgent({root: repo.root, paths: ['src/a.ts'], message: 'A'})
+    expect(result.ok).toBe(false)
+    expect(!result.ok && result.reason).toMatch(/index\.lock/)
+    expect(existsSync(lock())).toBe(true)
+  }, 30_000)
+
+  it('keeps a lock while a process the marker names still runs', async () => {
+    repo = await tempRepo()
+    await repo.write('src/a.ts', 'a\n')
+    const {execa} = await import('execa')
+    const live = execa('sleep', ['30'])
+    try {
+      await writeFile(lock(), '')
+      await writeFile(marker(), `${await deadPid()}\n${live.pid}\n`)
+      const result = await commitAgent({root: repo.root, paths: ['src/a.ts'], message: 'A'})
+      expect(result.ok).toBe(false)
+      expect(existsSync(lock())).toBe(true)
+    } finally {
+      live.kill()
+      await live.catch(() => undefined)
+    }
+  }, 30_000)
+
+  it('removes the lock a dead mdplan commit left, says so, commits, and leaves no marker', async () => {
+    repo = await tempRepo()
+    await repo.write('src/a.ts', 'a\n')
+    await writeFile(lock(), '')
+    await writeFile(marker(), `${await deadPid()}\n${await deadPid()}\n`)
+    const result = await commitAgent({root: repo.root, paths: ['src/a.ts'], message: 'A'})
+    expect(result).toEqual({ok: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/), cleared: ['.git/index.lock']})
+    expect(await repo.git('show', '--format=', '--name-only', 'HEAD')).toBe('src/a.ts')
+    expect(existsSync(marker())).toBe(false)
+    expect(existsSync(lock())).toBe(false)
   })
 })
 

@@ -2,6 +2,7 @@ import {gitMutex, type Mutex} from './git-mutex.js'
 import {headSha} from './head-sha.js'
 import {identityArgs} from './identity-args.js'
 import {gitReason, runGit, splitNul} from './run-git.js'
+import {withCommitMarker, type CommitMarker} from './with-commit-marker.js'
 
 export interface MergeWorktreeInput {
   /** The main working tree's top folder: the branch is merged into whatever it has checked out. */
@@ -24,6 +25,8 @@ export type MergeWorktreeResult =
       head: string
       /** False when the branch had nothing the main tree lacked. */
       merged: boolean
+      /** Stale git locks a killed run's commit or merge left, removed first (see `withCommitMarker`). */
+      cleared?: string[]
     }
   | {
       ok: false
@@ -39,20 +42,26 @@ export type MergeWorktreeResult =
  * agent fails with them in its note.
  */
 export async function mergeWorktree(input: MergeWorktreeInput): Promise<MergeWorktreeResult> {
-  return (input.mutex ?? gitMutex).run(() => merge(input))
+  return (input.mutex ?? gitMutex).run(async () => {
+    // Each working tree has its own index and lock: the agent's commit is marked in its worktree, the merge in the main tree.
+    const outer = await withCommitMarker(input.root, (main) => withCommitMarker(input.worktree, (own) => merge(input, own, main)))
+    const cleared = [...outer.cleared, ...outer.result.cleared]
+    const result = outer.result.result
+    return result.ok && cleared.length > 0 ? {...result, cleared} : result
+  })
 }
 
-async function merge(input: MergeWorktreeInput): Promise<MergeWorktreeResult> {
+async function merge(input: MergeWorktreeInput, own: CommitMarker, main: CommitMarker): Promise<MergeWorktreeResult> {
   const identity = await identityArgs(input.root)
   const fail = (reason: string, conflicts: string[] = []): MergeWorktreeResult => ({ok: false, reason, conflicts})
 
   // In its own worktree everything that changed is the agent's: `add -A` is exact here.
-  const added = await runGit(input.worktree, ['add', '-A'])
+  const added = await runGit(input.worktree, ['add', '-A'], {onStart: own.onStart})
   if (!added.ok) return fail(gitReason(added, 'git add'))
   let workCommit: string | undefined
   const staged = await runGit(input.worktree, ['diff', '--cached', '--quiet'])
   if (staged.exitCode === 1) {
-    const committed = await runGit(input.worktree, [...identity, 'commit', '--quiet', '--no-verify', '-m', input.message])
+    const committed = await runGit(input.worktree, [...identity, 'commit', '--quiet', '--no-verify', '-m', input.message], {onStart: own.onStart})
     if (!committed.ok) return fail(gitReason(committed, 'git commit'))
     workCommit = await headSha(input.worktree)
   } else if (!staged.ok) return fail(gitReason(staged, 'git diff'))
@@ -60,7 +69,7 @@ async function merge(input: MergeWorktreeInput): Promise<MergeWorktreeResult> {
   const contained = await runGit(input.root, ['merge-base', '--is-ancestor', input.branch, 'HEAD'])
   if (contained.ok) return {ok: true, ...(workCommit ? {workCommit} : {}), head: (await headSha(input.root)) ?? '', merged: false}
 
-  const merged = await runGit(input.root, [...identity, 'merge', '--no-edit', '--no-verify', '-m', `Merge ${input.branch}: ${input.message}`, input.branch])
+  const merged = await runGit(input.root, [...identity, 'merge', '--no-edit', '--no-verify', '-m', `Merge ${input.branch}: ${input.message}`, input.branch], {onStart: main.onStart})
   if (!merged.ok) {
     const unmerged = await runGit(input.root, ['diff', '--name-only', '-z', '--diff-filter=U'])
     const conflicts = [...new Set(splitNul(unmerged.stdout))].sort()

@@ -63,7 +63,8 @@ async function clearStaleLocks(root: string, marker: string, dirs: {gitDir: stri
     // A lock made long before or after mdplan's last git started is someone else's: a person's git may hold it.
     if (made === undefined || Math.abs(made - written) > sameMomentMs) continue
     await rm(lock, {force: true})
-    cleared.push(relative(root, lock) || lock)
+    const shown = relative(root, lock)
+    cleared.push(shown.startsWith('..') ? lock : shown)
   }
   await rm(marker, {force: true})
   return cleared

@@ -191,6 +191,7 @@ export async function createGitGuard(input: {
           // The branch is kept so a person can resolve it by hand.
           return {notes, warnings, fail: merged.reason}
         }
+        if (merged.cleared) warnings.push(`git: removed ${merged.cleared.join(', ')}, left by mdplan's own commit in a run that was killed`)
         if (commits(agent) && merged.workCommit) notes.commit = shortSha(merged.workCommit)
         const removed = await removeWorktree({root, path: entry.worktree.path, branch: entry.worktree.branch, deleteBranch: 'merged'})
         if (!removed.ok) warnings.push(`git: could not remove the worktree of ${agent.id}: ${removed.reason}`)
