@@ -3,6 +3,8 @@ import {existsSync} from 'node:fs'
 import {writeFile} from 'node:fs/promises'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {commitAgent} from '../src/git/commit-agent.js'
+import {createWorktree} from '../src/git/create-worktree.js'
+import {mergeWorktree} from '../src/git/merge-worktree.js'
 import {markerName} from '../src/git/with-commit-marker.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
@@ -32,7 +34,7 @@ async function planRepo(notes: (head: string) => string): Promise<{plan: string;
   return {plan, log}
 }
 
-async function expectCommitted(plan: string, log: string): Promise<void> {
+async function expectCommitted(plan: string, log: string): Promise<string> {
   const result = await runCli(['run', plan], {cwd: repo.root, env: gitEnv()})
   expect(result.exitCode, result.all).toBe(0)
   const {rows} = await readTable(plan)
@@ -42,6 +44,7 @@ async function expectCommitted(plan: string, log: string): Promise<void> {
   expect(await repo.git('status', '--porcelain', '--', 'out')).toBe('')
   expect(await repo.git('log', '-1', '--format=%s', '--', 'out/A.txt')).toBe('test · A: a-step')
   expect(rows.A!.notes).toMatch(/commit: [0-9a-f]{12}/)
+  return result.all
 }
 
 describe('commit: true, resumed after a SIGKILL', () => {
@@ -62,7 +65,8 @@ describe('commit: true, resumed after a SIGKILL', () => {
     // mdplan writes around its own commits, naming a process that is gone.
     await writeFile(join(repo.root, '.git', 'index.lock'), '')
     await writeFile(join(repo.root, '.git', 'mdplan-commit.pid'), `${await deadPid()}\n`)
-    await expectCommitted(plan, log)
+    const output = await expectCommitted(plan, log)
+    expect(output).toContain("git: removed .git/index.lock, left by mdplan's own commit in a run that was killed")
   })
 })
 
@@ -108,7 +112,28 @@ describe("stale git locks: only those of mdplan's own killed commit are removed"
     expect(existsSync(marker())).toBe(false)
     expect(existsSync(lock())).toBe(false)
   })
+
+  it('isolation: worktree: removes the stale locks of a killed commit in the worktree and of a killed merge in the main tree', async () => {
+    repo = await tempRepo()
+    const worktree = await createWorktree({root: repo.root, slug: 'plan', agent: 'A'})
+    if (!worktree.ok) throw new Error(worktree.reason)
+    await writeFile(join(worktree.path, 'a.txt'), 'a\n')
+    const own = (await execGit(worktree.path, 'rev-parse', '--path-format=absolute', '--git-dir')).trim()
+    for (const dir of [own, join(repo.root, '.git')]) {
+      await writeFile(join(dir, 'index.lock'), '')
+      await writeFile(join(dir, markerName), `${await deadPid()}\n`)
+    }
+    const merged = await mergeWorktree({root: repo.root, worktree: worktree.path, branch: worktree.branch, message: 'A'})
+    expect(merged).toMatchObject({ok: true, merged: true, cleared: ['.git/index.lock', join(own, 'index.lock')]})
+    expect(await repo.git('show', '--format=', '--name-only', 'HEAD')).toBe('a.txt')
+    for (const dir of [own, join(repo.root, '.git')]) expect(existsSync(join(dir, markerName))).toBe(false)
+  })
 })
+
+async function execGit(cwd: string, ...args: string[]): Promise<string> {
+  const {execa} = await import('execa')
+  return (await execa('git', args, {cwd})).stdout
+}
 
 /** The pid of a process that has ended. */
 async function deadPid(): Promise<number> {
