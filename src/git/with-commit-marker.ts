@@ -1,4 +1,5 @@
-import {appendFile, readFile, rm, stat} from 'node:fs/promises'
+import {appendFileSync, rmSync} from 'node:fs'
+import {readFile, rm, stat} from 'node:fs/promises'
 import {join, relative} from 'node:path'
 import {isAlive} from '../store/is-alive.js'
 import {runGit} from './run-git.js'
@@ -27,13 +28,21 @@ export async function withCommitMarker<T>(root: string, work: (marker: CommitMar
   if (!dirs) return {result: await work({onStart() {}}), cleared: []}
   const marker = join(dirs.gitDir, markerName)
   const cleared = await clearStaleLocks(root, marker, dirs)
-  let writes = appendFile(marker, `${process.pid}\n`)
+  const note = (pid: number): void => {
+    // At once, in the spawn's own tick: a kill right after the spawn must find the live git named.
+    // A marker that could not name every git must not exist: without one, no lock is ever cleared.
+    try {
+      appendFileSync(marker, `${pid}\n`)
+    } catch {
+      try {
+        rmSync(marker, {force: true})
+      } catch {}
+    }
+  }
+  note(process.pid)
   try {
-    // Appended in start order; a failed append only makes the next run more careful (a lock it cannot clear).
-    const result = await work({onStart: (pid) => void (writes = writes.then(() => appendFile(marker, `${pid}\n`)).catch(() => undefined))})
-    return {result, cleared}
+    return {result: await work({onStart: note}), cleared}
   } finally {
-    await writes.catch(() => undefined)
     await rm(marker, {force: true})
   }
 }
