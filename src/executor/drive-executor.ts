@@ -116,7 +116,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         if (job && input.hosts) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...(await input.hosts!.prepare(agent, job, effect.notes))}))
         if (!git) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []}))
         return later(async () => {
-          const launch = await git.beforeLaunch(agent, effect.notes)
+          const launch = await git.beforeLaunch(agent, effect.notes, effect.earlier)
           return {type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...launch}
         })
       }

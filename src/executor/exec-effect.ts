@@ -22,7 +22,8 @@ export type ExecEffect =
   /** Write the table (merging a person's edits). Answered by `write-done` or `write-failed` with the same `seq`. */
   | {type: 'write'; seq: number; table: TableState; running: ReadonlySet<string>}
   /** Make the attempt's git base, snapshot or worktree. Answered by `prepared`. */
-  | {type: 'prepare'; agent: string; attempt: number; notes: string; job?: JobRef}
+  /** `earlier`: an earlier attempt may have run and left work in the tree (a killed run's, a failed one's). */
+  | {type: 'prepare'; agent: string; attempt: number; notes: string; earlier: boolean; job?: JobRef}
   /** Start the agent's process. Answered by `exited` (and `agent-id` when the CLI reports one). */
   | {
       type: 'spawn'

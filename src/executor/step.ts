@@ -241,7 +241,10 @@ function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
       continue
     }
     attempt.phase = 'preparing'
-    ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: row(ctx, attempt.agent).notes, ...jobField(attempt)})
+    // A row a killed run left in_progress means its agent may have run, even when the write recording its
+    // `base` never landed (the spawn does not wait for it); a retry's earlier attempt ran for sure.
+    const earlier = attempt.previous.status === 'in_progress' || attempt.attempt > 1
+    ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: row(ctx, attempt.agent).notes, earlier, ...jobField(attempt)})
   }
 }
 

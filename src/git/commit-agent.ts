@@ -5,6 +5,7 @@ import {gitMutex, type Mutex} from './git-mutex.js'
 import {headSha} from './head-sha.js'
 import {identityArgs} from './identity-args.js'
 import {gitReason, runGit, splitNul} from './run-git.js'
+import {withCommitMarker, type CommitMarker} from './with-commit-marker.js'
 
 export interface CommitAgentInput {
   /** The working tree's top folder. */
@@ -16,8 +17,11 @@ export interface CommitAgentInput {
   mutex?: Mutex
 }
 
-/** `commit` is the new commit's full sha, or undefined when the paths held nothing to commit. */
-export type CommitAgentResult = {ok: true; commit?: string} | GitFailure
+/**
+ * `commit` is the new commit's full sha, or undefined when the paths held nothing to commit;
+ * `cleared`: stale git locks a killed run's commit left, removed first (see `withCommitMarker`).
+ */
+export type CommitAgentResult = ({ok: true; commit?: string} | GitFailure) & {cleared?: string[]}
 
 /**
  * `commit: true`: commit exactly the files an agent changed, deletions
@@ -25,15 +29,18 @@ export type CommitAgentResult = {ok: true; commit?: string} | GitFailure
  * staged stay as they were (`git commit --only -- <paths>`).
  */
 export async function commitAgent(input: CommitAgentInput): Promise<CommitAgentResult> {
-  return (input.mutex ?? gitMutex).run(() => commit(input))
+  return (input.mutex ?? gitMutex).run(async () => {
+    const {result, cleared} = await withCommitMarker(input.root, (marker) => commit(input, marker))
+    return cleared.length > 0 ? {...result, cleared} : result
+  })
 }
 
-async function commit(input: CommitAgentInput): Promise<CommitAgentResult> {
+async function commit(input: CommitAgentInput, marker: CommitMarker): Promise<CommitAgentResult> {
   const {paths, toAdd} = await committable(input.root, [...new Set(input.paths)])
   if (paths.length === 0) return {ok: true}
   // `add -A` with pathspecs stages deletions of those paths too.
   if (toAdd.length > 0) {
-    const added = await runGit(input.root, ['add', '-A', '--', ...toAdd])
+    const added = await runGit(input.root, ['add', '-A', '--', ...toAdd], {onStart: marker.onStart})
     if (!added.ok) return {ok: false, reason: gitReason(added, 'git add')}
   }
   const head = await headSha(input.root)
@@ -43,7 +50,7 @@ async function commit(input: CommitAgentInput): Promise<CommitAgentResult> {
     if (splitNul(staged.stdout).length === 0) return {ok: true}
   }
   const identity = await identityArgs(input.root)
-  const committed = await runGit(input.root, [...identity, 'commit', '--quiet', '--only', '-m', input.message, '--', ...paths])
+  const committed = await runGit(input.root, [...identity, 'commit', '--quiet', '--only', '-m', input.message, '--', ...paths], {onStart: marker.onStart})
   if (!committed.ok) {
     if (/nothing (added )?to commit|no changes added/i.test(committed.stdout + committed.stderr)) return {ok: true}
     return {ok: false, reason: gitReason(committed, 'git commit')}

@@ -48,7 +48,8 @@ export interface CompletionGit {
 export interface GitGuard {
   /** Once, before any launch: remove worktrees a crashed run left (keeping those of agents about to resume). */
   start(resuming: (agent: string) => boolean): Promise<string[]>
-  beforeLaunch(agent: Agent, notes: string): Promise<LaunchGit>
+  /** `earlier`: an earlier attempt may have left work in the tree, so its files count as this attempt's. */
+  beforeLaunch(agent: Agent, notes: string, earlier?: boolean): Promise<LaunchGit>
   /** `endedAt`: when the agent's process ended (ms); a snapshot started since then can serve its check. */
   afterCompletion(agent: Agent, succeeded: boolean, endedAt?: number): Promise<CompletionGit>
   /** Forget an attempt that ended without completing (snapshot, window). */
@@ -133,7 +134,7 @@ export async function createGitGuard(input: {
       return formatCleanup(result)
     },
 
-    async beforeLaunch(agent, notes) {
+    async beforeLaunch(agent, notes, earlier = false) {
       const warnings: string[] = []
       const base = getNote(notes, 'base')
       if (base) {
@@ -162,7 +163,9 @@ export async function createGitGuard(input: {
         } else {
           warnings.push(`git: no snapshot for ${agent.id}, its scope is not checked: ${snapshot.reason}`)
         }
-        entry.resumed = base !== undefined
+        // Not only when the row has a base: a run killed after the spawn but before the write recording the
+        // base leaves none, and its agent's file, already in this snapshot, would not look changed.
+        entry.resumed = earlier || base !== undefined
       }
       baseSha ??= await headSha(root)
       active.set(agent.id, entry)
@@ -188,6 +191,7 @@ export async function createGitGuard(input: {
           // The branch is kept so a person can resolve it by hand.
           return {notes, warnings, fail: merged.reason}
         }
+        if (merged.cleared) warnings.push(`git: removed ${merged.cleared.join(', ')}, left by mdplan's own commit in a run that was killed`)
         if (commits(agent) && merged.workCommit) notes.commit = shortSha(merged.workCommit)
         const removed = await removeWorktree({root, path: entry.worktree.path, branch: entry.worktree.branch, deleteBranch: 'merged'})
         if (!removed.ok) warnings.push(`git: could not remove the worktree of ${agent.id}: ${removed.reason}`)
@@ -212,6 +216,7 @@ export async function createGitGuard(input: {
       const paths = [...new Set([...attribution.own, ...earlier])]
       if (succeeded && commits(agent) && paths.length > 0) {
         const commit = await commitAgent({root, paths, message: commitMessage(title, agent)})
+        if (commit.cleared) warnings.push(`git: removed ${commit.cleared.join(', ')}, left by mdplan's own commit in a run that was killed`)
         if (!commit.ok) warnings.push(`git: could not commit the work of ${agent.id}: ${commit.reason}`)
         else if (commit.commit) notes.commit = shortSha(commit.commit)
       }

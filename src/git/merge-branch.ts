@@ -11,9 +11,10 @@ export type MergeBranchResult =
  * Merge an agent's branch into the main working tree: the second half of a
  * worktree's merge, and the whole of a remote host's (its result fetched onto
  * the branch). A conflict aborts the merge (the main tree is left as it
- * was) and names the paths. Callers hold the git mutex.
+ * was) and names the paths. Callers hold the git mutex. `onStart` hears the
+ * merge's git pid (a commit marker: see `withCommitMarker`).
  */
-export async function mergeBranch(input: {root: string; branch: string; message: string; identity: string[]}): Promise<MergeBranchResult> {
+export async function mergeBranch(input: {root: string; branch: string; message: string; identity: string[]; onStart?: (pid: number) => void}): Promise<MergeBranchResult> {
   const {identity} = input
   const failed = (reason: string, conflicts: string[] = []): MergeBranchResult => ({ok: false, reason, conflicts})
   // A merge of mdplan's own that a killed run left half done would refuse every later one: take it back first.
@@ -25,7 +26,7 @@ export async function mergeBranch(input: {root: string; branch: string; message:
   const contained = await runGit(input.root, ['merge-base', '--is-ancestor', input.branch, 'HEAD'])
   if (contained.ok) return {ok: true, head: (await headSha(input.root)) ?? '', merged: false}
 
-  const merged = await runGit(input.root, [...identity, 'merge', '--no-edit', '--no-verify', '-m', `Merge ${input.branch}: ${input.message}`, input.branch])
+  const merged = await runGit(input.root, [...identity, 'merge', '--no-edit', '--no-verify', '-m', `Merge ${input.branch}: ${input.message}`, input.branch], {onStart: input.onStart})
   if (!merged.ok) {
     const unmerged = await runGit(input.root, ['diff', '--name-only', '-z', '--diff-filter=U'])
     const conflicts = [...new Set(splitNul(unmerged.stdout))].sort()

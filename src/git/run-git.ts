@@ -15,6 +15,8 @@ export interface RunGitOptions {
   env?: Record<string, string>
   /** Retries when another process holds `index.lock` / `config.lock` (default true). */
   retryOnLock?: boolean
+  /** Told each git process's pid as it starts (a commit records them: see `withCommitMarker`). */
+  onStart?: (pid: number) => void
 }
 
 // Agents run git themselves in the same repository, so a held lock is normal and short-lived.
@@ -30,7 +32,7 @@ const lockDelaysMs = [50, 100, 200, 300, 500, 800, 1000, 1500]
 export async function runGit(cwd: string, args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
   const retry = options.retryOnLock ?? true
   for (let attempt = 0; ; attempt++) {
-    const result = await execa('git', ['--literal-pathspecs', ...args], {
+    const subprocess = execa('git', ['--literal-pathspecs', ...args], {
       cwd,
       reject: false,
       stripFinalNewline: false,
@@ -44,6 +46,8 @@ export async function runGit(cwd: string, args: readonly string[], options: RunG
         ...options.env
       }
     })
+    if (subprocess.pid !== undefined) options.onStart?.(subprocess.pid)
+    const result = await subprocess
     const stdout = typeof result.stdout === 'string' ? result.stdout : ''
     const stderr = typeof result.stderr === 'string' ? result.stderr : ''
     const exitCode = result.exitCode ?? -1
