@@ -95,6 +95,7 @@ export async function followJob(input: FollowInput): Promise<HostRun> {
   let submitError: string | undefined
   let needSubmit = !job.reattach
   let queuedAt: number | undefined
+  let queuedNoted = false
   let startedAt: number | undefined
   let goneSince: number | undefined
   let endedSince: number | undefined
@@ -112,6 +113,8 @@ export async function followJob(input: FollowInput): Promise<HostRun> {
       submitted = true
       submits++
       const answer = await input.submit(env)
+      // Queued from the submit on, until it starts; a rerun knows only what it sees queued.
+      queuedAt ??= Date.now()
       if ('id' in answer) {
         engineId = answer.id
         notes({[engine]: engineId})
@@ -132,9 +135,11 @@ export async function followJob(input: FollowInput): Promise<HostRun> {
         notes({[engine]: engineId})
       }
       await drain()
-      const started = seen.phase === 'running' || seen.phase === 'ended' || (await exists(file('pid')))
-      if (seen.phase === 'queued' && queuedAt === undefined && startedAt === undefined) {
-        queuedAt = now
+      const ran = await exists(file('pid'))
+      const started = seen.phase === 'running' || ran
+      if (seen.phase === 'queued' && !queuedNoted && startedAt === undefined) {
+        queuedNoted = true
+        queuedAt ??= now
         notes({queued: `since ${new Date(now).toISOString().slice(11, 19)}Z`})
       }
       if (started && startedAt === undefined) {
@@ -148,12 +153,13 @@ export async function followJob(input: FollowInput): Promise<HostRun> {
         const rc = Number((await readFile(file('rc'), 'utf8')).trim())
         return finish({exitCode: Number.isInteger(rc) ? rc : 125})
       }
-      if (seen.phase === 'ended') {
+      if (seen.phase === 'ended' && ran) {
         endedSince ??= now
         if (now - endedSince > input.settleMs) return finish({signal: 'SIGKILL', error: `${engine} ended the job ${engineId} (${seen.detail}) before it wrote its exit code`})
       } else endedSince = undefined
-      if (seen.phase === undefined) {
-        if (await exists(file('pid'))) {
+      // Ended without ever running here (cancelled by a Ctrl-C, which also removed its folder): as if unknown.
+      if (seen.phase === undefined || (seen.phase === 'ended' && !ran)) {
+        if (ran) {
           // It ran, and neither the engine nor the folder knows how it ended.
           goneSince ??= now
           if (now - goneSince > input.settleMs) return finish({lost: true, error: `host lost: ${spec.name} (the job ${job.key} vanished from ${engine} while it ran)`})

@@ -17,7 +17,15 @@ import {isEnded, isWorkerLost, slurmCli, type SlurmJob} from './slurm-cli.js'
  * base from the bundle, sources and deletes the 0600 env file, runs the
  * agent, commits with the key, bundles the result, writes `rc` last.
  */
-const batchScript = '#!/bin/sh\n# mdplan: one attempt; everything it needs is in this folder.\nexec sh "$PWD/run.sh" "$PWD"\n'
+const batchScript = [
+  '#!/bin/sh',
+  '# mdplan: one attempt; everything it needs is in this folder.',
+  '# A second job of the same key (a submit repeated after its answer was lost) must not run the agent again:',
+  '# mkdir is atomic, on a shared file system too.',
+  'mkdir "$PWD/started" 2>/dev/null || { echo "mdplan: this attempt already started in another job" >&2; exit 0; }',
+  'exec sh "$PWD/run.sh" "$PWD"',
+  ''
+].join('\n')
 
 /** How long Slurm's answer may lag behind the job folder (a shared file system's caches) before a job counts as gone. */
 const settleMs = 5_000
