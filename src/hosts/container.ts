@@ -6,5 +6,5 @@ export function containerHost(spec: HostSpec): Host {
   const missing = async (): Promise<never> => {
     throw new Error(`container hosts are not supported yet (${spec.name})`)
   }
-  return {spec, run: missing, collect: missing, cancel: missing, forget: missing, list: async () => undefined, preflight: async () => [`host ${spec.name}: container hosts are not supported yet`], close: async () => undefined}
+  return {spec, run: missing, collect: missing, cancel: missing, list: async () => undefined, preflight: async () => [`host ${spec.name}: container hosts are not supported yet`], close: async () => undefined}
 }

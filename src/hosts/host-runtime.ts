@@ -118,8 +118,7 @@ export function createHostRuntime(input: {
         [...new Set(names)].map(async (name) => {
           const keys = await host(name).list(`mdplan-${slug}-`)
           if (!keys) return
-          const gone = keys.filter((key) => !keep.has(key))
-          await Promise.all(gone.map((key) => host(name).cancel(key)))
+          await host(name).cancel(keys.filter((key) => !keep.has(key)))
         })
       )
       return messages

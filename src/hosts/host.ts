@@ -49,10 +49,8 @@ export interface Host {
   run(job: HostJob, command: HostCommand): Promise<HostRun>
   /** Fetch the job's result commit into `refs/heads/<branch>` of `root`, checking that it carries the job's key (fencing). */
   collect(job: {key: string; root: string; branch: string; base: string}): Promise<Collected>
-  /** End the job's whole process group and forget it (Ctrl-C; a job of a lost attempt). */
-  cancel(key: string): Promise<void>
-  /** Forget a finished job whose result is merged and recorded. */
-  forget(key: string): Promise<void>
+  /** End each job's whole process group if it still runs, and forget it (Ctrl-C; a collected result; a lost attempt's leftover). */
+  cancel(keys: readonly string[]): Promise<void>
   /** Keys of the jobs the host holds whose names start with `prefix`. */
   list(prefix: string): Promise<string[] | undefined>
   /** Problems with running agents there (unreachable, no git, a CLI missing), one line each with the fix. */

@@ -10,18 +10,28 @@
  * written last with an atomic rename once the work is committed and bundled.
  */
 
-/** `$1` dir, `$2` key; stdin: the job's tar archive. `mkdir` of the folder is the guard: one process per key. */
+/**
+ * `$1` dir, `$2` key, `$3` byte offset; stdin: the job's tar archive. `mkdir`
+ * of the folder is the guard: one process per key, however often the same
+ * key is submitted. Says `mdplan-job submitted` or `exists` on stderr, then
+ * follows the job's output in the same call (one round trip per launch).
+ */
 export const submitScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 j=$d/jobs/$2
 mkdir -p "$d/jobs" "$d/staging" || exit 3
-if ! mkdir "$j" 2>/dev/null; then cat > /dev/null; echo "mdplan-job exists"; exit 0; fi
-umask 077
-s=$d/staging/$2.$$
-mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s" "$j"; echo "mdplan-job bad-archive"; exit 3; }
-mv "$s"/* "$j"/ && rmdir "$s"
-cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &
-echo "mdplan-job submitted"
+if mkdir "$j" 2>/dev/null; then
+  umask 077
+  s=$d/staging/$2.$$
+  mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s" "$j"; echo "mdplan-job bad-archive" >&2; exit 3; }
+  mv "$s"/* "$j"/ && rmdir "$s"
+  (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
+  umask 022
+  echo "mdplan-job submitted" >&2
+else
+  cat > /dev/null
+  echo "mdplan-job exists" >&2
+fi
 `
 
 /** The job itself, its own session and process group; `$1` the job folder. */
@@ -74,18 +84,20 @@ j=$d/jobs/$2
 exit 0
 `
 
-/** `$1` dir, `$2` key, `$3` `cancel` or `forget`: end the job's process group (cancel), then remove its folder. */
+/** `$1` dir, then keys: end each job's process group if it still runs (SIGTERM, then SIGKILL after 2 s), then remove its folder. */
 export const removeScript = `
-d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
-j=$d/jobs/$2
-[ -d "$j" ] || exit 0
-if [ "$3" = cancel ] && [ -s "$j/pid" ] && [ ! -f "$j/rc" ]; then
-  p=$(cat "$j/pid")
-  kill -TERM -- -"$p" 2>/dev/null
-  i=0; while kill -0 -- -"$p" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
-  kill -KILL -- -"$p" 2>/dev/null
-fi
-rm -rf "$j"
+d=$1; shift; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
+for k in "$@"; do
+  j=$d/jobs/$k
+  [ -d "$j" ] || continue
+  if [ -s "$j/pid" ] && [ ! -f "$j/rc" ]; then
+    p=$(cat "$j/pid")
+    kill -TERM -"$p" 2>/dev/null
+    i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
+    kill -KILL -"$p" 2>/dev/null
+  fi
+  rm -rf "$j"
+done
 `
 
 /** `$1` dir, `$2` key prefix: the keys of the jobs there. */

@@ -46,7 +46,7 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
     spec,
 
     async run(job, command) {
-      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel(key)})
+      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key])})
     },
 
     async collect({key, root, branch, base}): Promise<Collected> {
@@ -72,12 +72,9 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
       }
     },
 
-    async cancel(key) {
-      await reach(() => exec(removeScript, [dir, checked(key), 'cancel']), Date.now() - spec.leaseMs + 5000)
-    },
-
-    async forget(key) {
-      await reach(() => exec(removeScript, [dir, checked(key), 'forget']), Date.now() - spec.leaseMs + 5000)
+    async cancel(keys) {
+      if (keys.length === 0) return
+      await reach(() => exec(removeScript, [dir, ...keys.map(checked)]), Date.now() - spec.leaseMs + 5000)
     },
 
     async list(prefix) {
@@ -89,7 +86,7 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
     async preflight(executables) {
       const name = `host ${spec.name} (${transport.label})`
       const connected = await transport.connect()
-      if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`ssh ${transport.label} true\` works without a password prompt`]
+      if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`${transport.probe}\` works without a password prompt`]
       const answer = await exec(preflightScript, [dir, ...executables])
       if (answer.exitCode !== 0) return [`${name}: the checks could not run (${String(answer.stderr).trim().split('\n').at(-1) ?? answer.exitCode})`]
       const problems: string[] = []
@@ -157,34 +154,37 @@ async function runJob({spec, dir, transport, job, command, cancel}: RunInput): P
     }
     if (Date.now() - lastContact > spec.leaseMs) return finish({lost: true, error: `host lost: ${spec.name}`})
     const connected = await transport.connect()
-    if (connected.ok && phase === 'submit') {
-      archive ??= await jobArchive(job, command, env)
-      if ('error' in archive) return finish({spawnFailed: true, error: archive.error})
-      const answer = await transport.exec(submitScript, [dir, job.key], {inputFile: archive.file, signal: stop.signal})
-      const said = String(answer.stdout)
-      if (answer.exitCode !== sshUnreachable && said.includes('mdplan-job ')) {
-        lastContact = Date.now()
-        attached = said.includes('mdplan-job exists')
-        if (!attached && !said.includes('mdplan-job submitted')) return finish({spawnFailed: true, error: `${spec.name}: could not submit ${job.key}: ${String(answer.stderr).trim() || said.trim()}`})
-        submitted = true
-        phase = 'follow'
-        continue
+    if (connected.ok) {
+      // Submitting follows in the same call: one round trip per launch. A rerun first follows only (attach).
+      if (phase === 'submit') {
+        archive ??= await jobArchive(job, command, env)
+        if ('error' in archive) return finish({spawnFailed: true, error: archive.error})
       }
-    } else if (connected.ok) {
-      const follow = transport.exec(followScript, [dir, job.key, String(offset)], {signal: stop.signal})
-      follow.stdout?.on('data', (chunk: Buffer) => {
+      const call =
+        phase === 'submit' && archive && 'file' in archive
+          ? transport.exec(submitScript + followScript, [dir, job.key, String(offset)], {inputFile: archive.file, signal: stop.signal})
+          : transport.exec(followScript, [dir, job.key, String(offset)], {signal: stop.signal})
+      call.stdout?.on('data', (chunk: Buffer) => {
         lastContact = Date.now()
         offset += chunk.length
         out.push(chunk)
         log.write(chunk)
         lines.push(chunk)
       })
-      const answer = await follow
+      const answer = await call
       const stderr = String(answer.stderr ?? '')
+      if (/^mdplan-job (submitted|exists)$/m.test(stderr)) {
+        lastContact = Date.now()
+        submitted = true
+        attached ||= /^mdplan-job exists$/m.test(stderr)
+        phase = 'follow'
+      } else if (phase === 'submit' && /^mdplan-job bad-archive$/m.test(stderr)) {
+        return finish({spawnFailed: true, error: `${spec.name}: could not unpack the job ${job.key} there (disk full?)`})
+      }
       const control = /(?:^|\n)mdplan-job (rc|lost|unknown)(?: (\d+))?\s*$/.exec(stderr)
       if (control) {
         lastContact = Date.now()
-        const before = stderr.slice(0, control.index + (control[0].startsWith('\n') ? 1 : 0))
+        const before = stderr.slice(0, control.index + (control[0].startsWith('\n') ? 1 : 0)).replace(/^mdplan-job (submitted|exists)\n/m, '')
         if (control[1] === 'rc') return finish({exitCode: Number(control[2]), stderr: before})
         if (control[1] === 'lost') return finish({signal: 'SIGKILL', stderr: before, error: `the job ${job.key} on ${spec.name} ended without a result`})
         // The host knows nothing of the key: a rerun submits it (under the same key), once.

@@ -19,6 +19,8 @@ export interface SshTransport {
   close(): Promise<void>
   /** `dev@build1:2222`, for messages. */
   label: string
+  /** The command a person runs to check the host answers. */
+  probe: string
 }
 
 /**
@@ -64,6 +66,7 @@ export function sshTransport(spec: HostSpec): SshTransport {
 
   return {
     label: `${address}${spec.port ? `:${spec.port}` : ''}`,
+    probe: ['ssh', ...(spec.config ? ['-F', spec.config] : []), ...(spec.port ? ['-p', String(spec.port)] : []), address, 'true'].join(' '),
     connect() {
       master ??= startMaster().then((result) => {
         if (!result.ok) master = undefined

@@ -28,7 +28,7 @@ function describe(event: RunEvent, c: ReturnType<typeof pc.createColors>): strin
       return `${event.phase} verification ${result} (${tries})${event.log ? ` log ${event.log}` : ''}`
     }
     case 'launched':
-      return `${c.cyan('launched')} ${event.agent} (attempt ${event.attempt}${event.resumed ? ', resumed' : ''})${idOf(event.agentId)} log ${event.log}`
+      return `${c.cyan('launched')} ${event.agent} (attempt ${event.attempt}${event.resumed ? ', resumed' : ''})${idOf(event.agentId)}${event.host && event.host !== 'local' ? ` on ${event.host} as ${event.job ?? ''}` : ''} log ${event.log}`
     case 'agent-id':
       return `${event.agent} agent id ${event.agentId}`
     case 'completed':

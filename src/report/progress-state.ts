@@ -12,6 +12,8 @@ export interface AgentProgress {
   /** Agents this one waits on, from a `blocked` event. */
   blockedBy?: string[]
   log?: string
+  /** The host it runs on, when not this machine. */
+  host?: string
 }
 
 /** What the live view shows, folded from the event stream. */
@@ -77,6 +79,7 @@ export function applyProgressEvent(state: ProgressState, event: RunEvent, nowMs:
       a.startedAt = at
       a.blockedBy = undefined
       a.log = event.log
+      a.host = event.host === 'local' ? undefined : event.host
       break
     }
     case 'completed': {

@@ -27,7 +27,8 @@ export function renderLive(state: ProgressState, nowMs: number, options: RenderL
   for (const agent of running) {
     const time = agent.startedAt === undefined ? '' : formatDuration(Math.max(0, nowMs - agent.startedAt))
     const attempt = agent.attempt > 1 ? c.yellow(` attempt ${agent.attempt}`) : ''
-    lines.push(`  ${c.cyan('▶')} ${agent.id.padEnd(idWidth)}  ${agent.name.padEnd(nameWidth)}  ${time.padStart(7)}${attempt}`)
+    const host = agent.host ? c.dim(` on ${agent.host}`) : ''
+    lines.push(`  ${c.cyan('▶')} ${agent.id.padEnd(idWidth)}  ${agent.name.padEnd(nameWidth)}  ${time.padStart(7)}${attempt}${host}`)
   }
   if (state.verification) {
     const time = formatDuration(Math.max(0, nowMs - state.verification.startedAt))

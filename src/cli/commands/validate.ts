@@ -11,6 +11,7 @@ import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
 import {checkTemplates} from '../../runners/check-templates.js'
+import {readHosts} from '../../hosts/read-hosts.js'
 
 export const registerValidate: RegisterCommand = (program, io, done) => {
   program
@@ -31,6 +32,7 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
           ...(await checkPlanTree(plan, file, io.cwd)),
           ...readSideState(plan, resolve(io.cwd, file)).diagnostics,
           ...checkTemplates(plan),
+          ...readHosts(plan).diagnostics,
           ...checkPromptSizes(plan)
         ])
         agents = plan.agents.length
