@@ -5,5 +5,5 @@ export function kubernetesHost(spec: HostSpec): Host {
   const missing = async (): Promise<never> => {
     throw new Error('todo')
   }
-  return {spec, run: missing, collect: missing, cancel: missing, forget: missing, list: async () => undefined, preflight: async () => [], close: async () => undefined}
+  return {spec, run: missing, collect: missing, cancel: missing, list: async () => undefined, preflight: async () => [], close: async () => undefined}
 }

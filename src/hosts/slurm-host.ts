@@ -52,10 +52,6 @@ export function slurmHost(spec: HostSpec): Host {
     if (fresh || !cached || Date.now() - cached.at > 400) cached = {at: Date.now(), jobs: slurmCli.queue()}
     return cached.jobs
   }
-  const idsOf = async (key: string): Promise<string[]> => {
-    const listed = await queue(true)
-    return 'error' in listed ? [] : listed.filter((job) => job.name === key && !isEnded(job.state)).map((job) => job.id)
-  }
 
   const view = async (key: string, knownId: string | undefined): Promise<JobView | {error: string}> => {
     const listed = await queue()
@@ -125,7 +121,7 @@ export function slurmHost(spec: HostSpec): Host {
           cached = undefined
           return submitted
         },
-        cancel: (key) => this.cancel(key)
+        cancel: (key) => this.cancel([key])
       })
     },
 
@@ -136,13 +132,12 @@ export function slurmHost(spec: HostSpec): Host {
       return collectBundle({file: (await exists(bundle)) ? bundle : undefined, key, root, branch, base})
     },
 
-    async cancel(key) {
-      await slurmCli.cancel(await idsOf(key))
-      await rm(folderOf(key), {recursive: true, force: true, maxRetries: 3})
-    },
-
-    async forget(key) {
-      await rm(folderOf(key), {recursive: true, force: true, maxRetries: 3})
+    async cancel(keys) {
+      if (keys.length === 0) return
+      const wanted = new Set(keys)
+      const listed = await queue(true)
+      if (!('error' in listed)) await slurmCli.cancel(listed.filter((job) => wanted.has(job.name) && !isEnded(job.state)).map((job) => job.id))
+      await Promise.all(keys.map((key) => rm(folderOf(key), {recursive: true, force: true, maxRetries: 3})))
     },
 
     async list(prefix) {
