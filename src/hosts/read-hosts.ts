@@ -110,7 +110,7 @@ function readClusterFields(spec: HostSpec, fields: Record<string, unknown>, text
   spec.memory = text('memory')
   spec.namespace = text('namespace')
   spec.context = text('context')
-  spec.serviceAccount = text('service_account')
+  spec.serviceAccount = text('service_account') ?? text('serviceaccount')
   spec.secret = text('secret')
   if (fields.cpus !== undefined) {
     if (typeof fields.cpus !== 'number' || !(fields.cpus > 0)) problem('`cpus` must be a number above 0')
