@@ -60,12 +60,16 @@ describe('agents as Slurm jobs (a fake sbatch/squeue/scontrol/scancel)', () => {
     await repo.cleanup()
   }, 60_000)
 
-  it('counts --agent-timeout from the start, not the submit: a job queued longer than the timeout still completes', async () => {
+  it('counts --agent-timeout from the start, not the submit: a job queued longer than the timeout still completes; status says it is queued', async () => {
     const slurm = await fakeSlurm()
     await slurm.faults({holdMs: 5000})
     const log = await logFile()
     const {repo, plan} = await slurmPlan(slurm, log, {A: {}})
-    const result = await runCli(['run', plan, '--max-attempts', '1', '--agent-timeout', '3s'], {cwd: repo.root, env: env(slurm)})
+    const run = startCli(['run', plan, '--max-attempts', '1', '--agent-timeout', '3s'], {cwd: repo.root, env: env(slurm)})
+    await waitForTable(plan, (rows) => /queued: since/.test(rows.A!.notes))
+    const status = await runCli(['status', plan], {cwd: repo.root})
+    expect(status.stdout).toMatch(/In progress: +A \(queued on hpc since \d\d:\d\d:\d\dZ\)/)
+    const result = await run
     expect(result.exitCode, result.all).toBe(0)
     expect((await readTable(plan)).rows.A!.notes).toMatch(/queued: [5-9]s/)
     await repo.cleanup()
@@ -166,7 +170,9 @@ describe('agents as Slurm jobs (a fake sbatch/squeue/scontrol/scancel)', () => {
   it('Ctrl-C cancels the running jobs (scancel) and leaves the rows resumable; a rerun completes them', async () => {
     const slurm = await fakeSlurm()
     const log = await logFile()
-    const {repo, plan} = await slurmPlan(slurm, log, {A: {sleep: 30}})
+    // Long the first time, short once the flag exists (the rerun).
+    const flag = `${log}.rerun`
+    const {repo, plan} = await slurmPlan(slurm, log, {A: {sleep: 0, extra: `[ -f '${flag}' ] || sleep 30`}})
     const first = startCli(['run', plan, '--max-attempts', '1'], {cwd: repo.root, env: env(slurm)})
     await waitFor(async () => (await readAgentLog(log)).starts.size === 1)
     first.kill('SIGINT')
@@ -176,6 +182,13 @@ describe('agents as Slurm jobs (a fake sbatch/squeue/scontrol/scancel)', () => {
     expect(state.cancelled).toEqual([1])
     expect((await readAgentLog(log)).unfinished).toEqual(['A#1'])
     expect((await readTable(plan)).rows.A!.status).toBe('in_progress')
+    // Slurm still lists the cancelled job under the key: the rerun submits it again (the same key), it is not a failure.
+    await (await import('node:fs/promises')).writeFile(flag, '')
+    const second = await runCli(['run', plan, '--max-attempts', '1'], {cwd: repo.root, env: env(slurm)})
+    expect(second.exitCode, second.all).toBe(0)
+    expect((await readTable(plan)).rows.A!.status).toBe('completed')
+    expect((await slurm.state()).started).toEqual([1, 2])
+    expect(await repo.read('out/A.txt')).toBe('A 1\n')
     await repo.cleanup()
   }, 60_000)
 
