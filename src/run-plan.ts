@@ -68,7 +68,6 @@ function childArgs(options: RunPlanOptions, cwd: string): string[] {
   if (options.agentTimeoutMs) args.push('--agent-timeout', `${Math.ceil(options.agentTimeoutMs / 1000)}s`)
   if (options.failFast) args.push('--fail-fast')
   if (options.strictScope) args.push('--strict-scope')
-  if (options.host) args.push('--host', options.host)
   return args
 }
 

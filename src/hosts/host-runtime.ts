@@ -46,12 +46,14 @@ export function createHostRuntime(input: {
   const bases = new Map<string, string>()
   const owners = ownershipMap(input.plan, prefix)
   const title = input.plan.title ?? slug
+  // Read once: every merge of the run commits as the same person.
+  const identity = identityArgs(root)
   const host = (name: string): Host => {
     let found = hosts.get(name)
     if (!found) {
       const spec = input.specs.get(name)
       if (!spec || spec.type === 'local') throw new Error(`not a remote host: ${name}`)
-      hosts.set(name, (found = clusterHost(spec) ?? (spec.type === 'ssh' ? sshHost(spec) : containerHost(spec))))
+      hosts.set(name, (found = clusterHost(spec) ?? (spec.type === 'ssh' ? sshHost(spec) : containerHost(spec, root))))
     }
     return found
   }
@@ -103,7 +105,7 @@ export function createHostRuntime(input: {
       notes.scope = scope
       if (scope && input.strictScope) return {notes, warnings, fail: `scope: ${scope}`}
       const merged = await gitMutex.run(async () =>
-        mergeBranch({root, branch, message: commitMessage(title, agent), identity: await identityArgs(root)})
+        mergeBranch({root, branch, message: commitMessage(title, agent), identity: await identity})
       )
       // The branch is kept on a conflict, so a person can resolve it by hand.
       if (!merged.ok) return {notes, warnings, fail: merged.reason}

@@ -1,4 +1,5 @@
-import {chmod, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {chmod, copyFile, link, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
@@ -19,14 +20,11 @@ export async function jobArchive(job: HostJob, command: HostCommand, env: Record
   const spec = join(dir, 'spec')
   const {root, base, branch, prefix, message} = job.git
   try {
-    await execa('mkdir', [spec])
-    // A ref of its own names the base in the bundle (a bundle carries refs, not bare commits).
-    const ref = `refs/mdplan/jobs/${job.key}`
-    const updated = await runGit(root, ['update-ref', ref, base])
-    if (!updated.ok) return await fail(dispose, gitReason(updated, 'git update-ref'))
-    const bundled = await runGit(root, ['bundle', 'create', join(spec, 'base.bundle'), ref])
-    await runGit(root, ['update-ref', '-d', ref])
-    if (!bundled.ok) return await fail(dispose, gitReason(bundled, 'git bundle create'))
+    await mkdir(spec)
+    const bundle = await baseBundle(root, base)
+    if (typeof bundle !== 'string') return await fail(dispose, bundle.error)
+    await link(bundle, join(spec, 'base.bundle')).catch(() => copyFile(bundle, join(spec, 'base.bundle')))
+    const ref = bundleRef(base)
     const identity = await identityOf(root)
     const files: Record<string, string> = {
       'run.sh': runScript,
@@ -56,7 +54,50 @@ async function fail(dispose: () => Promise<void>, error: string): Promise<{error
   return {error}
 }
 
-async function identityOf(root: string): Promise<{name: string; email: string}> {
+// Launches made together start from the same commit: one bundle serves them all (and each rerun of it).
+const bundles = new Map<string, Promise<string | {error: string}>>()
+let bundleDir: string | undefined
+
+function bundleRef(base: string): string {
+  return `refs/mdplan/bases/${base}`
+}
+
+function baseBundle(root: string, base: string): Promise<string | {error: string}> {
+  const key = `${root}\0${base}`
+  let made = bundles.get(key)
+  if (!made) {
+    made = makeBundle(root, base)
+    bundles.set(key, made)
+    void made.then((result) => typeof result !== 'string' && bundles.delete(key))
+  }
+  return made
+}
+
+async function makeBundle(root: string, base: string): Promise<string | {error: string}> {
+  if (!bundleDir) {
+    bundleDir = await mkdtemp(join(tmpdir(), 'mdplan-bundles-'))
+    const made = bundleDir
+    process.once('exit', () => rmSync(made, {recursive: true, force: true}))
+  }
+  // A bundle carries refs, not bare commits: a ref of its own names the base while the bundle is made.
+  const ref = bundleRef(base)
+  const file = join(bundleDir, `${base}-${bundles.size}.bundle`)
+  const updated = await runGit(root, ['update-ref', ref, base])
+  if (!updated.ok) return {error: gitReason(updated, 'git update-ref')}
+  const bundled = await runGit(root, ['bundle', 'create', file, ref])
+  await runGit(root, ['update-ref', '-d', ref])
+  return bundled.ok ? file : {error: gitReason(bundled, 'git bundle create')}
+}
+
+const identities = new Map<string, Promise<{name: string; email: string}>>()
+
+function identityOf(root: string): Promise<{name: string; email: string}> {
+  let identity = identities.get(root)
+  if (!identity) identities.set(root, (identity = readIdentity(root)))
+  return identity
+}
+
+async function readIdentity(root: string): Promise<{name: string; email: string}> {
   const args = await identityArgs(root)
   const configured = async (key: string): Promise<string> => (await runGit(root, ['config', key], {retryOnLock: false})).stdout.trim()
   const name = args.includes('user.name=mdplan') ? 'mdplan' : await configured('user.name')

@@ -20,16 +20,18 @@ export const submitScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 j=$d/jobs/$2
 mkdir -p "$d/jobs" "$d/staging" || exit 3
+umask 077
+s=$d/staging/$2.$$
+# Unpacked before the guard: a submit cut off mid-archive (its coordinator killed) leaves no job folder behind.
+mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s"; echo "mdplan-job bad-archive" >&2; exit 3; }
 if mkdir "$j" 2>/dev/null; then
-  umask 077
-  s=$d/staging/$2.$$
-  mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s" "$j"; echo "mdplan-job bad-archive" >&2; exit 3; }
   mv "$s"/* "$j"/ && rmdir "$s"
   (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
   umask 022
   echo "mdplan-job submitted" >&2
 else
-  cat > /dev/null
+  rm -rf "$s"
+  umask 022
   echo "mdplan-job exists" >&2
 fi
 `
@@ -63,7 +65,8 @@ mv "$j/rc.tmp" "$j/rc"
 /**
  * `$1` dir, `$2` key, `$3` byte offset: stdout is the job's output from that
  * byte on, followed until the job ends; the last stderr line says how it
- * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`).
+ * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`),
+ * after the result bundle in base64 (`mdplan-job bundle`), when there is one.
  */
 export const followScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
@@ -72,7 +75,12 @@ i=0
 while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 600 ] && { echo "mdplan-job lost" >&2; exit 0; }; sleep 0.1; done
 touch out
 tail -c +$(($3+1)) -s 0.1 --pid="$(cat pid)" -f out
-if [ -f rc ]; then cat err >&2; echo "mdplan-job rc $(cat rc)" >&2; else echo "mdplan-job lost" >&2; fi
+if [ -f rc ]; then
+  cat err >&2
+  # The result rides home on the same call (base64 on stderr, before the last line): no second round trip.
+  [ -f result.bundle ] && { echo "mdplan-job bundle" >&2; base64 result.bundle >&2; }
+  echo "mdplan-job rc $(cat rc)" >&2
+else echo "mdplan-job lost" >&2; fi
 `
 
 /** `$1` dir, `$2` key: the result bundle on stdout (nothing when the job made no commit). */
@@ -96,7 +104,7 @@ for k in "$@"; do
     i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
     kill -KILL -"$p" 2>/dev/null
   fi
-  rm -rf "$j"
+  rm -rf "$j" "$d/staging/$k".*
 done
 `
 

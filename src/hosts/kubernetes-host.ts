@@ -3,7 +3,7 @@ import {readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {V1Job} from '@kubernetes/client-node'
-import {collectBundle} from './collect-bundle.js'
+import {fetchResult} from './fetch-result.js'
 import type {Collected, Host, HostCommand, HostJob} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {jobArchive} from './job-archive.js'
@@ -90,7 +90,7 @@ export function kubernetesHost(spec: HostSpec): Host {
       const file = join(tmpdir(), `${key}-${process.pid}.bundle`)
       try {
         await writeFile(file, bundle)
-        return await collectBundle({file, key, root, branch, base})
+        return await fetchResult({file, key, root, branch, base})
       } finally {
         results.delete(key)
         await rm(file, {force: true})

@@ -1,10 +1,9 @@
 import {createWriteStream, mkdirSync} from 'node:fs'
-import {rm, stat} from 'node:fs/promises'
+import {rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {gitMutex} from '../git/git-mutex.js'
-import {gitReason, runGit} from '../git/run-git.js'
+import {fetchResult} from './fetch-result.js'
 import type {Collected, Host, HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {jobArchive} from './job-archive.js'
@@ -12,6 +11,9 @@ import {isSafeKey} from './job-key.js'
 import {followScript, listScript, preflightScript, removeScript, resultScript, submitScript} from './job-scripts.js'
 import {lineSplitter} from './line-splitter.js'
 import {sshUnreachable, type SshTransport} from './ssh-transport.js'
+
+/** How long ssh takes to notice a dead connection (ServerAliveInterval × ServerAliveCountMax in ssh-transport.ts). */
+const keepaliveMs = 15_000
 
 /** Below this much free space in a host's job folder, preflight says so. */
 const minFreeKb = 512 * 1024
@@ -24,6 +26,7 @@ const minFreeKb = 512 * 1024
  */
 export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
   const dir = spec.dir ?? '~/.mdplan'
+  const results = new Map<string, Buffer>()
   const {exec} = transport
   const checked = (key: string): string => {
     if (!isSafeKey(key)) throw new Error(`not a job key: ${key}`)
@@ -46,27 +49,22 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
     spec,
 
     async run(job, command) {
-      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key])})
+      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key]), results})
     },
 
     async collect({key, root, branch, base}): Promise<Collected> {
       const file = join(tmpdir(), `${checked(key)}-${process.pid}.bundle`)
       try {
+        const carried = results.get(key)
+        results.delete(key)
+        if (carried) {
+          await writeFile(file, carried)
+          return await fetchResult({root, file, key, branch, base})
+        }
         const fetched = await reach(() => exec(resultScript, [dir, key], {stdoutFile: file}))
         if (!fetched) return {ok: false, reason: `host lost: ${spec.name} (its result could not be fetched)`}
         if (fetched.exitCode !== 0) return {ok: false, reason: `${spec.name}: the job ${key} has no result`}
-        if ((await stat(file)).size === 0) return {ok: true}
-        return await gitMutex.run(async () => {
-          const into = await runGit(root, ['fetch', '-q', file, `+refs/heads/${branch}:refs/heads/${branch}`])
-          if (!into.ok) return {ok: false, reason: gitReason(into, 'git fetch (result bundle)')}
-          // Fencing: only the result of the attempt the row names is merged, never a late one of an older attempt.
-          const message = await runGit(root, ['log', '-1', '--format=%B', `refs/heads/${branch}`])
-          if (!message.stdout.includes(`Mdplan-Key: ${key}`)) return {ok: false, reason: `the result on ${branch} is not the work of ${key}`}
-          const grown = await runGit(root, ['merge-base', '--is-ancestor', base, `refs/heads/${branch}`])
-          if (!grown.ok) return {ok: false, reason: `the result on ${branch} does not start from ${base.slice(0, 12)}`}
-          const head = await runGit(root, ['rev-parse', `refs/heads/${branch}`])
-          return {ok: true, commit: head.stdout.trim()}
-        })
+        return await fetchResult({root, file, key, branch, base})
       } finally {
         await rm(file, {force: true})
       }
@@ -110,9 +108,11 @@ interface RunInput {
   job: HostJob
   command: HostCommand
   cancel: (key: string) => Promise<void>
+  /** Result bundles that came home with the end of a job's output, by key. */
+  results: Map<string, Buffer>
 }
 
-async function runJob({spec, dir, transport, job, command, cancel}: RunInput): Promise<HostRun> {
+async function runJob({spec, dir, transport, job, command, cancel, results}: RunInput): Promise<HostRun> {
   const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
   if (job.signal?.aborted) return {...base, interrupted: true}
   mkdirSync(dirname(job.logFile), {recursive: true})
@@ -172,6 +172,8 @@ async function runJob({spec, dir, transport, job, command, cancel}: RunInput): P
         lines.push(chunk)
       })
       const answer = await call
+      // A call that ended only now kept its connection until ssh's keepalive (5 s × 3) saw it break.
+      lastContact = Math.max(lastContact, Date.now() - keepaliveMs)
       const stderr = String(answer.stderr ?? '')
       if (/^mdplan-job (submitted|exists)$/m.test(stderr)) {
         lastContact = Date.now()
@@ -185,7 +187,11 @@ async function runJob({spec, dir, transport, job, command, cancel}: RunInput): P
       if (control) {
         lastContact = Date.now()
         const before = stderr.slice(0, control.index + (control[0].startsWith('\n') ? 1 : 0)).replace(/^mdplan-job (submitted|exists)\n/m, '')
-        if (control[1] === 'rc') return finish({exitCode: Number(control[2]), stderr: before})
+        if (control[1] === 'rc') {
+          const marker = before.lastIndexOf('mdplan-job bundle\n')
+          results.set(job.key, marker === -1 ? Buffer.alloc(0) : Buffer.from(before.slice(marker + 18), 'base64'))
+          return finish({exitCode: Number(control[2]), stderr: marker === -1 ? before : before.slice(0, marker)})
+        }
         if (control[1] === 'lost') return finish({signal: 'SIGKILL', stderr: before, error: `the job ${job.key} on ${spec.name} ended without a result`})
         // The host knows nothing of the key: a rerun submits it (under the same key), once.
         if (!submitted) {

@@ -3,7 +3,7 @@ import {access, mkdir, readdir, rename, rm, writeFile} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
-import {collectBundle} from './collect-bundle.js'
+import {fetchResult} from './fetch-result.js'
 import type {Collected, Host} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {jobArchive} from './job-archive.js'
@@ -129,7 +129,8 @@ export function slurmHost(spec: HostSpec): Host {
       const folder = folderOf(key)
       if (!(await exists(join(folder, 'rc')))) return {ok: false, reason: `${spec.name}: the job ${key} has no result`}
       const bundle = join(folder, 'result.bundle')
-      return collectBundle({file: (await exists(bundle)) ? bundle : undefined, key, root, branch, base})
+      if (!(await exists(bundle))) return {ok: true}
+      return fetchResult({file: bundle, key, root, branch, base})
     },
 
     async cancel(keys) {

@@ -4,15 +4,13 @@ import {gitReason, runGit} from '../git/run-git.js'
 import type {Collected} from './host.js'
 
 /**
- * Bring a job's result bundle home: fetch its branch into `refs/heads/<branch>`
- * of `root`, then check that the tip carries the job's key and grows from the
- * recorded base (fencing: a late result of an older attempt is never merged).
- * A missing or empty bundle means the job committed nothing.
+ * Bring a job's result bundle home onto `refs/heads/<branch>`, and accept it
+ * only if it is the work of `key` (its commit carries `Mdplan-Key: <key>`)
+ * grown from `base`: a late result of an older attempt is never merged.
+ * An empty file: the job made no commit.
  */
-export async function collectBundle(input: {file: string | undefined; key: string; root: string; branch: string; base: string}): Promise<Collected> {
-  const {file, key, root, branch, base} = input
-  const size = file === undefined ? 0 : await stat(file).then((s) => s.size, () => 0)
-  if (file === undefined || size === 0) return {ok: true}
+export async function fetchResult({root, file, key, branch, base}: {root: string; file: string; key: string; branch: string; base: string}): Promise<Collected> {
+  if (((await stat(file).catch(() => undefined))?.size ?? 0) === 0) return {ok: true}
   return gitMutex.run(async () => {
     const into = await runGit(root, ['fetch', '-q', file, `+refs/heads/${branch}:refs/heads/${branch}`])
     if (!into.ok) return {ok: false, reason: gitReason(into, 'git fetch (result bundle)')}
