@@ -51,8 +51,14 @@ export interface Scorecard {
   /** sumOfParts / wallClock. */
   speedup?: number
   peakConcurrency?: number
-  build: string
+  /** Nothing launched in this run (every agent was done, blocked or waiting): no times of its own. */
+  nothingRan?: boolean
+  /** The build's result (`pass`, `fail (2 attempts)`, `not yet run`); absent when the plan has no build. */
+  build?: string
+  /** Integration tests' result; absent when the plan has none. */
   integration?: string
+  /** A `Tests:` line the plan records (a count such as `450/450 pass`), as written. */
+  tests?: string
   costUsd?: number
   counts: Record<string, number>
   discoveries?: string[]

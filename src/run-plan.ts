@@ -8,7 +8,10 @@ import {checkPlanTree} from './nested/check-plan-tree.js'
 import {PlanStore} from './store/plan-store.js'
 import {readRows} from './store/table-state.js'
 import {acquireRunLock} from './store/lock.js'
-import {readSideState} from './store/read-side-state.js'
+import {readJournal, removeJournal} from './store/read-journal.js'
+import {applyJournal} from './store/apply-journal.js'
+import {journalFile} from './store/journal-file.js'
+import {readSideState, type SideStateChoice} from './store/read-side-state.js'
 import {checkTemplates} from './runners/check-templates.js'
 import type {Runner, RunnerOptions} from './runners/runner.js'
 import {resolveRunner} from './runners/resolve-runner.js'
@@ -18,7 +21,7 @@ import {gitRoot} from './git/git-root.js'
 import {planSlug} from './git/worktree-names.js'
 import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
 import {trackProcessGroups} from './runners/spawn-agent.js'
-import {createGitGuard} from './run/git-guard.js'
+import {createGitGuard} from './git/git-guard.js'
 import {logFile} from './run/log-file.js'
 import {dagSection, tracksGraph} from './report/dag-section.js'
 import {createExecState} from './executor/create-exec-state.js'
@@ -31,6 +34,9 @@ import {exitCodes} from './cli/exit-codes.js'
 import {setupHosts} from './hosts/setup-hosts.js'
 import {parseJobNote} from './hosts/job-key.js'
 import {getNote} from './plan/notes.js'
+import {openRunLog, readRunLog, runLogFile} from './run/run-log.js'
+import {timedAgents} from './report/agent-times.js'
+import {plural} from './util/plural.js'
 
 export interface RunPlanOptions {
   file: string
@@ -41,9 +47,13 @@ export interface RunPlanOptions {
   runner?: string
   maxAttempts?: number
   agentTimeoutMs?: number
+  /** The most one agent may keep the run paused in total (rate limits, network trouble); default 30 minutes. */
+  maxPauseMs?: number
   failFast?: boolean
   /** A change to a file another agent owns fails the agent (in a git repository). */
   strictScope?: boolean
+  /** A `.parallel-plan-state.json` whose progress the table lacks: take it, or run from the table (unset: stop and ask). */
+  sideState?: SideStateChoice
   runnerOptions?: RunnerOptions
   /** Aborting stops launching and ends running agents; their rows stay `in_progress`. */
   signal?: AbortSignal
@@ -66,6 +76,7 @@ function childArgs(options: RunPlanOptions, cwd: string): string[] {
   if (options.runner) args.push('--runner', options.runner)
   if (options.maxAttempts) args.push('--max-attempts', String(options.maxAttempts))
   if (options.agentTimeoutMs) args.push('--agent-timeout', `${Math.ceil(options.agentTimeoutMs / 1000)}s`)
+  if (options.maxPauseMs) args.push('--max-pause', `${Math.ceil(options.maxPauseMs / 1000)}s`)
   if (options.failFast) args.push('--fail-fast')
   if (options.strictScope) args.push('--strict-scope')
   return args
@@ -88,7 +99,13 @@ export const defaultMaxAttempts = 3
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const file = resolve(options.file)
   const cwd = resolve(options.cwd ?? process.cwd())
-  const emit = (event: Emitted): void => options.onEvent?.({time: new Date().toISOString(), ...event} as RunEvent)
+  // Every event also goes to the run log (when each agent started and ended: history, a report that times one run).
+  const runLog = openRunLog(runLogFile(cwd, file))
+  const emit = (event: Emitted): void => {
+    const stamped = {time: new Date().toISOString(), ...event} as RunEvent
+    runLog.write(stamped)
+    options.onEvent?.(stamped)
+  }
 
   // Where the git working tree is does not depend on the plan: ask git while the plan parses.
   const root = gitRoot(cwd)
@@ -98,7 +115,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     ...plan.messages,
     ...validatePlan(plan),
     ...(await checkPlanTree(plan, file)),
-    ...readSideState(plan, file).diagnostics,
+    ...readSideState(plan, file, options.sideState).diagnostics,
     ...checkTemplates(plan, options.runner)
   ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
@@ -125,7 +142,10 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     throw new PlanError(missing)
   }
 
-  const lock = await acquireRunLock(file)
+  // A lost lock is told to the executor as soon as the lock's refresh or watch finds it.
+  let onLockLost: ((error: Error) => void) | undefined
+  let lostEarly: Error | undefined
+  const lock = await acquireRunLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))})
   options.onPlan?.(plan)
   try {
     const settings = plan.settings
@@ -133,13 +153,23 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const maxAttempts = Math.max(1, options.maxAttempts ?? settings.maxAttempts ?? defaultMaxAttempts)
     // A plan whose progress lives in the JSON side-file some executors moved to: brought into the table,
     // once, while the table has no progress of its own (read the same way as validate and --dry-run).
-    const side = readSideState(plan, file)
-    const table = side.imported ? side.state : store.state
+    const side = readSideState(plan, file, options.sideState)
+    const read = side.imported ? side.state : store.state
+    // What an earlier run knew and could not write (a damaged table, a lost lock) comes first: completed stays completed.
+    const journal = readJournal(file)
+    const table = applyJournal(read, journal)
+    if (journal.length > 0) {
+      emit({type: 'warning', message: `applied ${journal.length} ${journal.length === 1 ? 'row' : 'rows'} an earlier run could not record (${journal.map((entry) => `${entry.agent} ${entry.row.status}`).join(', ')}) from ${journalFile(file)}`})
+    }
     // The file lacks rows (or the whole section), or the side-file's progress is new: the first write adds them.
-    const dirty = side.imported !== undefined || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
+    const dirty = side.imported !== undefined || journal.length > 0 || !plan.state || plan.agents.some((agent) => !readRows(plan).has(agent.id))
     for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
     if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})
-    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty})
+    // Nothing runs and something is left to do (a finished run with rows set back to `pending`, or one that
+    // ended with failures): this run is timed on its own, from its first launch. A resumed run keeps its timing.
+    const rowStatuses = plan.agents.map((agent) => table.rows.get(agent.id)?.status ?? 'pending')
+    const newTiming = rowStatuses.every((status) => status !== 'in_progress' && status !== 'needs_input') && rowStatuses.some((status) => status !== 'completed')
+    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
@@ -150,7 +180,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file)}.agents`)
     const ended = await endRecordedGroups(registryFile)
     if (ended.length > 0) {
-      emit({type: 'warning', message: `ended ${ended.length} agent process ${ended.length === 1 ? 'group' : 'groups'} a killed run left running (pid ${ended.join(', ')})`})
+      emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
     }
     trackProcessGroups(new ProcessRegistry(registryFile))
     try {
@@ -178,6 +208,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         await hosts.runtime.sweep(keep, hosts.used)
       }
       await sweep()
+      let journalApplied = journal.length > 0
       const graphTracked = tracksGraph(plan)
       let graphStatuses = ''
       const final = await driveExecutor({
@@ -192,6 +223,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           git: git !== undefined,
           logFile: (id, attempt) => logFile(cwd, file, id, attempt),
           rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
+          maxPauseMs: options.maxPauseMs ?? settings.maxPause,
           ...(hosts.config ? {hosts: hosts.config} : {})
         },
         store,
@@ -204,15 +236,26 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         // No run waits forever on an agent that hangs (codex with no network retries without end).
         timeoutMs: options.agentTimeoutMs ?? settings.agentTimeout ?? defaultAgentTimeoutMs,
         pollMs: options.pollMs ?? 250,
-        // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
-        onWritten: graphTracked
-          ? async () => {
-              const statuses = [...state.table.rows.values()].map((row) => row.status).join()
-              if (statuses === graphStatuses) return
-              graphStatuses = statuses
-              await store.editSection('DAG Visualization', dagSection)
-            }
-          : undefined,
+        onWritten: async () => {
+          // The journal's rows are in the table now (the first write carries them): it is done with.
+          if (journalApplied) {
+            journalApplied = false
+            removeJournal(file)
+          }
+          // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
+          if (!graphTracked) return
+          const statuses = [...state.table.rows.values()].map((row) => row.status).join()
+          if (statuses === graphStatuses) return
+          graphStatuses = statuses
+          await store.editSection('DAG Visualization', dagSection)
+        },
+        lock: {
+          check: () => lostEarly ?? lock.check(),
+          onLost: (listener) => {
+            onLockLost = listener
+            if (lostEarly) listener(lostEarly)
+          }
+        },
         emit,
         signal: options.signal,
         // Tests turn the checks on for every run they start (vitest.config.ts sets the variable).
@@ -221,12 +264,15 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         ...(hosts.runtime ? {hosts: hosts.runtime} : {})
       })
       await sweep()
-      return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}})
+      // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.
+      const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLog(runLogFile(cwd, file), file), final.table.meta.started)
+      return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed})
     } finally {
       trackProcessGroups(undefined)
       await hosts.runtime?.close()
     }
   } finally {
+    runLog.close()
     store.close()
     try {
       await lock.release()

@@ -3,13 +3,20 @@ import {describe, expect, it} from 'vitest'
 import type {Agent} from '../src/plan/types.js'
 import type {RowState} from '../src/store/table-state.js'
 import {ExecSim, simAgent, type ExitKind} from './helpers/exec-sim.js'
+import {intruder, journalAtExit, loseLock, staleMs} from './helpers/exec-sim-lock.js'
+import {applyJournal} from '../src/store/apply-journal.js'
 
 /**
  * Model-based test of the executor's core (fast-check commands): random DAGs
  * (1–60 agents, soft dependencies, caps 1–8) and random interleavings of
  * writes finishing or failing, git checks finishing late, exits of every
  * kind, questions and answers, a person's re-queues and skips, new agents,
- * rate-limit pauses and aborts. After every step the invariants hold (the
+ * rate-limit pauses and aborts, damaged tables (a person's edit, conflict
+ * markers) and unwritable ones (a full disk), a lost run lock, and other runs
+ * judging the lock (a live owner on this host, stopped or not, is never
+ * taken over). A run that ends unable to write keeps the rest in the journal:
+ * a completion is on disk or in the journal, and the next run, started from
+ * the file with the journal applied, runs no completed agent again. After every step the invariants hold (the
  * simulator calls `checkInvariants`) and, counted from the agents' side, no
  * agent runs beside itself, over the cap, before its launch is on disk, or
  * again after it completed unless a person set it back. Then every run ends.
@@ -51,7 +58,13 @@ const commands = fc.commands(
     fc.constant(command('looked', (sim) => sim.completeLook())),
     fc.constant(command('tick', (sim) => sim.tick(61_000))),
     pick.map((at) => command(`add-agent(${at})`, (sim) => sim.addAgent(at))),
-    fc.constant(command('abort', (sim) => sim.dispatch({type: 'abort'})))
+    fc.constant(command('abort', (sim) => sim.dispatch({type: 'abort'}))),
+    // A person's edit damages the table (or a merge leaves conflict markers): writes fail until the repair.
+    fc.boolean().map((damaged) => command(damaged ? 'damage' : 'repair', (sim) => (sim.damaged = damaged))),
+    fc.constant(command('lose-lock', (sim) => loseLock(sim, 'the lock directory was removed'))),
+    fc
+      .tuple(fc.integer({min: 0, max: 10 * staleMs}), fc.boolean(), fc.boolean())
+      .map(([age, sameHost, stopped]) => command(`intruder(${age},${sameHost},${stopped})`, (sim) => intruder(sim, age, sameHost, stopped)))
   ],
   // fast-check prints a counterexample's commands with `/*replayPath="…"*/`: pass it to replay them exactly.
   {maxCommands: 200, ...(process.env.MDPLAN_MODEL_REPLAY ? {replayPath: process.env.MDPLAN_MODEL_REPLAY} : {})}
@@ -91,18 +104,26 @@ const rowsFor = (agents: Agent[], earlier: Array<[string, string, string]>): Map
 describe('the executor core, driven through random interleavings', () => {
   it('keeps every invariant after every step, and every run ends', () => {
     fc.assert(
-      fc.property(dag, fc.integer({min: 1, max: 8}), fc.boolean(), earlierRows, commands, (agents, cap, git, earlier, cmds) => {
+      fc.property(dag, fc.integer({min: 1, max: 8}), fc.boolean(), earlierRows, commands, fc.boolean(), (agents, cap, git, earlier, cmds, repairAtEnd) => {
         // Every fifth agent is a child plan: it holds a share of the cap, not one slot.
         const childPlans = new Set(agents.filter((_, i) => i % 5 === 4).map((agent) => agent.id))
         const sim = new ExecSim(agents, cap, {git, rows: rowsFor(agents, earlier), childPlans})
         if (path) sim.trace = []
         sim.dispatch({type: 'start'})
         fc.modelRun(() => ({model: {_: true as const}, real: sim}), cmds)
+        // Left damaged, the run waits for the repair, then ends and keeps what it could not write in the journal.
+        if (repairAtEnd) sim.damaged = false
         expect(sim.drain()).toBe(true)
         expect(sim.violations).toEqual([])
         expect(sim.peak).toBeLessThanOrEqual(cap)
-        // Everything the run decided is on disk (a run that could not write says what it could not record).
-        if (sim.state.write.failed === undefined) {
+        // Everything the run decided is on disk, or (it could not write, or lost its lock) in the journal.
+        const journal = journalAtExit(sim)
+        const applied = applyJournal(sim.disk, journal)
+        for (const [id, row] of sim.state.table.rows) {
+          const untouched = sim.disk.rows.get(id)?.status === sim.state.write.onDisk.rows.get(id)?.status
+          if (row.status === 'completed' && untouched) expect(applied.rows.get(id)?.status, `${id}: a completion lost`).toBe('completed')
+        }
+        if (sim.state.write.failed === undefined && !sim.lockLost) {
           for (const [id, row] of sim.state.table.rows) expect(sim.base.rows.get(id)?.status, id).toBe(row.status)
         }
         // Every question raised has its entry under ## Open Questions.
@@ -115,6 +136,13 @@ describe('the executor core, driven through random interleavings', () => {
             const ready = agent.dependsOn.every((d) => sim.state.table.rows.get(d.id)?.status === 'completed')
             expect(ready, `${agent.id} ready but never launched`).toBe(false)
           }
+        }
+        // The next run starts from the file with the journal applied: it ends, and runs no completed agent again.
+        if (journal.some((entry) => entry.row.status === 'completed')) {
+          const next = new ExecSim(sim.agents, cap, {git, rows: applied.rows, childPlans})
+          next.dispatch({type: 'start'})
+          expect(next.drain()).toBe(true)
+          expect(next.violations).toEqual([])
         }
       }),
       {seed, numRuns, ...(path ? {path, endOnFailure: true} : {})}

@@ -8,5 +8,9 @@ import {fileURLToPath} from 'node:url'
 export default function setup(): void {
   if (process.env.MDPLAN_SKIP_BUILD) return
   const root = fileURLToPath(new URL('..', import.meta.url))
+  // The build is silent and takes a while on a busy machine: say what the wait is before it starts.
+  process.stdout.write('mdplan tests: building dist/ first (tsc, then the bundle: about 15 s on a quiet machine, 30 s or more on a busy one); MDPLAN_SKIP_BUILD=1 skips it\n')
+  const started = Date.now()
   execFileSync('npm', ['run', '--silent', 'build'], {cwd: root, stdio: 'inherit'})
+  process.stdout.write(`mdplan tests: built in ${((Date.now() - started) / 1000).toFixed(1)} s; now the tests\n`)
 }

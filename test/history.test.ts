@@ -8,6 +8,7 @@ import {pruneHistory} from '../src/history/prune-history.js'
 import {updateHistory} from '../src/history/update-history.js'
 import {loadPlan} from '../src/plan/load-plan.js'
 import {runCommand} from '../fixtures/report/run-command.js'
+import {runCli, shellPlan} from './helpers/run-cli.js'
 
 const fixture = new URL('../fixtures/history/running/', import.meta.url)
 
@@ -57,9 +58,10 @@ describe('updateHistory', () => {
       phase: 'Credential management',
       plan: 'plan.md',
       segment: null,
-      timestamp: day(20),
+      // No run log: the table's own timing, not the time of the command.
+      timestamp: '2026-01-15T14:22:10.000Z',
       status: 'completed',
-      completion_timestamp: day(20),
+      completion_timestamp: '2026-01-15T14:25:10.000Z',
       execution_mode: 'parallel',
       parallel_group: 'wave-1',
       granularity: 'agent',
@@ -80,9 +82,13 @@ describe('updateHistory', () => {
     const {parsePlan} = await import('../src/plan/parse-plan.js')
     const second = updateHistory(first, parsePlan(text, 'plan.md'), {planName: 'plan.md', now: day(21)}).history
     expect(second.entries).toHaveLength(4)
-    expect(second.entries[1]).toMatchObject({agent_id: 'sess-bbb', status: 'completed', timestamp: day(20), completion_timestamp: day(21), custom: 'kept'})
+    expect(second.entries[1]).toMatchObject({agent_id: 'sess-bbb', status: 'completed', timestamp: '2026-01-15T14:22:10.000Z', completion_timestamp: '2026-01-15T14:25:10.000Z', custom: 'kept'})
     // A finished entry keeps its completion time.
-    expect(second.entries[0]!.completion_timestamp).toBe(day(20))
+    expect(second.entries[0]!.completion_timestamp).toBe('2026-01-15T14:25:10.000Z')
+    // The run log's times are each agent's own, and win.
+    const times = new Map([['B', {start: day(3), end: day(4)}]])
+    const third = updateHistory(second, parsePlan(text, 'plan.md'), {planName: 'plan.md', now: day(22), times}).history
+    expect(third.entries[1]).toMatchObject({timestamp: day(3), completion_timestamp: day(4)})
   })
 })
 
@@ -106,6 +112,27 @@ describe('pruneHistory', () => {
 })
 
 describe('mdplan history', () => {
+  it('gives each agent its own start and completion times, from the run log', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mdplan-history-'))
+    await writeFile(
+      join(dir, 'plan.md'),
+      shellPlan({A: {script: 'sleep 1\necho "RESULT: SUCCESS"'}, B: {deps: ['A'], script: 'sleep 1\necho "RESULT: SUCCESS"'}})
+    )
+    const run = await runCli(['run', 'plan.md', '--json'], {cwd: dir})
+    expect(run.exitCode, run.all).toBe(0)
+    const events = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as {type: string; agent?: string; time: string})
+    const at = (type: string, agent: string): string => events.find((e) => e.type === type && e.agent === agent)!.time
+    const history = await runCli(['history', 'plan.md'], {cwd: dir})
+    expect(history.exitCode, history.all).toBe(0)
+    const {entries} = JSON.parse(await readFile(join(dir, '.planning/agent-history.json'), 'utf8')) as AgentHistory
+    expect(entries.map((e) => [e.task_description.slice(0, 1), e.timestamp, e.completion_timestamp])).toEqual([
+      ['A', at('launched', 'A'), at('completed', 'A')],
+      ['B', at('launched', 'B'), at('completed', 'B')]
+    ])
+    // B started after A completed: four different times, none the time of the history command.
+    expect(new Set(entries.flatMap((e) => [e.timestamp, e.completion_timestamp])).size).toBe(4)
+  })
+
   it('writes the history and current-agent-id.txt', async () => {
     const dir = await copy()
     const run = await runCommand(registerHistory, ['history', 'plan.md'], {cwd: dir})

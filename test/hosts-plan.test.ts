@@ -9,6 +9,7 @@ import {readHosts} from '../src/hosts/read-hosts.js'
 import {jobKey, parseJobNote} from '../src/hosts/job-key.js'
 import {emptyRow} from '../src/store/table-state.js'
 import {simAgent} from './helpers/exec-sim.js'
+import {mergeBranch} from '../src/git/merge-branch.js'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {runCli, setupPlan, shellPlan} from './helpers/run-cli.js'
 
@@ -129,6 +130,27 @@ describe('preflight per host', () => {
     expect(await readFile(plan, 'utf8')).toBe(before)
     await writeFile(join(repo.root, 'probe'), '')
     expect(await repo.git('status', '--porcelain', '--', 'ran')).toBe('')
+    await repo.cleanup()
+  })
+})
+
+describe('merging after a killed run', () => {
+  it('takes back a merge of mdplan\'s that a SIGKILL left half done, then merges the next branch', async () => {
+    const repo = await tempRepo({'f.txt': 'base\n'})
+    await repo.git('checkout', '-q', '-b', 'mdplan/plan/A')
+    await repo.commit('A', {'f.txt': 'A\n'})
+    await repo.git('checkout', '-q', 'main')
+    await repo.git('checkout', '-q', '-b', 'mdplan/plan/B')
+    await repo.commit('B', {'b.txt': 'B\n'})
+    await repo.git('checkout', '-q', 'main')
+    await repo.commit('main', {'f.txt': 'main\n'})
+    // What a coordinator killed in the middle of `git merge` leaves: MERGE_HEAD and mdplan's message.
+    await repo.git('merge', '--no-edit', '-m', 'Merge mdplan/plan/A: a', 'mdplan/plan/A').catch(() => undefined)
+    expect(await repo.git('rev-parse', '--verify', '-q', 'MERGE_HEAD')).not.toBe('')
+    const merged = await mergeBranch({root: repo.root, branch: 'mdplan/plan/B', message: 'b', identity: ['-c', 'user.name=t', '-c', 'user.email=t@e']})
+    expect(merged).toMatchObject({ok: true, merged: true})
+    expect(await repo.read('b.txt')).toBe('B\n')
+    expect(await repo.read('f.txt')).toBe('main\n')
     await repo.cleanup()
   })
 })

@@ -122,9 +122,10 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
     const second = await runCli(['run', plan, '--json'], {cwd: repo.root, env: gitEnv()})
     expect(second.exitCode, second.all).toBe(0)
     const side = await readAgentLog(log)
+    const notes = JSON.stringify((await readTable(plan)).rows, null, 1)
     // Detached jobs outlived the coordinator: the rerun re-attached to them (or collected them), never started them again.
     expect(duplicates(side), side.lines.join('\n')).toEqual([])
-    expect([...side.starts.keys()].sort()).toEqual(ids.map((id) => `${id}#1`))
+    expect([...side.starts.keys()].sort(), `${notes}\n${second.all}`).toEqual(ids.map((id) => `${id}#1`))
     expect(side.unfinished).toEqual([])
     const {rows} = await readTable(plan)
     for (const id of ids) {

@@ -9,7 +9,8 @@ import {runCommand} from '../fixtures/report/run-command.js'
 import {installCommands} from '../src/init/install-commands.js'
 import {isPristine, stampTemplate} from '../src/init/stamp-template.js'
 import {splitTemplate} from '../src/runners/split-template.js'
-import {runCli, shellPlan} from './helpers/run-cli.js'
+import {bin as cliBin, runCli, shellPlan} from './helpers/run-cli.js'
+import {execa} from 'execa'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 
 const claudePath = '.claude/skills/execute-parallel-plan/SKILL.md'
@@ -25,6 +26,17 @@ function substituteLikeClaudeCode(body: string, typed: string): string {
   return body
     .replace(/\$ARGUMENTS\[(\d+)\]|\$(\d+)/g, (whole, a?: string, b?: string) => args[Number(a ?? b)] ?? whole)
     .replace(/\$ARGUMENTS/g, typed)
+}
+
+/** A path as one POSIX shell word, the way the skill tells the model to write PLAN: single quotes, `'` as `'\''`. */
+function shellWord(path: string): string {
+  return `'${path.replace(/'/g, "'\\''")}'`
+}
+
+/** The rendered body with PLAN written as the skill says: the path between `<plan>` and `</plan>`, as one shell word. */
+function asTheModelWrites(rendered: string): string {
+  const path = /<plan>([\s\S]*?)<\/plan>/.exec(rendered)![1]!
+  return rendered.replace(/`mdplan ([^`]*)PLAN`/g, (_, before: string) => `\`mdplan ${before}${shellWord(path)}\``)
 }
 
 /** The argv of each `mdplan …` command line in a rendered body, as a POSIX shell splits it. */
@@ -70,13 +82,14 @@ describe('mdplan init', () => {
     expect(rules.every((rule) => rule === 'Read' || rule.startsWith('Bash(mdplan '))).toBe(true)
 
     expect(body).toContain('`mdplan run $ARGUMENTS`')
-    expect(body).toContain("`mdplan report '$0'`")
+    expect(body).toContain('`mdplan report PLAN`')
+    expect(body).not.toContain("'$0'")
     expect(body).not.toMatch(/\$[1-9]/)
     // `!` commands run before the model: none here, the model runs mdplan itself.
     expect(body).not.toMatch(/!`/)
 
     // Every mdplan command the body asks for is allowed by the front matter.
-    const commands = [...body.matchAll(/`(mdplan [^`]*)`/g)].map((m) => m[1]!.replace(/\$ARGUMENTS|\$0/g, 'plans/x.md'))
+    const commands = [...body.matchAll(/`(mdplan [^`]*)`/g)].map((m) => m[1]!.replace(/\$ARGUMENTS|\$0|PLAN/g, 'plans/x.md'))
     expect(commands.length).toBeGreaterThanOrEqual(4)
     for (const command of commands) expect(allows(rules, command), command).toBe(true)
     expect(isPristine(text)).toBe(true)
@@ -86,7 +99,7 @@ describe('mdplan init', () => {
     const root = await mkdtemp(join(tmpdir(), 'mdplan-init-'))
     await installCommands({root})
     const {body} = frontMatter(await readFile(join(root, claudePath), 'utf8'))
-    const rendered = substituteLikeClaudeCode(body, `"plans/my plan.md" --concurrency 2`)
+    const rendered = asTheModelWrites(substituteLikeClaudeCode(body, `"plans/my plan.md" --concurrency 2`))
     expect(rendered).toContain('<arguments>"plans/my plan.md" --concurrency 2</arguments>')
     expect(commandLines(rendered)).toEqual([
       ['mdplan', 'run', 'plans/my plan.md', '--concurrency', '2'],
@@ -106,6 +119,38 @@ describe('mdplan init', () => {
     await repo.cleanup()
   })
 
+  it('gives command lines that survive any path through sh -c: an apostrophe, spaces, $, backticks, a line break', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mdplan-init-'))
+    await installCommands({root})
+    const {body} = frontMatter(await readFile(join(root, claudePath), 'utf8'))
+    // The worked example in the skill is the rule this test applies.
+    const example = /so `([^`]+)` is\s+`([^`]+)`/.exec(body)!
+    expect(example[1]).toBe("plans/bob's plan.md")
+    expect(shellWord(example[1]!)).toBe(example[2])
+    expect(body).toContain('`mdplan report PLAN`')
+
+    await isolateGitConfig()
+    const bin = join(root, 'bin')
+    await mkdir(bin)
+    await writeFile(join(bin, 'mdplan'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(cliBin)} "$@"\n`, {mode: 0o755})
+    const paths = ["plans/bob's plan.md", 'plans/my plan.md', 'plans/$HOME and `id`.md', 'plans/two\nlines.md', `plans/it's "$(echo hi)" \\ too.md`]
+    for (const path of paths) {
+      const repo = await tempRepo({[path]: shellPlan({A: {script: 'echo "RESULT: SUCCESS"'}})})
+      // The person quotes the path as a shell would need it; Claude Code hands `$0` over unquoted.
+      const typed = `${shellWord(path)} --concurrency 2`
+      const rendered = substituteLikeClaudeCode(body, typed)
+      expect(/<plan>([\s\S]*?)<\/plan>/.exec(rendered)![1]).toBe(path)
+      expect(rendered).toContain(`\`mdplan run ${typed}\``)
+      const sh = (line: string) => execa('sh', ['-c', line], {cwd: repo.root, env: {PATH: `${bin}:${process.env.PATH}`, NO_COLOR: '1'}, reject: false, all: true})
+      const ran = await sh(`mdplan run ${typed}`)
+      expect(ran.exitCode, `${path}: ${ran.all}`).toBe(0)
+      const reported = await sh(`mdplan report ${shellWord(path)}`)
+      expect(reported.exitCode, `${path}: ${reported.all}`).toBe(0)
+      expect(reported.stdout).toMatch(/^A +a-step +completed/m)
+      await repo.cleanup()
+    }
+  }, 60_000)
+
   it('renders with no argument to an empty arguments block and the instruction to ask, before any command', async () => {
     const root = await mkdtemp(join(tmpdir(), 'mdplan-init-'))
     await installCommands({root})
@@ -115,10 +160,10 @@ describe('mdplan init', () => {
     const ask = rendered.indexOf('If nothing is between `<arguments>` and `</arguments>`, no plan was given: ask')
     expect(ask).toBeGreaterThan(-1)
     expect(ask).toBeLessThan(rendered.indexOf('`mdplan run'))
-    // 2.1.330 leaves `$0` as written; quoted, it is one inert word, never the shell's own `$0`.
+    // 2.1.330 leaves `$0` as written; no command line holds it, so it never becomes the shell's own `$0`.
     expect(commandLines(rendered).slice(0, 2)).toEqual([
       ['mdplan', 'run'],
-      ['mdplan', 'report', '$0']
+      ['mdplan', 'report', 'PLAN']
     ])
     // Even if the model ran the line anyway, mdplan refuses it and touches nothing.
     const ran = await runCli(commandLines(rendered)[0]!.slice(1), {cwd: root})
@@ -133,7 +178,7 @@ describe('mdplan init', () => {
     expect(data.name).toBe('execute-parallel-plan')
     expect(data.description).toMatch(/mdplan run/)
     expect(body).toContain('mdplan report PLAN')
-    expect(body).toContain("mdplan run 'plans/my plan.md'")
+    expect(body).toContain("`plans/bob's plan.md` is `'plans/bob'\\''s plan.md'`")
     expect(body).not.toMatch(/npx mdplan/)
   })
 

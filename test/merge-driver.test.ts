@@ -4,6 +4,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {execa} from 'execa'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {driverCommand} from '../src/init/driver-command.js'
 import {installMergeDriver} from '../src/init/install-merge-driver.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
@@ -155,7 +156,7 @@ describe('mdplan init --git', () => {
     expect(first.stdout).toContain('.gitattributes: added (plans/*.md merge=mdplan)')
     const attributes = await repo.read('.gitattributes')
     expect(attributes).toBe('*.png binary\r\nplans/*.md text eol=crlf\r\nplans/*.md merge=mdplan\r\n')
-    expect(await repo.git('config', '--get', 'merge.mdplan.driver')).toBe(`"${process.execPath}" "${bin}" merge-driver %O %A %B %P`)
+    expect(await repo.git('config', '--get', 'merge.mdplan.driver')).toBe(driverCommand(`"${process.execPath}" "${bin}"`))
     const second = await run()
     expect(second.stdout).toContain('.gitattributes: unchanged')
     expect(second.stdout).toContain('merge.mdplan.driver: unchanged')

@@ -21,8 +21,9 @@ describe('computeScorecard', () => {
     expect(scorecard.wallClockMs).toBe(180_000)
     expect(scorecard.sumOfPartsMs).toBe(240_000)
     expect(scorecard.speedup).toBe(1.33)
+    // A build result the file records is shown; integration tests the plan does not have are not.
     expect(scorecard.build).toBe('fail (2 attempts)')
-    expect(scorecard.integration).toBe('not yet run')
+    expect(scorecard.integration).toBeUndefined()
     expect(scorecard.costUsd).toBe(0.12)
     expect(scorecard.counts).toEqual({pending: 1, in_progress: 1, completed: 1, failed: 1, needs_input: 1})
   })
@@ -46,8 +47,9 @@ describe('computeScorecard', () => {
     expect(scorecard.agents).toEqual([{id: 'A', name: 'one', status: 'pending', attempts: 0}])
     expect(scorecard.wallClockMs).toBeUndefined()
     expect(scorecard.speedup).toBeUndefined()
-    expect(scorecard.build).toBe('not yet run')
+    expect(scorecard.build).toBeUndefined()
     expect(formatScorecard(scorecard)).toContain('Wall-clock    —')
+    expect(formatScorecard(scorecard)).not.toContain('Build')
   })
 })
 
@@ -67,8 +69,7 @@ describe('formatScorecard', () => {
         'Wall-clock    3m 00s',
         'Sum of parts  4m 00s',
         'Speedup       1.33×',
-        'Build         fail (2 attempts)',
-        'Integration   not yet run',
+        'Build         failed (2 attempts)',
         'Cost          $0.12',
         'Agents        1 pending, 1 in_progress, 1 completed, 1 failed, 1 needs_input',
         ''

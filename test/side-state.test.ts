@@ -28,7 +28,14 @@ describe('importStateJson on the real executor\'s shape', () => {
 
   it('imports the side-file committed beside a real plan', () => {
     const plan = parsePlan(readFileSync(realPending, 'utf8'), 'plan.md')
-    const side = readSideState(plan, join(realDir, 'permissioned-domain-trading.md'))
+    // Unasked, a table with no progress is never overwritten by the side-file's.
+    const asked = readSideState(plan, join(realDir, 'permissioned-domain-trading.md'))
+    expect(asked.imported).toBeUndefined()
+    expect(asked.diagnostics.map((d) => `${d.severity} ${d.rule}: ${d.reason}`)).toEqual([
+      'error state-json-unconfirmed: has progress the table does not (6 completed), so it was not imported: run with --import-state to take it into the table, or with --ignore-state-file (or delete the file) to run from the table as it is'
+    ])
+    expect(readSideState(plan, join(realDir, 'permissioned-domain-trading.md'), 'ignore')).toEqual({state: asked.state, diagnostics: []})
+    const side = readSideState(plan, join(realDir, 'permissioned-domain-trading.md'), 'import')
     expect(side.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
     expect(side.diagnostics.find((d) => d.severity === 'warning')?.reason).toBe('left out, no place for it in the table: `startTimestamp`, `endTimestamp`')
     expect([...side.state.rows.values()].map((row) => row.status)).toEqual(Array(6).fill('completed'))
@@ -44,17 +51,46 @@ describe('importStateJson on the real executor\'s shape', () => {
 })
 
 describe('validate, run --dry-run and run agree on the side-file', () => {
-  it('all three take it: A and B are done, only C launches', async () => {
+  it('a table reset to pending is not overwritten unasked: all three say how to keep or drop the side-file', async () => {
     await isolateGitConfig()
     const repo = await tempRepo({'plan.md': planText, '.parallel-plan-state.json': sideText})
+    const line =
+      '.parallel-plan-state.json: has progress the table does not (2 completed), so it was not imported: run with --import-state to take it into the table, or with --ignore-state-file (or delete the file) to run from the table as it is [state-json-unconfirmed]'
     const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
     expect(validate.exitCode, validate.all).toBe(0)
-    expect(validate.all).toContain('.parallel-plan-state.json: warning: left out, no place for it in the table: `startTimestamp`, `endTimestamp` [state-json-unknown-key]')
-    const dry = await runCli(['run', '--dry-run', 'plan.md'], {cwd: repo.root})
+    expect(validate.stdout).toContain(line.replace(': has progress', ': warning: has progress'))
+    for (const args of [['run', '--dry-run', 'plan.md'], ['run', 'plan.md']]) {
+      const refused = await runCli(args, {cwd: repo.root})
+      expect(refused.exitCode, refused.all).toBe(2)
+      expect(refused.stderr).toContain(line)
+      expect(refused.stderr).toContain('Choose with `--import-state` or `--ignore-state-file`.')
+      expect(refused.stderr).not.toContain('mdplan validate')
+    }
+    expect(existsSync(join(repo.root, 'launches.txt'))).toBe(false)
+    expect(await repo.read('plan.md')).toBe(planText)
+
+    // --ignore-state-file: the table as it is, every agent runs.
+    const fresh = await tempRepo({'plan.md': planText, '.parallel-plan-state.json': sideText})
+    const dryFresh = await runCli(['run', '--dry-run', '--ignore-state-file', 'plan.md'], {cwd: fresh.root})
+    expect(dryFresh.stdout).toContain('3 of 3 agents would launch')
+    const ran = await runCli(['run', '--ignore-state-file', 'plan.md'], {cwd: fresh.root})
+    expect(ran.exitCode, ran.all).toBe(0)
+    expect(readFileSync(join(fresh.root, 'launches.txt'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(['A', 'B', 'C'])
+    await fresh.cleanup()
+    await repo.cleanup()
+  })
+
+  it('with --import-state all three take it: A and B are done, only C launches', async () => {
+    await isolateGitConfig()
+    const repo = await tempRepo({'plan.md': planText, '.parallel-plan-state.json': sideText})
+    const dry = await runCli(['run', '--dry-run', '--import-state', 'plan.md'], {cwd: repo.root})
     expect(dry.exitCode, dry.all).toBe(0)
     expect(dry.all).toContain('1 of 3 agents would launch')
     expect(dry.all).toContain('Already completed (skipped): A, B')
-    const run = await runCli(['run', 'plan.md'], {cwd: repo.root})
+    expect(dry.all).toContain('(left out, no place for it in the table: `startTimestamp`, `endTimestamp`)')
+    const both = await runCli(['run', '--import-state', '--ignore-state-file', 'plan.md'], {cwd: repo.root})
+    expect(both.exitCode).toBe(2)
+    const run = await runCli(['run', '--import-state', 'plan.md'], {cwd: repo.root})
     expect(run.exitCode, run.all).toBe(0)
     expect(readFileSync(join(repo.root, 'launches.txt'), 'utf8')).toBe('C\n')
     expect(await repo.read('plan.md')).toMatch(/\| A \| completed \| a51f0c2 \|/)

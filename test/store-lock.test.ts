@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {acquireRunLock, LockHeldError} from '../src/store/lock.js'
+import {lockVerdict} from '../src/store/lock-verdict.js'
 
 function tempPlan(): string {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-lock-'))
@@ -97,5 +98,52 @@ describe('run lock', () => {
     expect(seen.length).toBe(1)
     expect(lock.compromised).toBe(seen[0])
     await lock.release()
+  })
+  it('never takes over a live owner on this host, however stale its lock: a stopped one is named as stopped', async () => {
+    const file = tempPlan()
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'])
+    try {
+      await new Promise((resolve) => child.once('spawn', resolve))
+      process.kill(child.pid!, 'SIGSTOP')
+      fakeLock(file, {pid: child.pid!, host: os.hostname(), startedAt: '2026-01-01T00:00:00.000Z'}, 10 * 60_000)
+      const error = (await acquireRunLock(file, {stale: 2000}).catch((e: unknown) => e)) as LockHeldError
+      expect(error).toBeInstanceOf(LockHeldError)
+      expect(error.stopped).toBe(true)
+      expect(error.message).toContain(`that process is stopped (Ctrl-Z or SIGSTOP): continue it with \`fg\` in its terminal or \`kill -CONT ${child.pid}\``)
+      process.kill(child.pid!, 'SIGCONT')
+      // Running again, still stale on disk: held, and not called stopped.
+      const running = (await acquireRunLock(file, {stale: 2000}).catch((e: unknown) => e)) as LockHeldError
+      expect(running.stopped).toBe(false)
+      expect(JSON.parse(fs.readFileSync(path.join(`${file}.lock`, 'owner.json'), 'utf8')).pid).toBe(child.pid)
+    } finally {
+      process.kill(child.pid!, 'SIGCONT')
+      child.kill()
+    }
+  })
+
+  it('a lock whose owner.json is rewritten is lost, found by its watch and by check()', async () => {
+    const file = tempPlan()
+    const seen: Error[] = []
+    const lock = await acquireRunLock(file, {stale: 2000, update: 1000, onCompromised: (error) => seen.push(error)})
+    expect(lock.check()).toBeUndefined()
+    fs.writeFileSync(path.join(`${file}.lock`, 'owner.json'), JSON.stringify({pid: 1, host: 'elsewhere', startedAt: 'x'}))
+    expect(lock.check()?.message).toBe(`${file}.lock/owner.json now names pid 1 on host elsewhere`)
+    expect(seen).toHaveLength(1)
+    await lock.release()
+    // Released without removing what is now another run's.
+    expect(fs.existsSync(`${file}.lock`)).toBe(true)
+  })
+
+  it('lockVerdict: the rule in one table', () => {
+    const owner = {pid: 7, host: 'here', startedAt: ''}
+    const judge = (o: typeof owner | undefined, ageMs: number, alive: boolean, stopped = false, host = 'here') =>
+      lockVerdict({owner: o, ageMs, staleMs: 30_000, ownerlessMs: 2000, host, isAlive: () => alive, isStopped: () => stopped}).kind
+    expect(judge(owner, 10 * 60_000, true)).toBe('held')
+    expect(judge(owner, 10 * 60_000, true, true)).toBe('stopped')
+    expect(judge(owner, 0, false)).toBe('take-over')
+    expect(judge({...owner, host: 'there'}, 29_000, false)).toBe('held')
+    expect(judge({...owner, host: 'there'}, 31_000, true)).toBe('take-over')
+    expect(judge(undefined, 1000, true)).toBe('held')
+    expect(judge(undefined, 3000, true)).toBe('take-over')
   })
 })

@@ -54,6 +54,21 @@ describe('notes', () => {
     expect(cell).toBe('keep me; checkpoint: step 2')
   })
 
+  it('keeps one current item per kind through repeated pauses, the time whole', () => {
+    // The reason settleAttempt writes: `<what> (<why>); retrying at <time>Z`.
+    const pause = (at: string) => `rate or usage limit (429 Too Many Requests); retrying at ${at}Z`
+    let cell = setNote('', 'paused', pause('18:37:20'))
+    cell = setNote(cell, 'cost', '$0.0100')
+    cell = setNote(cell, 'paused', pause('18:39:21'))
+    expect(cell).toBe('cost: $0.0100; paused: rate or usage limit (429 Too Many Requests), retrying at 18:39:21Z')
+    expect(getNote(cell, 'paused')).toBe('rate or usage limit (429 Too Many Requests), retrying at 18:39:21Z')
+    // A time is never read as a key (`retrying at 18` with the value `37:20Z`).
+    expect(parseNotes('retrying at 18:37:20Z')).toEqual([{value: 'retrying at 18:37:20Z'}])
+    // What older versions wrote goes with the next pause.
+    const old = 'retrying at 18: 37:20Z; cost: $0.01; paused: rate or usage limit (429); retrying at 18:39:21Z'
+    expect(setNote(old, 'paused', pause('18:41:22'))).toBe('cost: $0.01; paused: rate or usage limit (429 Too Many Requests), retrying at 18:41:22Z')
+  })
+
   it('reads the attempt history in order', () => {
     expect(attemptsInNotes('attempt 2: timed out after 5m; attempt 1: exit 1')).toEqual([
       {attempt: 1, reason: 'exit 1'},

@@ -1,7 +1,8 @@
 // Agents on other machines (issue 21): 200 agents of 100 ms on two localhost ssh hosts (real sshd
 // daemons, bench/sshd.js) against the same plan run locally, both in a git repository.
-// The per-agent cost of a remote launch: (remote makespan − local makespan) × slots ÷ agents, i.e. what
-// each launch adds while a slot is held (ship the base, submit, follow, collect, merge).
+// The cost of a remote launch: (remote makespan − local makespan) × slots ÷ agents, the time each launch
+// adds while it holds a slot (ship the base, submit, follow, collect, merge); the DAG's longest chain is
+// short (14 agents), so the run is bound by slots, not by waiting.
 // Runs only when asked (`npm run bench -- hosts`): it needs openssh-server.
 import {execFileSync} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'

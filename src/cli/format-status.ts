@@ -1,5 +1,6 @@
 import type {PlanStatus} from '../plan/plan-status.js'
 import {formatDuration} from '../util/format-duration.js'
+import {plural} from '../util/plural.js'
 
 /** The text view of `mdplan status`: plain lines, no colour, readable in a pipe. */
 export function formatStatus(status: PlanStatus): string {
@@ -8,7 +9,7 @@ export function formatStatus(status: PlanStatus): string {
   const counts = Object.entries(status.counts)
     .filter(([, n]) => n > 0)
     .map(([name, n]) => `${n} ${name}`)
-  lines.push(`${status.total} ${status.total === 1 ? 'agent' : 'agents'}: ${counts.join(', ') || 'none'}`)
+  lines.push(`${plural(status.total, 'agent')}: ${counts.join(', ') || 'none'}`)
   lines.push('')
   lines.push(`Ready now:     ${status.ready.join(', ') || '—'}`)
   if (status.running.length > 0) {
@@ -33,7 +34,7 @@ export function formatStatus(status: PlanStatus): string {
   }
   const path = status.criticalPath
   if (path.agents.length > 0) {
-    const weight = path.unit === 'ms' ? formatDuration(path.weight) : `${path.weight} ${path.weight === 1 ? 'agent' : 'agents'}`
+    const weight = path.unit === 'ms' ? formatDuration(path.weight) : plural(path.weight, 'agent')
     lines.push(`Critical path: ${path.agents.join(' → ')} (${weight})`)
   }
   lines.push('')

@@ -17,7 +17,8 @@ const commands: Record<string, () => Promise<RegisterCommand>> = {
   import: async () => (await import('./commands/import.js')).registerImport,
   history: async () => (await import('./commands/history.js')).registerHistory,
   'merge-driver': async () => (await import('./commands/merge-driver.js')).registerMergeDriver,
-  diff: async () => (await import('./commands/diff.js')).registerDiff
+  diff: async () => (await import('./commands/diff.js')).registerDiff,
+  resolve: async () => (await import('./commands/resolve.js')).registerResolve
 }
 
 /** The commands to load for `argv`: the one it names, none for a bare `--version`, else all (help lists them). */

@@ -1,5 +1,7 @@
 import {PlanError} from '../plan/plan-error.js'
+import type {Diagnostic} from '../plan/types.js'
 import {LockHeldError} from '../store/lock.js'
+import {plural} from '../util/plural.js'
 import {formatDiagnostic} from './format-diagnostic.js'
 import {exitCodes} from './exit-codes.js'
 import type {Io} from './io.js'
@@ -8,8 +10,8 @@ import type {Io} from './io.js'
 export function reportFailure(error: unknown, io: Io): number {
   if (error instanceof PlanError) {
     for (const diagnostic of error.diagnostics) io.stderr(formatDiagnostic(diagnostic) + '\n')
-    const errors = error.diagnostics.filter((d) => d.severity === 'error').length
-    io.stderr(`${errors} ${errors === 1 ? 'error' : 'errors'}: nothing was launched and the plan was not changed. Fix the plan, or see \`mdplan validate\`.\n`)
+    const errors = error.diagnostics.filter((d) => d.severity === 'error')
+    io.stderr(`${plural(errors.length, 'error')}: nothing was launched and the plan was not changed. ${hintFor(errors)}\n`)
     return exitCodes.invalid
   }
   if (error instanceof LockHeldError) {
@@ -18,4 +20,21 @@ export function reportFailure(error: unknown, io: Io): number {
   }
   io.stderr(`mdplan: ${error instanceof Error ? error.message : String(error)}\n`)
   return exitCodes.failed
+}
+
+// Problems `mdplan validate` does not look for: pointing there would send the person to a check that passes.
+const runnerRules = new Set(['runner-not-installed', 'runner-not-ready'])
+const sideFileRules = new Set(['state-json-unconfirmed'])
+
+/** What to do next, for the kinds of error there are. */
+export function hintFor(errors: readonly Diagnostic[]): string {
+  const rules = new Set(errors.map((d) => d.rule))
+  const runner = [...rules].some((rule) => runnerRules.has(rule ?? ''))
+  const sideFile = [...rules].some((rule) => sideFileRules.has(rule ?? ''))
+  const plan = [...rules].some((rule) => !runnerRules.has(rule ?? '') && !sideFileRules.has(rule ?? ''))
+  const hints: string[] = []
+  if (plan) hints.push('Fix the plan, or see `mdplan validate`.')
+  if (runner) hints.push('Install or set up the runner as the line says (then `mdplan run` checks it again).')
+  if (sideFile) hints.push('Choose with `--import-state` or `--ignore-state-file`.')
+  return hints.join(' ')
 }

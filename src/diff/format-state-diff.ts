@@ -4,15 +4,21 @@ import type {StateDiff} from './state-diff.js'
  * The diff as plain lines, columns aligned:
  * `B  pending → completed  4m 12s  result: added the route`.
  */
-export function formatStateDiff(diff: StateDiff, file: string, rev: string): string {
+export function formatStateDiff(diff: StateDiff, file: string, rev: string, mergeBase?: string): string {
   const meta = metaRows(diff)
-  if (diff.agents.length === 0 && meta.length === 0) return `${file}: no change in the Execution State since ${rev}\n`
+  const since = sinceLabel(rev, mergeBase, (text) => text)
+  if (diff.agents.length === 0 && meta.length === 0) return `${file}: no change in the Execution State since ${since}\n`
   const rows = diff.agents.map((agent) => [agent.id, transition(agent.from, agent.to), agent.duration ?? '—', agent.notes ?? ''])
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)))
-  const lines = [`${file} since ${rev}: ${summary(diff)}`]
+  const lines = [`${file} since ${since}: ${summary(diff)}`]
   for (const row of rows) lines.push(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ').trimEnd())
   for (const [label, change] of meta) lines.push(`${label}: ${change}`)
   return lines.join('\n') + '\n'
+}
+
+/** `HEAD`, or `merge base 635e65d of origin/main` when the diff compares with where the branches parted. */
+export function sinceLabel(rev: string, mergeBase: string | undefined, code: (text: string) => string): string {
+  return mergeBase ? `merge base ${code(mergeBase.slice(0, 7))} of ${code(rev)}` : code(rev)
 }
 
 export function transition(from: string | null, to: string): string {

@@ -9,8 +9,8 @@ import type {WriteResult} from '../store/plan-store.js'
  * have changed other cells while that write waited its turn, and those stand.
  * Returns the edits it did not take: cells of agents launched meanwhile.
  */
-export function adoptWrite(table: TableState, result: WriteResult, live: ReadonlySet<string>): Array<{agent: string; column: string}> {
-  const kept: Array<{agent: string; column: string}> = []
+export function adoptWrite(table: TableState, result: WriteResult, live: ReadonlySet<string>): Array<{agent: string; column: string; to: string}> {
+  const kept: Array<{agent: string; column: string; to: string}> = []
   for (const [agent, row] of result.state.rows) if (!table.rows.has(agent)) table.rows.set(agent, row)
   for (const edit of result.humanEdits) {
     const merged = result.state.rows.get(edit.agent)
@@ -25,7 +25,7 @@ export function adoptWrite(table: TableState, result: WriteResult, live: Readonl
     if (result.conflicts.some((c) => c.agent === edit.agent && c.column === edit.column && c.winner === 'mdplan')) continue
     // Launched after that write was issued: the edit met a live attempt, and the attempt's cells stand.
     if (live.has(edit.agent)) {
-      kept.push({agent: edit.agent, column: edit.column})
+      kept.push({agent: edit.agent, column: edit.column, to: edit.to})
       continue
     }
     const next = {...current, extra: {...current.extra}}

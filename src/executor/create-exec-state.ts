@@ -9,8 +9,12 @@ export function createExecState(input: {
   priority: ReadonlyMap<string, number>
   table: TableState
   rateLimitPauseMs: number
-  /** The table differs from the file already (an imported side-file): write it first. */
+  /** The table differs from the file already (an imported side-file, a journal applied): write it first. */
   dirty?: boolean
+  /** The table as the file has it, when `table` is not that (default: `table`). */
+  onDisk?: TableState
+  /** The first launch replaces `Started:` (see ExecState.newTiming). */
+  newTiming?: boolean
 }): ExecState {
   const table: TableState = {rows: new Map(input.table.rows), meta: {...input.table.meta}}
   let added = input.dirty ?? false
@@ -26,10 +30,11 @@ export function createExecState(input: {
     priority: input.priority,
     table,
     attempts: new Map(),
-    write: {seq: 0, doneSeq: 0, inflight: false, dirty: added},
+    write: {seq: 0, doneSeq: 0, inflight: false, dirty: added, onDisk: input.onDisk ?? input.table},
     extraAttempts: new Map(),
     noRetry: new Set(),
     transientRetries: new Map(),
+    pausedFor: new Map(),
     answered: new Map(),
     filesCreated: new Set(),
     questionsPending: new Set(),
@@ -41,6 +46,7 @@ export function createExecState(input: {
     peakConcurrency: 0,
     finalLook: 'none',
     finished: false,
-    hostsLost: new Set()
+    hostsLost: new Set(),
+    ...(input.newTiming ? {newTiming: true} : {})
   }
 }

@@ -1,7 +1,7 @@
 import type {Agent, Plan} from '../plan/types.js'
 import type {Runner, RunnerOptions, RunResult} from '../runners/runner.js'
-import type {GitGuard} from '../run/git-guard.js'
-import {agentPrompt, withEnv} from '../run/agent-prompt.js'
+import type {GitGuard} from '../git/git-guard.js'
+import {agentPrompt, withEnv} from '../protocol/agent-prompt.js'
 import type {PlanStore} from '../store/plan-store.js'
 import {upsertOpenQuestion} from '../protocol/upsert-open-question.js'
 import type {ExecConfig} from './exec-config.js'
@@ -36,6 +36,11 @@ export interface DriverInput {
   childArgs?: readonly string[]
   /** Remote hosts' jobs (src/hosts/), when the plan declares hosts. */
   hosts?: HostRuntime
+  /**
+   * The run lock: looked at before every spawn (a lock lost since its last refresh launches nothing), and
+   * `onLost` tells the run as soon as its refresh finds it gone.
+   */
+  lock?: {check(): Error | undefined; onLost(listener: (error: Error) => void): void}
   /** Check the invariants after every step (tests; cheap enough to leave on). */
   checkInvariants?: boolean
   now?: () => number
@@ -54,6 +59,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   const controllers = new Map<string, AbortController>()
   /** When each agent's last process ended: its git check may share a snapshot started since. */
   const endedAt = new Map<string, number>()
+  /** Pending ticks: cleared when the run finishes, so a pause never keeps an interrupted run's process alive. */
+  const timers = new Set<NodeJS.Timeout>()
   let draining = false
   let done!: (state: ExecState) => void
   const finished = new Promise<ExecState>((resolve) => (done = resolve))
@@ -113,12 +120,19 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
           return {type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...launch}
         })
       }
-      case 'spawn':
+      case 'spawn': {
+        const lost = input.lock?.check()
+        if (lost) {
+          // Not started: the attempt ends as an interrupted one, its row stays in_progress for the next run.
+          dispatch({type: 'lock-lost', reason: lost.message})
+          return later(async () => ({type: 'exited', agent: effect.agent, attempt: effect.attempt, result: {ok: false, finalText: '', interrupted: true, reason: 'not launched: the run lock was lost'}}))
+        }
         return later(async () => {
           const result = await spawn(effect)
           endedAt.set(effect.agent, now())
           return {type: 'exited', agent: effect.agent, attempt: effect.attempt, result}
         })
+      }
       case 'kill':
         controllers.get(effect.agent)?.abort()
         return
@@ -154,13 +168,20 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
           }
         })
       case 'timer': {
-        // Referenced: a pause with nothing running must keep the process alive until it ends.
-        setTimeout(() => dispatch({type: 'tick'}), Math.max(0, effect.at - now()))
+        // Referenced: a pause with nothing running must keep the process alive until it ends;
+        // cleared at `finish`, so Ctrl-C or SIGTERM during a 15-minute pause exits at once.
+        const timer = setTimeout(() => {
+          timers.delete(timer)
+          dispatch({type: 'tick'})
+        }, Math.max(0, effect.at - now()))
+        timers.add(timer)
         return
       }
       case 'look':
         return later(async () => watch.look())
       case 'finish':
+        for (const timer of timers) clearTimeout(timer)
+        timers.clear()
         watch.stop()
         input.signal?.removeEventListener('abort', onAbort)
         done(state)
@@ -229,6 +250,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   watch = watchPlan({store, file: input.file, cwd: input.cwd, plan: input.plan, pollMs: input.pollMs, dispatch, state: () => state})
   if (input.signal?.aborted) queue.push({type: 'abort', now: now()})
   input.signal?.addEventListener('abort', onAbort, {once: true})
+  input.lock?.onLost((error) => dispatch({type: 'lock-lost', reason: error.message}))
   for (const event of watch.initial(state)) queue.push({...event, now: now()} as ExecEvent)
   dispatch({type: 'start'})
   return finished

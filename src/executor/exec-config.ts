@@ -15,6 +15,11 @@ export interface ExecConfig {
   logFile: (agent: string, attempt: number) => string
   /** The first rate-limit pause (ms); doubles, capped at 15 minutes. */
   rateLimitPauseMs: number
+  /**
+   * The most one agent may keep the run paused in total (rate limits, network or server trouble), in ms:
+   * a pause that would go beyond it fails the attempt instead, with the cause in its note. Default 30 minutes.
+   */
+  maxPauseMs?: number
   /** Where agents run, when the plan declares hosts (without: this machine, as always). */
   hosts?: HostsConfig
 }

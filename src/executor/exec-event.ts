@@ -1,7 +1,7 @@
 import type {Agent} from '../plan/types.js'
 import type {OpenQuestion} from '../protocol/read-answers.js'
 import type {RunResult} from '../runners/runner.js'
-import type {NotePatch} from '../run/git-guard.js'
+import type {NotePatch} from '../git/git-guard.js'
 import type {WriteResult} from '../store/plan-store.js'
 
 /**
@@ -35,6 +35,8 @@ export type ExecEvent = {now: number} & (
   | {type: 'tick'}
   /** Ctrl-C, SIGTERM, or the caller's signal. */
   | {type: 'abort'}
+  /** The run lock is no longer this run's (removed, replaced, taken over): the table is not ours to write. */
+  | {type: 'lock-lost'; reason: string}
   /** Something to tell the person that changes nothing (a plan edit described). */
   | {type: 'warning'; message: string}
   /** The last look at the file before finishing is done. */

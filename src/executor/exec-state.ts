@@ -66,6 +66,11 @@ export interface WriteState {
   failed?: string
   /** When writes began to fail (ms): with nothing running, the run waits this long for a repair. */
   failedSince?: number
+  /**
+   * The table as the file had it after the last write that reached it (at first: as read). What differs
+   * from it when the run ends unable to write is kept in the journal, so nothing the run knew is lost.
+   */
+  onDisk: TableState
 }
 
 /** What the executor knows. `step` owns it: no other code changes it. */
@@ -87,6 +92,8 @@ export interface ExecState {
   noRetry: Set<string>
   /** Transient failures (network, server) retried in a row, per agent. */
   transientRetries: Map<string, number>
+  /** Pauses each agent's attempts caused in this run, in total (ms): bounded by the config's `maxPauseMs`. */
+  pausedFor: Map<string, number>
   /** needs_input agents whose question has an answer, as read from the file. */
   answered: Map<string, OpenQuestion>
   /** Agents whose `creates` files all exist (their soft dependants may start). */
@@ -95,6 +102,8 @@ export interface ExecState {
   questionsPending: Set<string>
   discoveries: Array<{agent: string; text: string}>
   stopping: boolean
+  /** Why the run lock was lost, once it was: nothing launches or is written to the table any more. */
+  lockLost?: string
   failFastTripped: boolean
   pausedUntil: number
   pauseMs: number
@@ -106,4 +115,9 @@ export interface ExecState {
   firstLaunchAt?: number
   /** Hosts that stayed unreachable longer than their lease: no new attempt goes there while the pool has another. */
   hostsLost: Set<string>
+  /**
+   * The run started from a table nothing runs in (a finished run, rows set back to `pending`): its
+   * first launch starts a new timing (`Started:`), so the report times this run, not the first one.
+   */
+  newTiming?: boolean
 }

@@ -2,7 +2,7 @@ import type {Assessment} from '../schedule/assess-agents.js'
 import type {StepContext} from './step-context.js'
 import {assess} from './schedule-pass.js'
 
-/** How long a run with agents ready but a plan it cannot write waits for a repair before it ends. */
+/** How long a run that cannot write its plan (agents ready, or rows not recorded yet) waits for a repair before it ends. */
 export const repairWindowMs = 60_000
 
 /**
@@ -17,11 +17,12 @@ export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, 
   // Nothing lives: an event that ran no pass still must not finish with agents ready.
   const known = assessments ?? (state.stopping ? undefined : assess(ctx))
   const ready = known !== undefined && [...known.values()].some((a) => a.kind === 'ready')
-  if (ready && !state.stopping && !state.failFastTripped) {
-    if (state.write.failed === undefined) return
-    // The plan cannot be written (a damaged table, a full disk): give a person time to repair it.
-    if (state.write.failedSince !== undefined && ctx.now - state.write.failedSince < repairWindowMs) return
-  }
+  if (ready && !state.stopping && !state.failFastTripped && state.write.failed === undefined) return
+  // The table cannot be written (a person's edit damaged it): give them time to repair it, whether agents
+  // are ready or the run only holds what it has not recorded yet (the last agent's completion). Past the
+  // window, or on Ctrl-C, what is still unwritten goes to the journal (finishRun).
+  const unrecorded = ready || state.write.dirty
+  if (unrecorded && !state.stopping && state.write.failedSince !== undefined && ctx.now - state.write.failedSince < repairWindowMs) return
   if (!state.stopping && state.finalLook !== 'done') {
     if (state.finalLook === 'none') {
       state.finalLook = 'requested'

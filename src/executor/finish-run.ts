@@ -1,12 +1,14 @@
 import type {Scorecard} from '../events.js'
 import type {Plan} from '../plan/types.js'
-import type {GitGuard} from '../run/git-guard.js'
+import type {GitGuard} from '../git/git-guard.js'
 import type {PlanStore} from '../store/plan-store.js'
 import {computeScorecard} from '../report/compute-scorecard.js'
 import {exitCodes} from '../cli/exit-codes.js'
 import type {Emitted} from './exec-effect.js'
 import type {ExecState} from './exec-state.js'
 import {verify} from './verify.js'
+import {unrecordedRows} from './unrecorded-rows.js'
+import {appendJournal} from '../store/append-journal.js'
 
 const zeroSpan = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
@@ -26,12 +28,18 @@ export async function finishRun(input: {
   store?: PlanStore
   git?: GitGuard
   verifyAfter?: {cwd: string; file: string; signal?: AbortSignal}
+  /** The agents whose work falls in the timing the table records (the run log's), asked at the very end. */
+  timed?: () => ReadonlySet<string> | undefined
 }): Promise<{exitCode: number; scorecard: Scorecard}> {
   const {plan, state, emit, store} = input
   let exitCode = input.exitCode
   if (exitCode === undefined) {
-    if (state.stopping) exitCode = exitCodes.interrupted
-    else {
+    // A run that lost its lock says so with the lock's exit code; what it knew is kept in the journal below.
+    if (state.lockLost !== undefined) exitCode = exitCodes.locked
+    else if (state.stopping) {
+      exitCode = exitCodes.interrupted
+      if (state.write.failed !== undefined && store) await writeLast(store, state, emit)
+    } else {
       for (const message of input.git?.report() ?? []) emit({type: 'warning', message})
       const allCompleted = state.order.every((id) => state.table.rows.get(id)?.status === 'completed')
       let verified = true
@@ -48,13 +56,16 @@ export async function finishRun(input: {
       }
     }
   }
+  if (store && (state.lockLost !== undefined || state.write.failed !== undefined)) keepUnrecorded(store.file, state, emit)
+  // A run that launched nothing has no times of its own: its scorecard says so instead.
+  const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
     // Agents a person added during the run count too.
-    ...computeScorecard({...plan, agents: [...state.agents]}, state.table),
-    peakConcurrency: state.peakConcurrency,
+    ...computeScorecard({...plan, agents: [...state.agents]}, state.table, {ran, timed: input.timed?.()}),
+    ...(ran ? {peakConcurrency: state.peakConcurrency} : {}),
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }
-  if (scorecard.wallClockMs === undefined) scorecard.wallClockMs = Date.now() - input.runStart
+  if (ran && scorecard.wallClockMs === undefined) scorecard.wallClockMs = Date.now() - input.runStart
   emit({type: 'run-finished', exitCode, scorecard})
   return {exitCode, scorecard}
 }
@@ -80,11 +91,30 @@ async function writeLast(store: PlanStore, state: ExecState, emit: (event: Emitt
   try {
     const result = await store.write(state.table, {running: new Set()})
     state.write.failed = undefined
+    state.write.onDisk = result.state
     if (result.bytes > 0) emit({type: 'state-written', file: store.file, bytes: result.bytes, ms: result.ms})
   } catch (error) {
-    const onDisk = store.state
-    const lost = state.order.filter((id) => onDisk.rows.get(id)?.status !== state.table.rows.get(id)?.status)
-    const what = lost.length === 0 ? 'no status change' : lost.map((id) => `${id} ${state.table.rows.get(id)?.status}`).join(', ')
-    emit({type: 'warning', message: `the plan could not be written (${error instanceof Error ? error.message : String(error)}): not recorded: ${what}`})
+    state.write.failed = error instanceof Error ? error.message : String(error)
+  }
+}
+
+/**
+ * Nothing the run knew is lost: rows the table could not take go to the plan's journal (synced), which
+ * the next run applies before it decides anything. Never into the table after a lost lock: the table
+ * may be another run's by now.
+ */
+function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) => void): void {
+  const rows = unrecordedRows(state)
+  const why = state.lockLost !== undefined ? `the run lock was lost (${state.lockLost})` : `the plan could not be written (${state.write.failed})`
+  if (rows.length === 0) {
+    emit({type: 'warning', message: `${why}; every row was already recorded`})
+    return
+  }
+  const what = rows.map(({agent, row}) => `${agent} ${row.status}`).join(', ')
+  try {
+    const journal = appendJournal(file, rows)
+    emit({type: 'warning', message: `${why}: not recorded in the table: ${what}; kept in ${journal}, which the next run applies before it launches anything`})
+  } catch (error) {
+    emit({type: 'warning', message: `${why}: not recorded: ${what}; the journal could not be written either (${error instanceof Error ? error.message : String(error)})`})
   }
 }

@@ -1,5 +1,6 @@
 import {attemptsInNotes, getNote, setNote} from '../plan/notes.js'
 import {assessAgents, type Assessment} from '../schedule/assess-agents.js'
+import {blockedNote} from '../schedule/blocked-note.js'
 import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
 import {placeAttempt, type Placement} from './place-attempt.js'
@@ -80,10 +81,7 @@ function noteBlocked(ctx: StepContext, assessments: ReadonlyMap<string, Assessme
     const current = row(ctx, id)
     if (current.status !== 'pending') continue
     const assessment = assessments.get(id)
-    const value =
-      assessment?.kind === 'blocked'
-        ? assessment.by.map((b) => (b.why === 'blocked' ? b.id : `${b.id} (${b.why})`)).join(', ')
-        : undefined
+    const value = blockedNote(assessment)
     if (getNote(current.notes, 'blocked by') === value) continue
     setRow(ctx, id, {notes: setNote(current.notes, 'blocked by', value)})
     if (value && assessment?.kind === 'blocked') emit(ctx, {type: 'blocked', agent: id, by: assessment.by.map((b) => b.id)})
@@ -134,7 +132,8 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   state.peakConcurrency = Math.max(state.peakConcurrency, slotsUsed(ctx))
   state.firstLaunchAt ??= ctx.now
   state.finalLook = 'none'
-  if (!state.table.meta.started) state.table.meta.started = isoSeconds(ctx.now)
+  if (!state.table.meta.started || state.newTiming) state.table.meta.started = isoSeconds(ctx.now)
+  if (state.newTiming) state.newTiming = false
   setRow(ctx, id, {status: 'in_progress', agentId: sessionId ?? '', duration: '', notes})
   // The write is the gate to the spawn, even when the row reads the same (a resumed orphan).
   state.write.dirty = true

@@ -1,7 +1,7 @@
 import {getNote, setNote} from '../plan/notes.js'
 import type {Outcome} from '../protocol/interpret-result.js'
 import type {RunResult} from '../runners/runner.js'
-import type {NotePatch} from '../run/git-guard.js'
+import type {NotePatch} from '../git/git-guard.js'
 import {formatDuration} from '../util/format-duration.js'
 import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
@@ -11,6 +11,9 @@ import {emit, row, setRow, type StepContext} from './step-context.js'
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
 export const maxTransientRetries = 5
 
+/** The most one agent may keep the run paused in total, unless the run says otherwise (`--max-pause`). */
+export const defaultMaxPauseMs = 30 * 60_000
+
 /** Notes items that only mean something until the agent completes. */
 const clearedOnCompletion = ['blocked by', 'soft-blocked by', 'question', 'relaunched', 'paused']
 
@@ -18,7 +21,8 @@ const clearedOnCompletion = ['blocked by', 'soft-blocked by', 'question', 'relau
  * An attempt is over (its process ended and its git check, commit or merge
  * is done): turn its outcome into the row's new state and free its slot.
  */
-export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunResult, outcome: Outcome, gitNotes: NotePatch): void {
+export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunResult, settled: Outcome, gitNotes: NotePatch): void {
+  let outcome = settled
   const {state, config, now} = ctx
   const id = attempt.agent
   state.attempts.delete(id)
@@ -41,11 +45,22 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   // Not the agent's fault: wait, then try again without using an attempt; a network that never
   // comes back would retry forever, so transient trouble gets a few tries before it counts as a failure.
   const transient = outcome.transient && (state.transientRetries.get(id) ?? 0) < maxTransientRetries
-  if (outcome.rateLimited || transient) {
+  const what = outcome.rateLimited ? 'rate or usage limit' : 'network or server trouble'
+  // One Notes item: a `;` inside it would split it into items of its own (`retrying at …` left behind).
+  const cause = `${what} (${(outcome.reason ?? 'limit reached').replace(/\s*;\s*/g, ', ')})`
+  // A limit or an outage that never ends must not hold the agent (and the run) forever: its pauses have a
+  // total budget, and the pause that would go beyond it fails the attempt, with the cause, instead.
+  const paused = state.pausedFor.get(id) ?? 0
+  const maxPauseMs = config.maxPauseMs ?? defaultMaxPauseMs
+  const overBudget = (outcome.rateLimited || transient) && paused + state.pauseMs > maxPauseMs
+  if (overBudget) {
+    notes = setNote(notes, 'paused', undefined)
+    outcome = {...outcome, kind: 'failed', unknownSession: false, reason: `paused ${formatDuration(paused)} in total, the limit is ${formatDuration(maxPauseMs)} (--max-pause), last cause: ${cause}`}
+  } else if (outcome.rateLimited || transient) {
     if (outcome.transient) state.transientRetries.set(id, (state.transientRetries.get(id) ?? 0) + 1)
+    state.pausedFor.set(id, paused + state.pauseMs)
     state.pausedUntil = now + state.pauseMs
-    const what = outcome.rateLimited ? 'rate or usage limit' : 'network or server trouble'
-    const reason = `${what} (${outcome.reason ?? 'limit reached'}); retrying at ${new Date(state.pausedUntil).toISOString().slice(11, 19)}Z`
+    const reason = `${cause}, retrying at ${new Date(state.pausedUntil).toISOString().slice(11, 19)}Z`
     emit(ctx, {type: 'paused', reason, untilMs: state.pausedUntil})
     ctx.effects.push({type: 'timer', at: state.pausedUntil})
     state.pauseMs = Math.min(state.pauseMs * 2, 15 * 60_000)

@@ -54,6 +54,7 @@ function reschedules(event: ExecEvent): boolean {
     case 'question-written':
     case 'warning':
     case 'abort':
+    case 'lock-lost':
       return false
     case 'write-done':
       // Moving launches on to `preparing` changes nothing the scheduler reads; a person's edits may.
@@ -161,15 +162,15 @@ function handle(ctx: StepContext, event: ExecEvent): void {
         state.answered.set(agent, answer)
       }
       return
+    case 'lock-lost':
+      if (state.lockLost !== undefined) return
+      state.lockLost = event.reason
+      warn(ctx, `the run lock was lost (${event.reason}): nothing launches and the table is not written any more; running agents are ended (their rows stay in_progress and resume on the next run)`)
+      // Launches whose recording write was never issued never will be: take them back now.
+      for (const attempt of [...state.attempts.values()]) if (attempt.phase === 'recording' && attempt.recordedBy > state.write.seq) undoLaunch(ctx, attempt)
+      return stop(ctx)
     case 'abort':
-      if (state.stopping) return
-      state.stopping = true
-      for (const attempt of state.attempts.values()) {
-        if (attempt.phase !== 'running') continue
-        attempt.killed = true
-        ctx.effects.push({type: 'kill', agent: attempt.agent})
-      }
-      return
+      return stop(ctx)
     case 'warning':
       return warn(ctx, event.message)
     case 'looked':
@@ -178,22 +179,47 @@ function handle(ctx: StepContext, event: ExecEvent): void {
   }
 }
 
+/**
+ * Stop launching and end the running agents (Ctrl-C, SIGTERM, a lost lock). Their rows stay
+ * `in_progress` with their IDs: the next run resumes them. After a lost lock another run may own the
+ * plan and resume them at any moment, so letting them finish would make two copies of one agent.
+ */
+function stop(ctx: StepContext): void {
+  const {state} = ctx
+  if (state.stopping) return
+  state.stopping = true
+  for (const attempt of state.attempts.values()) {
+    if (attempt.phase !== 'running') continue
+    attempt.killed = true
+    ctx.effects.push({type: 'kill', agent: attempt.agent})
+  }
+}
+
 function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
   const {state} = ctx
   state.write.inflight = false
   state.write.doneSeq = seq
+  state.write.onDisk = result.state
   if (state.write.failed !== undefined) {
     ctx.reschedule = true
     state.write.failed = undefined
     state.write.failedSince = undefined
     warn(ctx, 'the plan can be written again: launching resumes')
   }
+  // Edits mdplan did not take (their agent is live) are reported once, as what happened, and never as
+  // a `human-edit`; the file is written again so it says what mdplan knows (`in_progress`), not the edit.
+  const notTaken = new Set<string>()
   for (const kept of adoptWrite(state.table, result, new Set(state.attempts.keys()))) {
-    warn(ctx, `${kept.agent}: ${kept.column} was edited by hand while mdplan launched it; kept mdplan's value`)
+    notTaken.add(`${kept.agent}\u0000${kept.column}`)
+    const value = kept.column.toLowerCase() === 'status' ? ` (${row(ctx, kept.agent).status})` : ''
+    warn(ctx, `${kept.agent}: ${kept.column} was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's value${value}`)
+    state.write.dirty = true
   }
+  for (const conflict of result.conflicts) if (conflict.winner === 'mdplan') notTaken.add(`${conflict.agent}\u0000${conflict.column}`)
   // The store stamps `Last updated:`; the table keeps what it wrote, so the next write stamps again.
   state.table.meta.lastUpdated = result.state.meta.lastUpdated
   for (const edit of result.humanEdits) {
+    if (notTaken.has(`${edit.agent}\u0000${edit.column}`)) continue
     emit(ctx, {type: 'human-edit', agent: edit.agent, column: edit.column, value: edit.to})
     if (state.attempts.has(edit.agent)) continue
     // A person setting a row back to pending asks for one more try, whatever the history says.
@@ -254,7 +280,8 @@ function planChanged(ctx: StepContext, agents: ExecState['agents'], priority: Re
 /** Send the table to disk when it changed and no write is under way (later changes join the next write). */
 function flushWrite(ctx: StepContext): void {
   const {write} = ctx.state
-  if (!write.dirty || write.inflight) return
+  // The lock is lost: the table may be another run's now; what is not on disk goes to the journal at the end.
+  if (!write.dirty || write.inflight || ctx.state.lockLost !== undefined) return
   if (write.failed !== undefined && !ctx.retryWrite) return
   write.seq++
   write.inflight = true

@@ -1,6 +1,6 @@
 import type {Plan} from '../plan/types.js'
 import {logFile} from '../run/log-file.js'
-import {runCommands} from '../run/run-commands.js'
+import {runCommands} from './run-commands.js'
 import type {Emitted} from './exec-effect.js'
 
 /**

@@ -5,6 +5,7 @@ import {canonicalPath, listWorktrees} from './list-worktrees.js'
 import {removeWorktree} from './remove-worktree.js'
 import {runGit, splitNul} from './run-git.js'
 import {worktreeNames} from './worktree-names.js'
+import {plural} from '../util/plural.js'
 
 export interface CleanOrphansInput {
   root: string
@@ -81,7 +82,7 @@ export async function cleanOrphanWorktrees(input: CleanOrphansInput): Promise<Cl
 /** Lines for the executor to print (none when there was nothing to clean). */
 export function formatCleanup(result: CleanOrphansResult): string[] {
   const lines: string[] = []
-  if (result.removed.length > 0) lines.push(`git: removed ${result.removed.length} worktree${result.removed.length === 1 ? '' : 's'} left by an earlier run (${result.removed.map((r) => r.agent).join(', ')})`)
+  if (result.removed.length > 0) lines.push(`git: removed ${plural(result.removed.length, 'worktree')} left by an earlier run (${result.removed.map((r) => r.agent).join(', ')})`)
   if (result.branchesDeleted.length > 0) lines.push(`git: deleted merged branch${result.branchesDeleted.length === 1 ? '' : 'es'} ${result.branchesDeleted.join(', ')}`)
   if (result.branchesKept.length > 0) lines.push(`git: kept branch${result.branchesKept.length === 1 ? '' : 'es'} with unmerged work: ${result.branchesKept.join(', ')}`)
   for (const failure of result.failed) lines.push(`git: could not remove ${failure.path}: ${failure.reason}`)

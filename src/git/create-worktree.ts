@@ -1,10 +1,10 @@
-import {mkdir, rm, writeFile} from 'node:fs/promises'
-import {join} from 'node:path'
+import {rm} from 'node:fs/promises'
 import type {GitFailure} from './git-failure.js'
 import {gitMutex, type Mutex} from './git-mutex.js'
 import {canonicalPath, listWorktrees} from './list-worktrees.js'
 import {gitReason, runGit} from './run-git.js'
 import {worktreeNames} from './worktree-names.js'
+import {makeDir} from '../util/make-dir.js'
 
 export interface CreateWorktreeInput {
   /** The main working tree's top folder. */
@@ -52,7 +52,6 @@ async function create(input: CreateWorktreeInput): Promise<CreateWorktreeResult>
     return {ok: false, reason: input.base ? `git worktree: ${input.base} is not a commit` : 'git worktree: the repository has no commit yet to branch from'}
   }
   const base = resolved.stdout.trim()
-  await ignoreMdplanFolder(input.root)
 
   const wanted = await canonicalPath(names.path)
   const existing = await findWorktree(input.root, wanted)
@@ -66,7 +65,7 @@ async function create(input: CreateWorktreeInput): Promise<CreateWorktreeResult>
   await runGit(input.root, ['worktree', 'prune'])
 
   const branchExists = (await runGit(input.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${names.branch}`])).ok
-  await mkdir(names.planDir, {recursive: true})
+  makeDir(names.planDir)
   const args = branchExists && !input.fresh
     ? ['worktree', 'add', names.path, names.branch]
     : ['worktree', 'add', '-B', names.branch, names.path, base]
@@ -89,9 +88,3 @@ async function findWorktree(root: string, wanted: string): Promise<boolean> {
   return false
 }
 
-// `.mdplan/` holds worktrees and logs; ignoring it from inside keeps the user's `git status` and `.gitignore` untouched.
-async function ignoreMdplanFolder(root: string): Promise<void> {
-  const folder = join(root, '.mdplan')
-  await mkdir(folder, {recursive: true})
-  await writeFile(join(folder, '.gitignore'), '*\n', {flag: 'wx'}).catch(() => undefined)
-}

@@ -1,4 +1,5 @@
 import type {Attribution} from './attribute-changes.js'
+import {plural} from '../util/plural.js'
 
 /**
  * End-of-run lines for what no row can hold: changes to files no agent
@@ -7,7 +8,7 @@ import type {Attribution} from './attribute-changes.js'
 export function formatScopeReport(undeclared: readonly string[], unattributed: Attribution['unattributed']): string[] {
   const lines: string[] = []
   const files = [...new Set(undeclared)].sort()
-  if (files.length > 0) lines.push(`scope: ${files.length} changed file${files.length === 1 ? '' : 's'} no agent declares: ${files.join(', ')}`)
+  if (files.length > 0) lines.push(`scope: ${plural(files.length, 'changed file')} no agent declares: ${files.join(', ')}`)
   const byPath = new Map<string, Set<string>>()
   for (const item of unattributed) {
     const set = byPath.get(item.path) ?? new Set<string>()

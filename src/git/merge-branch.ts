@@ -1,3 +1,5 @@
+import {readFile} from 'node:fs/promises'
+import {resolve} from 'node:path'
 import {headSha} from './head-sha.js'
 import {gitReason, runGit, splitNul} from './run-git.js'
 
@@ -14,6 +16,12 @@ export type MergeBranchResult =
 export async function mergeBranch(input: {root: string; branch: string; message: string; identity: string[]}): Promise<MergeBranchResult> {
   const {identity} = input
   const failed = (reason: string, conflicts: string[] = []): MergeBranchResult => ({ok: false, reason, conflicts})
+  // A merge of mdplan's own that a killed run left half done would refuse every later one: take it back first.
+  if ((await runGit(input.root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])).ok) {
+    const gitDir = (await runGit(input.root, ['rev-parse', '--git-dir'])).stdout.trim()
+    const message = await readFile(resolve(input.root, gitDir, 'MERGE_MSG'), 'utf8').catch(() => '')
+    if (message.startsWith('Merge mdplan/')) await runGit(input.root, ['merge', '--abort'])
+  }
   const contained = await runGit(input.root, ['merge-base', '--is-ancestor', input.branch, 'HEAD'])
   if (contained.ok) return {ok: true, head: (await headSha(input.root)) ?? '', merged: false}
 

@@ -6,8 +6,10 @@ import {pruneHistory} from './prune-history.js'
 export interface UpdateHistoryOptions {
   /** The plan as the history should name it (the path given on the command line). */
   planName: string
-  /** ISO 8601: the time recorded for entries first seen now. */
+  /** ISO 8601: the time recorded for an agent whose own times are known from nowhere else. */
   now: string
+  /** Each agent's own start and end (ISO 8601), from the run log. */
+  times?: ReadonlyMap<string, {start: string; end?: string}>
   /** Overrides the file's own `max_entries`. */
   maxEntries?: number
   /** The plan is a child plan: the parent plan, the agent that runs it, and that agent's `parallel_group`. */
@@ -44,6 +46,8 @@ export function updateHistory(existing: AgentHistory | undefined, plan: Plan, op
   const table = plan.state?.table
   const rows = new Map((table?.rows ?? []).map((row) => [row.agent, row]))
   const depth = dependencyDepth(plan)
+  // Without a run log (a plan another machine ran), the table's own timing is the closest there is.
+  const meta = new Map((plan.state?.meta ?? []).map((line) => [line.key, isoOf(line.value)]))
   let current: HistoryEntry | undefined
   let last: HistoryEntry | undefined
 
@@ -60,6 +64,12 @@ export function updateHistory(existing: AgentHistory | undefined, plan: Plan, op
     const previous = at === -1 ? undefined : entries[at]
     const finished = status !== 'spawned'
     const description = agent.fields.description?.value
+    const own = options.times?.get(agent.id)
+    // The agent's own times: the run log's, else what the history already had, else the table's run.
+    const timestamp = own?.start ?? previous?.timestamp ?? meta.get('started') ?? options.now
+    const completion = !finished
+      ? null
+      : (own?.end ?? (previous?.status === status && previous.completion_timestamp ? previous.completion_timestamp : (meta.get('last_updated') ?? options.now)))
     const entry: HistoryEntry = {
       ...previous,
       agent_id: agentId,
@@ -67,9 +77,9 @@ export function updateHistory(existing: AgentHistory | undefined, plan: Plan, op
       phase: previous?.phase ?? plan.title ?? null,
       plan: options.planName,
       segment: previous?.segment ?? null,
-      timestamp: previous?.timestamp ?? options.now,
+      timestamp,
       status,
-      completion_timestamp: finished ? (previous?.status === status && previous.completion_timestamp ? previous.completion_timestamp : options.now) : null,
+      completion_timestamp: completion,
       execution_mode: 'parallel',
       parallel_group: `${options.parent ? `${options.parent.group}/` : ''}wave-${(depth.get(agent.id) ?? 0) + 1}`,
       ...(options.parent ? {parent: {plan: options.parent.plan, agent: options.parent.agent}} : {}),
@@ -97,4 +107,10 @@ export function updateHistory(existing: AgentHistory | undefined, plan: Plan, op
   const currentAgentId = (current ?? last)?.agent_id
   if (currentAgentId !== undefined) result.currentAgentId = currentAgentId
   return result
+}
+
+/** A time the table wrote (ISO, or local without a zone) as ISO 8601; undefined for `—` or no time. */
+function isoOf(value: string): string | undefined {
+  const ms = Date.parse(value.trim())
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString()
 }

@@ -1,6 +1,6 @@
 import type {Agent, Plan} from '../plan/types.js'
 import type {JobRef} from '../executor/exec-effect.js'
-import type {CompletionGit, LaunchGit} from '../run/git-guard.js'
+import type {CompletionGit, LaunchGit} from '../git/git-guard.js'
 import type {SpawnResult} from '../runners/spawn-agent.js'
 import {attributeChanges} from '../git/attribute-changes.js'
 import {commitMessage} from '../git/commit-message.js'

@@ -19,7 +19,7 @@ export interface InstallOptions {
 }
 
 /** Bump when a template changes: the marker records which version a file came from. */
-export const templateVersion = 2
+export const templateVersion = 3
 
 /**
  * What `mdplan init` installs: the Claude Code command as a skill (where

@@ -33,10 +33,15 @@ const graphToken = '%% mdplan-merge: graph redrawn after the merge'
  */
 export async function mergePlans(baseSource: string, oursSource: string, theirsSource: string, file = 'plan.md'): Promise<PlanMerge> {
   const [base, ours, theirs] = [baseSource, oursSource, theirsSource].map((source) => parsePlan(source, file)) as [Plan, Plan, Plan]
-  const text = await mergeFile(mask(base), mask(ours), mask(theirs))
+  const masks = [base, ours, theirs].map(mask) as [string, string, string]
+  const text = await mergeFile(...masks)
 
   let merged = text.text
-  const state = mergeStateSection(base, ours, theirs)
+  // The agents of the merged plan (one side's when the text merge took it whole), for the notes derived from them.
+  const agentsPlan = merged === masks[1] ? ours : merged === masks[2] ? theirs : parsePlan(merged, file)
+  const agents = agentsPlan.agents.length > 0 ? agentsPlan : ours
+  // As the run's own default (run-plan's defaultMaxAttempts): the merge knows no `--max-attempts`.
+  const state = mergeStateSection(base, ours, theirs, {agents: agents.agents, maxAttempts: agents.settings.maxAttempts ?? 3})
   // No table on either side: the section is merged as text like the rest.
   const plain = state ? undefined : await mergeFile(region(base, base.state?.section), region(ours, ours.state?.section), region(theirs, theirs.state?.section))
   const stateText = state?.text ?? plain!.text

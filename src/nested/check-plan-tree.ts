@@ -6,6 +6,7 @@ import {loadPlan} from '../plan/load-plan.js'
 import {PlanError} from '../plan/plan-error.js'
 import type {Diagnostic, Plan, Span} from '../plan/types.js'
 import {childPlanField, childPlanPath} from './child-plan-path.js'
+import {plural} from '../util/plural.js'
 
 /**
  * Follow a plan's `plan:` links: a child plan that is missing, that includes
@@ -58,7 +59,7 @@ async function walk(plan: Plan, file: string, cwd: string, chain: string[]): Pro
     if (problems.length > 0) {
       const first = problems[0]!
       const at = first.place && 'start' in first.place ? `:${first.place.start.line}:${first.place.start.column}` : ''
-      error('invalid-child-plan', `agent ${agent.id} runs ${show(child)}, which is invalid (${problems.length} ${problems.length === 1 ? 'error' : 'errors'}; first: ${show(child)}${at}: ${first.reason})`)
+      error('invalid-child-plan', `agent ${agent.id} runs ${show(child)}, which is invalid (${plural(problems.length, 'error')}; first: ${show(child)}${at}: ${first.reason})`)
       diagnostics.push(...problems)
     }
     const below = await walk(childPlan, show(child), cwd, [...chain, child])

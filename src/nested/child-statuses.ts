@@ -4,6 +4,7 @@ import {loadPlan} from '../plan/load-plan.js'
 import {planStatus, type PlanStatus} from '../plan/plan-status.js'
 import type {Plan} from '../plan/types.js'
 import {childPlanPath} from './child-plan-path.js'
+import {plural} from '../util/plural.js'
 
 /** The status of one child plan, nested as deep as its own children go. */
 export interface ChildStatus {
@@ -46,7 +47,7 @@ export function formatChildStatuses(children: readonly ChildStatus[], indent = '
       continue
     }
     const counts = Object.entries(child.status.counts).filter(([, n]) => n > 0).map(([status, n]) => `${n} ${status}`)
-    lines.push(`${indent}${child.agent} → ${child.plan}: ${child.status.total} ${child.status.total === 1 ? 'agent' : 'agents'}: ${counts.join(', ')}`)
+    lines.push(`${indent}${child.agent} → ${child.plan}: ${plural(child.status.total, 'agent')}: ${counts.join(', ')}`)
     lines.push(...formatChildStatuses(child.status.children, `${indent}  `))
   }
   return lines

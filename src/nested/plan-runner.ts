@@ -7,11 +7,13 @@ import {packageRoot} from '../package-root.js'
 import {loadPlan} from '../plan/load-plan.js'
 import type {Runner, RunRequest, RunResult} from '../runners/runner.js'
 import {spawnRequest} from '../runners/spawn-request.js'
+import {perAgentVariables} from '../runners/agent-env.js'
 import {exitReason} from '../runners/process-reason.js'
 import {tableStateFromPlan} from '../store/table-state.js'
 import {answerDown} from './answer-down.js'
 import {childOutcome} from './child-outcome.js'
 import {childPlanPath} from './child-plan-path.js'
+import {childTableDamage} from './child-table-damage.js'
 import {parseNestedResumeState} from './nested-resume-state.js'
 import {requeueFailed} from './requeue-failed.js'
 
@@ -70,13 +72,27 @@ async function runChildPlan(request: RunRequest): Promise<RunResult> {
   const parent = await loadPlan(request.planFile)
   const tree = [...(process.env.MDPLAN_TREE_PLANS ?? '').split('\n'), request.planFile, ...parent.agents.map((agent) => childPlanPath(request.planFile, agent))]
   const env = {MDPLAN_TREE_PLANS: [...new Set(tree.filter((path): path is string => Boolean(path)))].join('\n')}
-  const result = await spawnRequest(request, {file: process.execPath, args, env, onLine})
+  // The answer and resume state went down through the child's Open Questions (answerDown) to the one
+  // child agent that asked; the child run itself gets none of this agent's own variables.
+  const result = await spawnRequest({...request, options: {...request.options, env: withoutPerAgent(request.options.env)}}, {file: process.execPath, args, env, onLine})
   const base = {agentId, exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, interrupted: result.interrupted, durationMs: Date.now() - started}
   const where = relative(dirname(request.planFile), child) || child
   if (result.exitCode === 0) return {...base, ok: true, finalText: `RESULT: SUCCESS\nchild plan ${where}: ${total}/${total} completed`}
+  if (!result.timedOut && !result.interrupted && !result.spawnFailed) {
+    // The child stopped over its own damaged table (what it could not record is in its journal): wait for the repair.
+    const damaged = await childTableDamage(child)
+    if (damaged) return {...base, ok: false, transient: true, finalText: '', reason: `child ${where}: its Execution State table is damaged (${damaged}); waiting for its repair`}
+  }
   if (result.timedOut || result.interrupted || result.spawnFailed || result.exitCode !== 1) {
     const said = result.stderr.trim().split('\n').filter(Boolean).at(-1)
     return {...base, ok: false, spawnFailed: result.spawnFailed, finalText: '', reason: `child ${where}: ${said && result.exitCode !== undefined && !result.timedOut ? said : exitReason(result, 'mdplan', request.timeoutMs)}`}
   }
   return {...base, ...(await childOutcome({childFile: child, parentFile: request.planFile, agentId}))}
+}
+
+function withoutPerAgent(env: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!env) return env
+  const rest = {...env}
+  for (const name of perAgentVariables) delete rest[name]
+  return rest
 }

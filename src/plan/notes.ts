@@ -2,6 +2,8 @@
  * The Notes cell: items joined with `; `, each `key: value` (`blocked by: A, B`,
  * `attempt 2: tests failed`, `checkpoint: step 3`, `question: …`, `base: 1a2b3c4d5e6f`)
  * or free text. Items with a key mdplan manages are replaced; free text is kept.
+ * `;` is the separator, so a value never holds one (`setNote` writes it as `,`),
+ * and a colon inside a time (`18:37:20Z`) never ends a key.
  */
 export interface NoteItem {
   /** Lower-cased key (`blocked by`, `attempt 2`, `checkpoint`, …), or undefined for free text. */
@@ -9,7 +11,8 @@ export interface NoteItem {
   value: string
 }
 
-const keyed = /^([A-Za-z][A-Za-z -]*?(?: \d+)?):\s*(.*)$/
+// `retrying at 18:37:20Z` is free text, not the key `retrying at 18`: a key's colon is not followed by a digit.
+const keyed = /^([A-Za-z][A-Za-z -]*?(?: \d+)?):(?!\d)\s*(.*)$/
 
 /** Split a Notes cell into items. */
 export function parseNotes(cell: string): NoteItem[] {
@@ -30,9 +33,19 @@ export function formatNotes(items: readonly NoteItem[]): string {
 
 /** Replace (or add, or with `undefined` remove) every item whose key is `key`. */
 export function setNote(cell: string, key: string, value: string | undefined): string {
-  const items = parseNotes(cell).filter((item) => item.key !== key)
-  if (value !== undefined && value !== '') items.push({key, value})
+  const items = parseNotes(cell).filter((item) => item.key !== key && !(key === 'paused' && isPauseFragment(item)))
+  // A `;` in the value would split it into two items on the next read, the second one never replaced.
+  const clean = value?.replace(/\s*;\s*/g, ', ').trim()
+  if (clean !== undefined && clean !== '') items.push({key, value: clean})
   return formatNotes(items)
+}
+
+/**
+ * What older versions left of a `paused` note whose `; retrying at …` was split off
+ * (`retrying at 18: 37:20Z`): it belongs to the pause it followed and goes with it.
+ */
+function isPauseFragment(item: NoteItem): boolean {
+  return (item.key === undefined ? item.value : item.key).startsWith('retrying at ')
 }
 
 /** The value of the item `key`, if any. */

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import type {Heading, RootContent} from 'mdast'
+import {checkConflictMarkers} from './check-conflict-markers.js'
 import {extractAgents} from './extract-agents.js'
 import {inlineText} from './inline-text.js'
 import {locate, type Locator} from './locate.js'
@@ -108,6 +109,8 @@ export function parsePlan(source: string, file: string, prompts?: PromptsSource)
   }
 
   unterminatedFence(nodes, text, at, file, messages)
+  // A merge's leftovers are never content: a table read up to its first marker would relaunch completed agents.
+  messages.push(...checkConflictMarkers(plan, at))
   findPromptsFile(plan, nodes, at)
   if (plan.promptsFile && prompts) applyPromptsFile(plan, prompts)
   return plan

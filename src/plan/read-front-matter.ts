@@ -77,10 +77,11 @@ export function readFrontMatter(text: string, start: number, end: number, at: Lo
         if (typeof raw !== 'number' || !(raw > 0)) problem(key, 'a positive number')
         else settings.maxBudgetUsd = raw
         break
-      case 'agent_timeout': {
+      case 'agent_timeout':
+      case 'max_pause': {
         const ms = typeof raw === 'number' || typeof raw === 'string' ? parseDuration(String(raw)) : undefined
         if (ms === undefined || ms <= 0) problem(key, 'a duration such as `30m`, `45s` or `1h30m`')
-        else settings.agentTimeout = ms
+        else settings[normalizeKey(key) === 'max_pause' ? 'maxPause' : 'agentTimeout'] = ms
         break
       }
       case 'allowed_tools':

@@ -40,6 +40,8 @@ export interface Settings {
   maxAttempts?: number
   /** Milliseconds. */
   agentTimeout?: number
+  /** Milliseconds one agent may keep the run paused in total (rate limits, network trouble). */
+  maxPause?: number
   build?: string
   model?: string
   permissionMode?: string

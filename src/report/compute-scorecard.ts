@@ -3,6 +3,7 @@ import {statuses, type Plan, type StateRow} from '../plan/types.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
 import {parseDuration} from '../util/parse-duration.js'
 import type {TableState} from '../store/table-state.js'
+import {durationFromNotes} from '../store/duration-in-notes.js'
 
 interface RowView {
   status: string
@@ -15,6 +16,18 @@ interface MetaView {
   lastUpdated?: string
   build?: string
   integration?: string
+  /** A `Tests:` line (some plans record a test count there): shown as what it is, never as the integration result. */
+  tests?: string
+}
+
+export interface ScorecardOptions {
+  /**
+   * The agents whose work falls in the timing the file records (from the run log): the others ran in an
+   * earlier run, so their durations are shown but not summed against this run's wall-clock.
+   */
+  timed?: ReadonlySet<string>
+  /** `false`: nothing launched in this run, so it has no times of its own. */
+  ran?: boolean
 }
 
 /**
@@ -23,34 +36,36 @@ interface MetaView {
  * With `state` (the executor's view of the table), the rows and meta lines
  * come from it instead, so a run that just wrote the file need not parse it again.
  */
-export function computeScorecard(plan: Plan, state?: TableState): Scorecard {
+export function computeScorecard(plan: Plan, state?: TableState, options: ScorecardOptions = {}): Scorecard {
   const fileMeta = new Map((plan.state?.meta ?? []).map((line) => [line.key, line.value.trim()]))
   // Some plans record `Tests:` instead of `Integration:`.
   const tests = fileMeta.get('tests')
   if (state) {
     const {started, lastUpdated, build, integration} = state.meta
-    return scorecardOf(plan, state.rows, {started, lastUpdated, build, integration: integration || tests})
+    return scorecardOf(plan, state.rows, {started, lastUpdated, build, integration, tests}, options)
   }
   const table = plan.state?.table
   const rows = new Map<string, RowView>()
   const cell = (row: StateRow, index: number | undefined): string => (index !== undefined && index >= 0 ? (row.cells[index]?.value ?? '') : '')
+  // No Duration column: durations are in the Notes (`took 3m 12s`).
+  const inNotes = table !== undefined && (table.index.duration === undefined || table.index.duration < 0)
   for (const row of table?.rows ?? []) {
     if (rows.has(row.agent)) continue
+    const notes = cell(row, table?.index.notes)
     rows.set(row.agent, {
       status: row.status ?? (row.statusRaw.trim() || 'pending'),
-      duration: cell(row, table?.index.duration),
-      notes: cell(row, table?.index.notes)
+      ...(inNotes ? durationFromNotes(notes) : {duration: cell(row, table?.index.duration), notes})
     })
   }
-  return scorecardOf(plan, rows, {
-    started: fileMeta.get('started'),
-    lastUpdated: fileMeta.get('last_updated'),
-    build: fileMeta.get('build'),
-    integration: fileMeta.get('integration') ?? tests
-  })
+  return scorecardOf(
+    plan,
+    rows,
+    {started: fileMeta.get('started'), lastUpdated: fileMeta.get('last_updated'), build: fileMeta.get('build'), integration: fileMeta.get('integration'), tests},
+    options
+  )
 }
 
-function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaView): Scorecard {
+function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaView, options: ScorecardOptions): Scorecard {
   const names = new Map(plan.agents.map((agent) => [agent.id, agent.name]))
 
   // Plan order first, then rows with no agent (kept and reported, as the format says).
@@ -69,7 +84,7 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
     const agent: ScorecardAgent = {id, name: names.get(id) ?? '', status, attempts: attemptsOf(status, notes)}
     if (durationMs !== undefined) {
       agent.durationMs = durationMs
-      sumOfPartsMs += durationMs
+      if (!options.timed || options.timed.has(id)) sumOfPartsMs += durationMs
     }
     if (cost !== undefined) {
       agent.costUsd = cost
@@ -81,17 +96,20 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
 
   const started = timeOf(meta.started)
   const lastUpdated = timeOf(meta.lastUpdated)
-  const scorecard: Scorecard = {
-    agents,
-    sumOfPartsMs,
-    build: meta.build || 'not yet run',
-    counts
-  }
-  if (started !== undefined && lastUpdated !== undefined && lastUpdated >= started) {
+  const scorecard: Scorecard = {agents, sumOfPartsMs, counts}
+  if (options.ran === false) {
+    // An earlier run's times beside this run's figures would describe neither.
+    scorecard.nothingRan = true
+    scorecard.sumOfPartsMs = 0
+  } else if (started !== undefined && lastUpdated !== undefined && lastUpdated >= started) {
     scorecard.wallClockMs = lastUpdated - started
     if (scorecard.wallClockMs > 0 && sumOfPartsMs > 0) scorecard.speedup = Math.round((sumOfPartsMs / scorecard.wallClockMs) * 100) / 100
   }
-  if (meta.integration) scorecard.integration = meta.integration
+  // Steps the plan does not have are left out; a result the file records (a hand-driven run's) is shown.
+  const recorded = (value: string | undefined): boolean => value !== undefined && value !== '' && value !== 'not yet run'
+  if (plan.settings.build !== undefined || recorded(meta.build)) scorecard.build = meta.build || 'not yet run'
+  if (plan.integrationTests.length > 0 || recorded(meta.integration)) scorecard.integration = meta.integration || 'not yet run'
+  if (meta.tests) scorecard.tests = meta.tests
   if (costUsd !== undefined) scorecard.costUsd = Math.round(costUsd * 10_000) / 10_000
   return scorecard
 }

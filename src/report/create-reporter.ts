@@ -19,7 +19,10 @@ export interface ReporterOptions {
   now?: () => number
   /** The plan, so the live view knows every agent's name and dependencies before they launch. */
   plan?: Plan
-  /** Terminal size for the live view (default 80×24); a function is asked before each redraw, so a resized terminal is followed. */
+  /**
+   * Terminal size for the live view (default 80×24, also when the terminal reports 0); a function is asked
+   * before each redraw, so a resized terminal is followed.
+   */
   columns?: number | (() => number | undefined)
   rows?: number | (() => number | undefined)
   /** Least time between two redraws of the live view. */
@@ -65,7 +68,12 @@ export function createReporter(options: ReporterOptions): Reporter {
 function createLiveReporter(options: ReporterOptions, color: boolean): Reporter {
   const now = options.now ?? Date.now
   const minRedrawMs = options.minRedrawMs ?? 250
-  const size = (value: ReporterOptions['columns'], fallback: number): number => (typeof value === 'function' ? value() : value) ?? fallback
+  // A terminal that reports 0 columns or rows (`script`, `ssh -tt` without a size, `expect`) has not said
+  // how big it is: draw for the usual 80×24 rather than cut every line to nothing.
+  const size = (value: ReporterOptions['columns'], fallback: number): number => {
+    const reported = typeof value === 'function' ? value() : value
+    return reported !== undefined && Number.isFinite(reported) && reported > 0 ? reported : fallback
+  }
   // log-update only needs `write` and the terminal size from its stream.
   const stream = {
     write: (text: string) => (options.write(text), true),

@@ -1,6 +1,7 @@
 import pc from 'picocolors'
 import type {RunEvent} from '../events.js'
 import {formatDuration} from '../util/format-duration.js'
+import {plural} from '../util/plural.js'
 
 export interface FormatEventLineOptions {
   color?: boolean
@@ -19,11 +20,11 @@ export function formatEventLine(event: RunEvent, options: FormatEventLineOptions
 function describe(event: RunEvent, c: ReturnType<typeof pc.createColors>): string {
   switch (event.type) {
     case 'run-started':
-      return `${event.resumed ? 'resumed' : 'started'} ${event.plan}: ${event.agents} agents, concurrency ${event.concurrency}`
+      return `${event.resumed ? 'resumed' : 'started'} ${event.plan}: ${plural(event.agents, 'agent')}, concurrency ${event.concurrency}`
     case 'verification-started':
       return `${event.phase} verification: ${event.command}`
     case 'verification-finished': {
-      const tries = `${event.attempts} attempt${event.attempts === 1 ? '' : 's'}`
+      const tries = plural(event.attempts, 'attempt')
       const result = event.ok ? c.green('passed') : c.red('FAILED')
       return `${event.phase} verification ${result} (${tries})${event.log ? ` log ${event.log}` : ''}`
     }

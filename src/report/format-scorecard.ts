@@ -31,12 +31,16 @@ export function formatScorecard(scorecard: Scorecard, options: FormatScorecardOp
   out.push('')
 
   const figures: Array<[string, string]> = []
-  figures.push(['Wall-clock', scorecard.wallClockMs === undefined ? '—' : formatDuration(scorecard.wallClockMs)])
-  figures.push(['Sum of parts', formatDuration(scorecard.sumOfPartsMs)])
-  figures.push(['Speedup', scorecard.speedup === undefined ? '—' : `${scorecard.speedup.toFixed(2)}×`])
-  if (scorecard.peakConcurrency !== undefined) figures.push(['Peak concurrency', String(scorecard.peakConcurrency)])
-  figures.push(['Build', scorecard.build])
-  if (scorecard.integration !== undefined) figures.push(['Integration', scorecard.integration])
+  if (scorecard.nothingRan) figures.push(['This run', 'nothing launched (the table above is from earlier runs)'])
+  else {
+    figures.push(['Wall-clock', scorecard.wallClockMs === undefined ? '—' : formatDuration(scorecard.wallClockMs)])
+    figures.push(['Sum of parts', formatDuration(scorecard.sumOfPartsMs)])
+    figures.push(['Speedup', scorecard.speedup === undefined ? '—' : `${scorecard.speedup.toFixed(2)}×`])
+    if (scorecard.peakConcurrency !== undefined) figures.push(['Peak concurrency', String(scorecard.peakConcurrency)])
+  }
+  if (scorecard.build !== undefined) figures.push(['Build', result(scorecard.build)])
+  if (scorecard.integration !== undefined) figures.push(['Integration', result(scorecard.integration)])
+  if (scorecard.tests !== undefined) figures.push(['Tests', scorecard.tests])
   if (scorecard.costUsd !== undefined) figures.push(['Cost', `$${scorecard.costUsd.toFixed(2)}`])
   const counts = Object.entries(scorecard.counts)
     .filter(([, n]) => n > 0)
@@ -47,4 +51,9 @@ export function formatScorecard(scorecard: Scorecard, options: FormatScorecardOp
   for (const [label, value] of figures) out.push(`${c.dim(label.padEnd(labelWidth))}  ${value}`)
   for (const discovery of scorecard.discoveries ?? []) out.push(`${c.dim('Discovery')}  ${discovery}`)
   return out.join('\n') + '\n'
+}
+
+/** A step's result as a person reads it: `pass` → `passed`, `fail (2 attempts)` → `failed (2 attempts)`; anything else as written. */
+function result(value: string): string {
+  return value.replace(/^pass\b/i, 'passed').replace(/^fail\b/i, 'failed')
 }

@@ -1,26 +1,44 @@
 import {resolve} from 'node:path'
-import type {Status} from '../plan/types.js'
+import type {Agent, Status} from '../plan/types.js'
 import {loadPlan} from '../plan/load-plan.js'
 import {validatePlan} from '../plan/validate-plan.js'
 import {PlanError} from '../plan/plan-error.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {simulateRun} from '../schedule/simulate-run.js'
 import {resolveRunner} from '../runners/resolve-runner.js'
-import {agentPrompt} from './agent-prompt.js'
-import {readSideState} from '../store/read-side-state.js'
+import {agentPrompt} from '../protocol/agent-prompt.js'
+import {readSideState, type SideStateChoice} from '../store/read-side-state.js'
 import {checkTemplates} from '../runners/check-templates.js'
 import {formatDuration} from '../util/format-duration.js'
+import {parseDuration} from '../util/parse-duration.js'
+import {plural} from '../util/plural.js'
+import {childPlanField} from '../nested/child-plan-path.js'
 import {defaultConcurrency} from '../run-plan.js'
 
+export interface DryRunOptions {
+  file: string
+  cwd: string
+  /** The plan as the person named it, for the header (default: `file`). */
+  name?: string
+  concurrency?: number
+  runner?: string
+  /** Print every agent's full prompt after the summary. */
+  prompts?: boolean
+  /** What to do with a `.parallel-plan-state.json` beside the plan, as `run` would. */
+  sideState?: SideStateChoice
+}
+
 /**
- * `mdplan run --dry-run`: what would launch, in what order, with which runner
- * and prompt, if every agent succeeded. Reads the plan; writes nothing.
+ * `mdplan run --dry-run`: what would launch, in what order and in which
+ * waves, with which runner, each agent's first prompt line, and the
+ * estimated makespan when durations are known; with `prompts`, every full
+ * prompt too. Reads the plan; writes nothing.
  */
-export async function dryRun(options: {file: string; cwd: string; concurrency?: number; runner?: string}): Promise<string> {
+export async function dryRun(options: DryRunOptions): Promise<string> {
   const planFile = resolve(options.cwd, options.file)
   const plan = await loadPlan(planFile)
   // As `run` would: progress in a `.parallel-plan-state.json` is taken, or its problem stops the run.
-  const side = readSideState(plan, planFile)
+  const side = readSideState(plan, planFile, options.sideState)
   const errors = [...plan.messages, ...validatePlan(plan), ...side.diagnostics, ...checkTemplates(plan, options.runner)].filter((d) => d.severity === 'error')
   if (errors.length > 0) throw new PlanError(errors)
   const concurrency = options.concurrency ?? plan.settings.concurrency ?? defaultConcurrency
@@ -31,32 +49,115 @@ export async function dryRun(options: {file: string; cwd: string; concurrency?: 
     // Failed and interrupted agents would be retried or resumed: simulate them as pending.
     status.set(agent.id, current === 'completed' ? 'completed' : current === 'needs_input' ? 'needs_input' : 'pending')
   }
-  const simulation = simulateRun({agents: plan.agents, status, concurrency, priority: longestRemainingPath(plan)})
+  const launching = plan.agents.filter((agent) => status.get(agent.id) === 'pending')
+  // A duration is known from `estimated_duration`, else from the table (the agent ran before).
+  const known = new Map<string, number>()
+  for (const agent of plan.agents) {
+    const ms = agent.estimatedMs ?? parseDuration(table.rows.get(agent.id)?.duration ?? '')
+    if (ms !== undefined) known.set(agent.id, ms)
+  }
+  const unknown = launching.filter((agent) => !known.has(agent.id)).map((agent) => agent.id)
+  const timed = unknown.length === 0
+  const agents = plan.agents.map((agent) => ({...agent, estimatedMs: timed ? (known.get(agent.id) ?? 0) : undefined}))
+  const simulation = simulateRun({agents, status, concurrency, priority: longestRemainingPath(plan)})
   const byId = new Map(plan.agents.map((agent) => [agent.id, agent]))
-  const when = (value: number): string => (simulation.unit === 'ms' ? `t+${formatDuration(value)}` : `step ${value + 1}`)
+  const waves = wavesOf(launching, byId, status)
 
   const lines: string[] = [
-    `Dry run of ${options.file}: ${simulation.launches.length} of ${plan.agents.length} agents would launch, concurrency ${concurrency}. Nothing is written.`
+    `Dry run of ${options.name ?? options.file}: ${simulation.launches.length} of ${plural(plan.agents.length, 'agent')} would launch, concurrency ${concurrency}. Nothing is written.`
   ]
   if (side.imported) {
-    const unknown = side.diagnostics.find((d) => d.rule === 'state-json-unknown-key')
-    lines.push(`Progress imported from ${side.imported}${unknown ? ` (${unknown.reason})` : ''}`)
+    const unknownKey = side.diagnostics.find((d) => d.rule === 'state-json-unknown-key')
+    lines.push(`Progress imported from ${side.imported}${unknownKey ? ` (${unknownKey.reason})` : ''}`)
   }
   const skipped = plan.agents.filter((agent) => status.get(agent.id) === 'completed').map((agent) => agent.id)
   if (skipped.length > 0) lines.push(`Already completed (skipped): ${skipped.join(', ')}`)
   const waiting = plan.agents.filter((agent) => status.get(agent.id) === 'needs_input').map((agent) => agent.id)
   if (waiting.length > 0) lines.push(`Waiting for an answer: ${waiting.join(', ')}`)
-  lines.push('')
-  for (const launch of simulation.launches) {
-    const agent = byId.get(launch.agent)!
-    const runner = resolveRunner(plan, agent, options.runner)
-    lines.push(`── ${when(launch.start)}  ${agent.id}: ${agent.name}  (runner ${runner.name}, ${launch.slot} running)`)
-    const {prompt} = agentPrompt(runner, {plan, agent})
-    for (const line of prompt.split(/\r?\n/)) lines.push(`   │ ${line}`)
-    lines.push('')
+
+  if (waves.length > 0) {
+    lines.push('', 'Waves (an agent of wave n depends on one of wave n − 1):')
+    waves.forEach((ids, i) => lines.push(`  ${String(i + 1).padStart(String(waves.length).length)}  ${ids.join(', ')}`))
   }
-  lines.push(
-    `Estimated makespan: ${simulation.unit === 'ms' ? formatDuration(simulation.makespan) : `${simulation.makespan} steps`} (if every agent succeeds)`
-  )
+
+  const rows = simulation.launches.map((launch, i) => {
+    const agent = byId.get(launch.agent)!
+    return [
+      `${i + 1}.`,
+      ...(timed ? [`t+${formatDuration(launch.start)}`] : []),
+      `${agent.id}: ${agent.name}`,
+      resolveRunner(plan, agent, options.runner).name,
+      firstLine(agent)
+    ]
+  })
+  if (rows.length > 0) {
+    const header = ['', ...(timed ? ['start'] : []), 'agent', 'runner', 'first prompt line']
+    lines.push('', `Launch order (longest remaining path first):`)
+    const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
+    for (const row of [header, ...rows]) {
+      lines.push(`  ${row.map((cell, i) => (i === row.length - 1 ? cut(cell, 72) : cell.padEnd(widths[i]!))).join('  ')}`.trimEnd())
+    }
+  }
+
+  lines.push('')
+  if (simulation.launches.length === 0) lines.push('Nothing would launch.')
+  else if (timed) {
+    const estimated = launching.filter((agent) => agent.estimatedMs !== undefined).length
+    const from = estimated === launching.length ? 'estimated_duration' : estimated === 0 ? 'the durations in the table' : 'estimated_duration and the durations in the table'
+    lines.push(`Estimated makespan: ${formatDuration(simulation.makespan)} (from ${from}; if every agent succeeds on its first attempt)`)
+  } else {
+    const few = unknown.length <= 8 ? unknown.join(', ') : `${unknown.slice(0, 8).join(', ')} and ${unknown.length - 8} more`
+    lines.push(
+      `Estimated makespan: unknown (no duration for ${few}: add \`- **estimated_duration**: 5m\` to an agent); ${plural(waves.length, 'wave')} at concurrency ${concurrency}`
+    )
+  }
+
+  if (options.prompts) {
+    for (const launch of simulation.launches) {
+      const agent = byId.get(launch.agent)!
+      const runner = resolveRunner(plan, agent, options.runner)
+      lines.push('', `── ${agent.id}: ${agent.name}  (runner ${runner.name})`)
+      const {prompt} = agentPrompt(runner, {plan, agent})
+      for (const line of prompt.split(/\r?\n/)) lines.push(`   │ ${line}`)
+    }
+  } else if (simulation.launches.length > 0) lines.push('Each agent\'s full prompt, as it would be sent: add --prompts.')
   return lines.join('\n') + '\n'
+}
+
+/** Agents that would launch, by wave: wave 1 waits on nothing that runs; wave n on an agent of wave n − 1. */
+function wavesOf(launching: readonly Agent[], byId: ReadonlyMap<string, Agent>, status: ReadonlyMap<string, Status>): string[][] {
+  const wave = new Map<string, number>()
+  const visiting = new Set<string>()
+  const visit = (id: string): number => {
+    const seen = wave.get(id)
+    if (seen !== undefined) return seen
+    // A cycle is the validator's to report; here it only stops the walk.
+    if (visiting.has(id)) return 1
+    visiting.add(id)
+    let result = 1
+    for (const dep of byId.get(id)?.dependsOn ?? []) {
+      if (byId.has(dep.id) && status.get(dep.id) === 'pending') result = Math.max(result, visit(dep.id) + 1)
+    }
+    visiting.delete(id)
+    wave.set(id, result)
+    return result
+  }
+  const waves: string[][] = []
+  for (const agent of launching) (waves[visit(agent.id) - 1] ??= []).push(agent.id)
+  return waves.filter((ids) => ids !== undefined)
+}
+
+/** The first line of what the agent is asked to do (a child plan: the plan it runs). */
+function firstLine(agent: Agent): string {
+  const child = childPlanField(agent)
+  if (child !== undefined) return `runs the plan ${child}`
+  const lines = agent.prompt?.text.split(/\r?\n/).map((text) => text.trim()) ?? []
+  // Prompts often open with a `## Task` heading: the first sentence under it says more.
+  // A shell script's `set -e` or `#!/bin/sh` says nothing about the agent either.
+  const line = lines.find((text) => text !== '' && !/^(?:#{1,6}\s|`{3,}|~{3,}|#!|set -)/.test(text)) ?? lines.find((text) => text !== '')
+  return line === undefined ? '(no prompt)' : line.replace(/^#{1,6}\s+/, '')
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }

@@ -1,5 +1,5 @@
 import type {Diagnostic, Plan} from '../plan/types.js'
-import {agentPrompt} from '../run/agent-prompt.js'
+import {agentPrompt} from '../protocol/agent-prompt.js'
 import {resolveRunner, runnerName} from './resolve-runner.js'
 import {builtinRunners} from './builtin-runners.js'
 

@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {mkdir, writeFile} from 'node:fs/promises'
+import {writeFile} from 'node:fs/promises'
 import {dirname, basename} from 'node:path'
 import type {Runner, RunRequest, RunResult} from './runner.js'
 import {spawnRequest} from './spawn-request.js'
@@ -8,6 +8,7 @@ import {agentEnv} from './agent-env.js'
 import {splitTemplate} from './split-template.js'
 import {templateScripts} from './template-scripts.js'
 import {quotePlaceholders, UnsafePlaceholderError} from './quote-placeholders.js'
+import {makeDir} from '../util/make-dir.js'
 
 /**
  * A runner from a command template (front matter `runner: "my-agent --task {prompt_file}"`).
@@ -110,7 +111,7 @@ async function runCommand(template: readonly string[], request: RunRequest): Pro
   const promptFile = `${dirname(request.logFile)}/${basename(request.logFile).replace(/\.log$/, '')}.prompt.md`
   const usesFile = template.some((word) => word.includes('{prompt_file}'))
   if (usesFile) {
-    await mkdir(dirname(promptFile), {recursive: true})
+    makeDir(dirname(promptFile))
     await writeFile(promptFile, request.prompt)
   }
   const values = {prompt: request.prompt, prompt_file: promptFile, agent: request.agent.id, agent_id: resumeId ?? '', plan: request.planFile}

@@ -1,6 +1,7 @@
-import {appendFileSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
+import {appendFileSync, readFileSync, rmSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {isAlive} from '../store/is-alive.js'
+import {makeDir} from '../util/make-dir.js'
 
 /** A live agent process group: its leader's pid and the kernel's start time for it (so a reused pid is never mistaken for it). */
 export interface ProcessRecord {
@@ -36,7 +37,7 @@ export class ProcessRegistry {
 
   #append(line: string): void {
     try {
-      if (this.#live === 0) mkdirSync(dirname(this.file), {recursive: true})
+      if (this.#live === 0) makeDir(dirname(this.file))
       appendFileSync(this.file, line)
     } catch {
       // Losing this file only loses the clean-up after a crash; the run itself goes on.

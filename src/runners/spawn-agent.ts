@@ -1,8 +1,10 @@
-import {createWriteStream, mkdirSync} from 'node:fs'
+import {createWriteStream} from 'node:fs'
 import {dirname} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
 import {execa} from 'execa'
 import type {ProcessRegistry} from './process-registry.js'
+import {inheritedEnv} from './agent-env.js'
+import {makeDir} from '../util/make-dir.js'
 
 export interface SpawnAgentOptions {
   file: string
@@ -78,7 +80,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   // Synchronously: agents launched together then spawn in the order they were
   // launched (longest remaining path first), not in the order a thread pool
   // happens to answer, and none waits on the others' folders.
-  mkdirSync(dirname(logFile), {recursive: true})
+  makeDir(dirname(logFile))
   const log = createWriteStream(logFile, {flags: 'a'})
   const logClosed = new Promise<void>((resolve) => {
     log.once('close', resolve)
@@ -87,7 +89,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
 
   const subprocess = execa(file, args, {
     cwd,
-    env,
+    // Built here, not extended by execa: another agent's answer or resume state must not be inherited.
+    env: inheritedEnv(env),
+    extendEnv: false,
     // Never an open pipe: codex exec and opencode run wait on it forever. `input` is written, then closed.
     ...(input === undefined ? {stdin: 'ignore' as const} : {input}),
     stdout: 'pipe',

@@ -1,5 +1,6 @@
 import type {Plan} from '../plan/types.js'
 import {locateStateSection} from './locate-state-section.js'
+import {conflictedSection} from './conflicted-section.js'
 import {readStateSection, type SectionRead, type TableDamage} from './read-state-section.js'
 import {stateLayout, type StateLayout} from './state-layout.js'
 import {readMeta, readRows} from './table-state.js'
@@ -22,6 +23,10 @@ export function readSection(text: string, parse: (text: string) => Plan, known?:
     if (read) return {...read, noTable: !text.slice(span.start, span.end).includes('|')}
   }
   const plan = parse(text)
+  if (plan.state) {
+    const conflicted = conflictedSection(text, {start: plan.state.section.start.offset, end: plan.state.section.end.offset})
+    if (conflicted) return {...conflicted, noTable: false}
+  }
   const layout = stateLayout(plan)
   if (layout) return {layout, rows: readRows(plan), meta: readMeta(plan)}
   if (!plan.state) return undefined

@@ -1,6 +1,7 @@
 import {cellValue} from '../plan/split-row.js'
 import {normalizeKey} from '../plan/normalize-key.js'
 import {statuses, type Status} from '../plan/types.js'
+import {conflictedSection} from './conflicted-section.js'
 import {splitRaw} from './detect-table-style.js'
 import type {SectionSpan} from './locate-state-section.js'
 import {buildLayout, metaName, type MetaName, type StateLayout} from './state-layout.js'
@@ -34,6 +35,8 @@ const blockStart = /^ {0,3}(?:[>#]|[-*+][ \t]|\d{1,9}[.)][ \t])/
  * no table that reads as the state table.
  */
 export function readStateSection(text: string, span: SectionSpan, known?: StateLayout): SectionRead | TableDamage | null {
+  const conflicted = conflictedSection(text, span)
+  if (conflicted) return conflicted
   const body = text.slice(span.start, span.end)
   if (unsure.test(body.slice(body.indexOf('\n') + 1))) return null
   const lines = linesOf(text, span)

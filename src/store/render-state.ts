@@ -3,6 +3,7 @@ import {renderDelimiter, renderRow} from './render-row.js'
 import {splitRaw} from './detect-table-style.js'
 import {headerCells, type LayoutRow, type PostLine, type StateLayout, type TableLine} from './state-layout.js'
 import {isStandard, metaKeys, type RowState, type TableState} from './table-state.js'
+import {durationIntoNotes} from './duration-in-notes.js'
 
 export interface RenderedState {
   /** The new section text, from its heading to where it ended. */
@@ -128,7 +129,7 @@ function cellValues(agent: string, row: RowState, layout: StateLayout, old: Layo
     if (i === index.status) return row.status
     if (i === index.agentId) return normalizeCell(row.agentId)
     if (i === index.duration) return normalizeCell(row.duration)
-    if (i === index.notes) return normalizeCell(row.notes)
+    if (i === index.notes) return normalizeCell(notesCell(row, index))
     if (isStandard(i, index)) return ''
     const value = row.extra[column]
     return value === undefined ? (old?.values[i] ?? '') : normalizeCell(value)
@@ -142,12 +143,17 @@ function unchanged(old: LayoutRow, row: RowState, layout: StateLayout): boolean 
   if (v[index.status] !== row.status) return false
   if (index.agentId !== -1 && v[index.agentId] !== row.agentId) return false
   if (index.duration !== -1 && v[index.duration] !== row.duration) return false
-  if (index.notes !== -1 && v[index.notes] !== row.notes) return false
+  if (index.notes !== -1 && v[index.notes] !== notesCell(row, index)) return false
   for (const column in row.extra) {
     const i = columns.indexOf(column)
     if (i !== -1 && !isStandard(i, index) && v[i] !== row.extra[column]) return false
   }
   return true
+}
+
+/** A table with no Duration column keeps the duration in the Notes (`took 3m 12s`). */
+function notesCell(row: RowState, index: StateLayout['index']): string {
+  return index.duration === -1 ? durationIntoNotes(row.notes, row.duration) : row.notes
 }
 
 function displayCell(value: string, i: number, layout: StateLayout): string {

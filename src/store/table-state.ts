@@ -1,4 +1,5 @@
 import type {Plan, StateTable, Status} from '../plan/types.js'
+import {durationFromNotes} from './duration-in-notes.js'
 
 export interface RowState {
   status: Status
@@ -68,6 +69,11 @@ export function rowFromCells(values: readonly string[], status: Status | undefin
     if (isStandard(i, index) || column in extra) return
     extra[column] = none(values[i] ?? '')
   })
+  // No Duration column: the duration lives in the Notes as `took 3m 12s`.
+  if (index.duration === -1 && index.notes !== -1) {
+    const {notes, duration} = durationFromNotes(at(index.notes))
+    return {status: status ?? 'pending', agentId: at(index.agentId), duration, notes, extra}
+  }
   return {status: status ?? 'pending', agentId: at(index.agentId), duration: at(index.duration), notes: at(index.notes), extra}
 }
 

@@ -52,6 +52,10 @@ export class ExecSim {
   events: string[] = []
   violations: string[] = []
   agents: Agent[]
+  /** The run lock was lost (removed, replaced, taken over from another host): nothing may launch or be written after. */
+  lockLost = false
+  /** A person's edit damaged the table (or left conflict markers): every write fails with DamagedTableError until repaired. */
+  damaged = false
 
   constructor(agents: Agent[], concurrency: number, options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>; childPlans?: Set<string>} = {}) {
     this.agents = agents
@@ -94,6 +98,7 @@ export class ExecSim {
   perform(effect: ExecEffect): void {
     switch (effect.type) {
       case 'write':
+        if (this.lockLost) this.violations.push(`wrote the table (seq ${effect.seq}) after the lock was lost`)
         this.writes.push(effect)
         return
       case 'prepare':
@@ -102,6 +107,7 @@ export class ExecSim {
       case 'spawn': {
         const id = effect.agent
         if (this.live.has(id)) this.violations.push(`${id} spawned beside its live process`)
+        if (this.lockLost) this.violations.push(`${id} spawned after the lock was lost`)
         if (this.base.rows.get(id)?.status !== 'in_progress') this.violations.push(`${id} spawned while mdplan's last write says ${this.base.rows.get(id)?.status}`)
         if (this.completedOnDisk.has(id)) this.violations.push(`${id} relaunched after it completed, with no person asking`)
         this.live.set(id, {attempt: effect.attempt, killed: false, slots: effect.slots})
@@ -142,8 +148,13 @@ export class ExecSim {
   completeWrite(ok: boolean): boolean {
     const write = this.writes.shift()
     if (!write) return false
+    if (this.damaged) {
+      this.dispatch({type: 'write-failed', seq: write.seq, error: 'plan.md:12:1: the Execution State table no longer reads as a table [damaged-state-table]', repairable: true})
+      return true
+    }
     if (!ok) {
-      this.dispatch({type: 'write-failed', seq: write.seq, error: 'plan.md: the table is damaged', repairable: write.seq % 2 === 0})
+      // A full disk or a read-only folder: not a person's edit, nothing to wait for.
+      this.dispatch({type: 'write-failed', seq: write.seq, error: 'plan.md: ENOSPC', repairable: false})
       return true
     }
     const merged = clone(write.table)

@@ -10,19 +10,22 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
  * Compile `src/git/*.ts` into a temp folder a plain `node` child can import
  * (the child must be a real process we can SIGKILL, so it cannot live inside
  * vitest). `node_modules` is linked so `execa` resolves. Returns the folder;
- * the modules are in `<folder>/git/`.
+ * the modules are in `<folder>/git/` (and `<folder>/util/`, which they import).
  */
 export async function transpileGitModules(): Promise<string> {
   const out = await mkdtemp(join(tmpdir(), 'mdplan-gitjs-'))
-  await mkdir(join(out, 'git'))
   await writeFile(join(out, 'package.json'), '{"type": "module"}\n')
   await symlink(join(repoRoot, 'node_modules'), join(out, 'node_modules'), 'dir')
-  const source = join(repoRoot, 'src', 'git')
-  for (const name of await readdir(source)) {
-    if (!name.endsWith('.ts')) continue
-    const text = await readFile(join(source, name), 'utf8')
-    const js = ts.transpileModule(text, {compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}}).outputText
-    await writeFile(join(out, 'git', name.replace(/\.ts$/, '.js')), js)
+  // src/git imports src/util (makeDir: the folder every `.mdplan/` is made through).
+  for (const folder of ['git', 'util']) {
+    await mkdir(join(out, folder))
+    const source = join(repoRoot, 'src', folder)
+    for (const name of await readdir(source)) {
+      if (!name.endsWith('.ts')) continue
+      const text = await readFile(join(source, name), 'utf8')
+      const js = ts.transpileModule(text, {compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}}).outputText
+      await writeFile(join(out, folder, name.replace(/\.ts$/, '.js')), js)
+    }
   }
   return out
 }

@@ -4,6 +4,8 @@ import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {loadPlan} from '../../plan/load-plan.js'
+import {readRunLog, runLogFile} from '../../run/run-log.js'
+import {agentTimes} from '../../report/agent-times.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {readHistory} from '../../history/read-history.js'
 import {updateHistory} from '../../history/update-history.js'
@@ -12,6 +14,7 @@ import {dependencyDepth} from '../../history/dependency-depth.js'
 import {loadChildPlans} from '../../nested/load-child-plans.js'
 import {childPlanPath} from '../../nested/child-plan-path.js'
 import type {ChildPlans} from '../../report/render-mermaid.js'
+import {plural} from '../../util/plural.js'
 
 function positiveInteger(value: string): number {
   const n = Number(value)
@@ -51,14 +54,17 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
         return done(exitCodes.invalid)
       }
       const now = new Date().toISOString()
-      let {history, currentAgentId} = updateHistory(existing, plan, {planName: planPath, now, maxEntries: options.maxEntries})
+      // Each agent's own start and end, from the run log of the plan (under the folder runs start from).
+      const timesOf = (file: string) => agentTimes(readRunLog(runLogFile(io.cwd, file), file))
+      let {history, currentAgentId} = updateHistory(existing, plan, {planName: planPath, now, maxEntries: options.maxEntries, times: timesOf(resolve(io.cwd, planPath))})
       // Child plans' agents too, each with the agent that runs its plan as parent and a group below that agent's.
       const record = (parent: typeof plan, parentName: string, parentGroup: string, children: ChildPlans): void => {
         const depth = dependencyDepth(parent)
         for (const [agent, child] of children) {
           const name = relative(io.cwd, childPlanPath(resolve(io.cwd, parentName), parent.agents.find((a) => a.id === agent)!)!)
           const group = `${parentGroup}${parentGroup ? '/' : ''}wave-${(depth.get(agent) ?? 0) + 1}`
-          const updated = updateHistory(history, child.plan, {planName: name, now, maxEntries: options.maxEntries, parent: {plan: parentName, agent, group}})
+          const times = timesOf(resolve(io.cwd, name))
+          const updated = updateHistory(history, child.plan, {planName: name, now, maxEntries: options.maxEntries, parent: {plan: parentName, agent, group}, times})
           history = updated.history
           currentAgentId ??= updated.currentAgentId
           record(child.plan, name, group, child.children)
@@ -67,7 +73,7 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
       record(plan, planPath, '', await loadChildPlans(plan, resolve(io.cwd, planPath)))
       const {currentFile} = writeHistory(out, history, currentAgentId)
       const shown = relative(io.cwd, out) || out
-      io.stdout(`${shown}: ${history.entries.length} entr${history.entries.length === 1 ? 'y' : 'ies'} (max ${history.max_entries})\n`)
+      io.stdout(`${shown}: ${plural(history.entries.length, 'entry', 'entries')} (max ${history.max_entries})\n`)
       if (currentFile) io.stdout(`${relative(io.cwd, currentFile)}: ${currentAgentId}\n`)
       done(exitCodes.ok)
     })

@@ -9,6 +9,7 @@ import {addIssuesToPlan} from '../../import/add-issues-to-plan.js'
 import {parsePlan} from '../../plan/parse-plan.js'
 import {atomicWrite} from '../../store/atomic-write.js'
 import {withWriteMutex} from '../../store/write-mutex.js'
+import {plural} from '../../util/plural.js'
 
 export const registerImport: RegisterCommand = (program, io, done) => {
   program
@@ -78,7 +79,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       }
       const agents = plan.imported.length * 2
       io.stdout(
-        `${options.out}: ${plan.imported.length} issue${plan.imported.length === 1 ? '' : 's'} → ${agents} agents` +
+        `${options.out}: ${plural(plan.imported.length, 'issue')} → ${plural(agents, 'agent')}` +
           (plan.skipped.length > 0 ? `, ${plan.skipped.length} completed skipped` : '') +
           `\nNext: review it, then \`mdplan run ${options.out}\`.\n`
       )
@@ -126,7 +127,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       io.stderr(`mdplan import: ${name} changed while the issues were being added; nothing was written, run it again.\n`)
       return exitCodes.failed
     }
-    io.stdout(`${name}: ${added.imported.length} new issue${added.imported.length === 1 ? '' : 's'} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${name}\`.\n`)
+    io.stdout(`${name}: ${plural(added.imported.length, 'new issue')} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${name}\`.\n`)
     return exitCodes.ok
   }
 }

@@ -2,6 +2,7 @@ import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {installCommands, type InstallAction} from '../../init/install-commands.js'
+import {formatDriverSetup} from '../../init/format-driver-setup.js'
 import {installMergeDriver} from '../../init/install-merge-driver.js'
 
 const said: Record<InstallAction, string> = {
@@ -20,7 +21,7 @@ export const registerInit: RegisterCommand = (program, io, done) => {
     .description('Install /execute-parallel-plan for Claude Code and the execute-parallel-plan skill for Codex')
     .option('--force', 'replace the files even if you changed them')
     .option('--dir <dir>', 'the project folder to install into', '.')
-    .option('--git [plans]', 'also make git merge plans with `mdplan merge-driver` (.gitattributes and git config; default plans/*.md)')
+    .option('--git [plans]', 'also make git merge plans with `mdplan merge-driver` (.gitattributes and git config; default: the plans tracked in the repository, else plans/*.md)')
     .addHelpText(
       'after',
       '\nInstalls .claude/skills/execute-parallel-plan/SKILL.md and .agents/skills/execute-parallel-plan/SKILL.md\n' +
@@ -31,7 +32,7 @@ export const registerInit: RegisterCommand = (program, io, done) => {
       const root = resolve(io.cwd, options.dir)
       if (options.git !== undefined) {
         const setup = await installMergeDriver({root, plans: options.git === true ? undefined : options.git, force: options.force})
-        io.stdout(`.gitattributes: ${setup.attributes} (${setup.line})\ngit config merge.mdplan.driver: ${setup.config} (${setup.driver})\n`)
+        io.stdout(formatDriverSetup(setup))
       }
       const results = await installCommands({root, force: options.force ?? false})
       for (const result of results) io.stdout(`${result.path}: ${said[result.action]}\n`)

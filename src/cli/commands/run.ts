@@ -7,6 +7,7 @@ import {dryRun} from '../../run/dry-run.js'
 import {parseDuration} from '../../util/parse-duration.js'
 import {createReporter, type Reporter} from '../../report/create-reporter.js'
 import {colorEnabled} from '../../report/color-enabled.js'
+import {reporterMode} from '../../report/reporter-mode.js'
 import type {Plan} from '../../plan/types.js'
 import {reportFailure} from '../report-failure.js'
 import {syncIssueQueue} from '../../import/sync-issue-queue.js'
@@ -17,9 +18,13 @@ interface RunFlags {
   runner?: string
   maxAttempts?: string
   agentTimeout?: string
+  maxPause?: string
   failFast?: boolean
   strictScope?: boolean
   dryRun?: boolean
+  prompts?: boolean
+  importState?: boolean
+  ignoreStateFile?: boolean
   cwd?: string
   json?: boolean
   quiet?: boolean
@@ -41,9 +46,13 @@ export const registerRun: RegisterCommand = (program, io, done) => {
     .option('-r, --runner <runner>', 'claude, codex, gemini, opencode, shell, or a command template; overrides the plan')
     .option('--max-attempts <n>', `attempts per agent before it stays failed (default ${defaultMaxAttempts})`)
     .option('--agent-timeout <duration>', 'kill an agent (its whole process tree) after this long, e.g. 30m')
+    .option('--max-pause <duration>', 'the most one agent may keep the run paused in total (rate limits, network trouble) before its attempt fails (default 30m)')
     .option('--fail-fast', 'stop launching after the first failure')
     .option('--strict-scope', 'fail an agent that changes a file another agent owns (git repositories)')
-    .option('--dry-run', 'print what would launch, in what order, with what prompt; change nothing')
+    .option('--dry-run', 'print what would launch: waves, order, runners, first prompt lines, estimated makespan; change nothing')
+    .option('--prompts', 'with --dry-run: also print every agent\'s full prompt as it would be sent')
+    .option('--import-state', 'take the progress of a .parallel-plan-state.json beside the plan into a table that has none')
+    .option('--ignore-state-file', 'run from the table as it is, whatever a .parallel-plan-state.json beside the plan says')
     .option('--cwd <dir>', 'where agents run (default: the current folder)')
     .option('--host <name>', 'run agents on this host or pool from the front matter `hosts:` (an agent\'s own `host` field wins)')
     .option('--json', 'print newline-delimited JSON events on stdout')
@@ -89,13 +98,30 @@ the lock; 130 interrupted (run again to resume).`
         return exitCodes.invalid
       }
     }
+    let maxPauseMs: number | undefined
+    if (flags.maxPause !== undefined) {
+      maxPauseMs = parseDuration(flags.maxPause)
+      if (maxPauseMs === undefined || maxPauseMs <= 0) {
+        io.stderr(`mdplan run: --max-pause must be a duration such as 90s, 30m or 1h30m, got ${JSON.stringify(flags.maxPause)}\n`)
+        return exitCodes.invalid
+      }
+    }
+    if (flags.importState && flags.ignoreStateFile) {
+      io.stderr('mdplan run: choose one of --import-state and --ignore-state-file\n')
+      return exitCodes.invalid
+    }
+    if (flags.prompts && !flags.dryRun) {
+      io.stderr('mdplan run: --prompts goes with --dry-run (mdplan run --dry-run --prompts PLAN)\n')
+      return exitCodes.invalid
+    }
+    const sideState = flags.importState ? 'import' : flags.ignoreStateFile ? 'ignore' : undefined
     const cwd = flags.cwd ?? io.cwd
     // The plan's path is relative to where mdplan was called, whatever `--cwd` says about the agents.
     const file = resolve(io.cwd, plan)
 
     if (flags.dryRun) {
       try {
-        io.stdout(await dryRun({file, cwd, concurrency: numbers.concurrency, runner: flags.runner}))
+        io.stdout(await dryRun({file, name: plan, cwd, concurrency: numbers.concurrency, runner: flags.runner, prompts: flags.prompts, sideState}))
         return exitCodes.ok
       } catch (error) {
         return reportFailure(error, io)
@@ -107,7 +133,7 @@ the lock; 130 interrupted (run again to resume).`
     let reporter: Reporter | undefined
     const startReporter = (plan?: Plan): Reporter =>
       (reporter ??= createReporter({
-        mode: flags.json ? 'json' : flags.quiet ? 'quiet' : io.isTTY ? 'tty' : 'plain',
+        mode: reporterMode({json: flags.json, quiet: flags.quiet, isTTY: io.isTTY, env: io.env}),
         write: io.stdout,
         color,
         plan,
@@ -138,9 +164,11 @@ the lock; 130 interrupted (run again to resume).`
         runner: flags.runner,
         maxAttempts: numbers['max-attempts'],
         agentTimeoutMs,
+        maxPauseMs,
         failFast: flags.failFast,
         strictScope: flags.strictScope,
         host: flags.host,
+        sideState,
         signal: controller.signal,
         runnerOptions: {
           model: flags.model,

@@ -12,6 +12,7 @@ import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
 import {checkTemplates} from '../../runners/check-templates.js'
 import {readHosts} from '../../hosts/read-hosts.js'
+import {plural} from '../../util/plural.js'
 
 export const registerValidate: RegisterCommand = (program, io, done) => {
   program
@@ -30,7 +31,8 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
         problems = sortDiagnostics([
           ...checkPlan(plan),
           ...(await checkPlanTree(plan, file, io.cwd)),
-          ...readSideState(plan, resolve(io.cwd, file)).diagnostics,
+          // Whether to take a side-file's progress is the run's choice (--import-state, --ignore-state-file): a warning here.
+          ...readSideState(plan, resolve(io.cwd, file)).diagnostics.map((d) => (d.rule === 'state-json-unconfirmed' ? {...d, severity: 'warning' as const} : d)),
           ...checkTemplates(plan),
           ...readHosts(plan).diagnostics,
           ...checkPromptSizes(plan)
@@ -53,9 +55,9 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
 function summary(file: string, agents: number, problems: Diagnostic[]): string {
   const count = (severity: Diagnostic['severity'], word: string): string | undefined => {
     const n = problems.filter((d) => d.severity === severity).length
-    return n === 0 ? undefined : `${n} ${word}${n === 1 ? '' : 's'}`
+    return n === 0 ? undefined : plural(n, word)
   }
   const parts = [count('error', 'error'), count('warning', 'warning'), count('info', 'info')].filter(Boolean)
   const verdict = problems.some((d) => d.severity === 'error') ? 'invalid' : 'valid'
-  return `${file}: ${agents} ${agents === 1 ? 'agent' : 'agents'}, ${verdict}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`
+  return `${file}: ${plural(agents, 'agent')}, ${verdict}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`
 }

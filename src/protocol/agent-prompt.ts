@@ -1,5 +1,5 @@
 import type {Runner, RunnerOptions} from '../runners/runner.js'
-import {assemblePrompt, type AssemblePromptInput} from '../protocol/assemble-prompt.js'
+import {assemblePrompt, type AssemblePromptInput} from './assemble-prompt.js'
 
 /**
  * What one attempt sends: the assembled prompt for agent CLIs; for the shell

@@ -1,9 +1,10 @@
 import {existsSync} from 'node:fs'
-import {appendFile, mkdir} from 'node:fs/promises'
+import {appendFile} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import type {Command} from '../plan/types.js'
 import {spawnAgent} from '../runners/spawn-agent.js'
 import {lastLine} from '../runners/process-reason.js'
+import {makeDir} from '../util/make-dir.js'
 
 export interface FailedLine {
   /** 1-based line within the block (or within the `build` command). */
@@ -88,7 +89,7 @@ function failedLine(command: Command, stderr: string, build: boolean): FailedLin
 
 async function note(logFile: string, text: string | undefined): Promise<void> {
   if (text === undefined) return
-  await mkdir(dirname(logFile), {recursive: true})
+  makeDir(dirname(logFile))
   await appendFile(logFile, `${text}\n`)
 }
 

@@ -1,0 +1,19 @@
+import type {RowState} from '../store/table-state.js'
+import type {ExecState} from './exec-state.js'
+
+/** Rows the run knows that the file does not say (its last writes failed, or its lock was lost), with what the file says. */
+export function unrecordedRows(state: ExecState): Array<{agent: string; row: RowState; base: RowState | undefined}> {
+  const out: Array<{agent: string; row: RowState; base: RowState | undefined}> = []
+  for (const [agent, row] of state.table.rows) {
+    const base = state.write.onDisk.rows.get(agent)
+    if (!base || !sameRow(row, base)) out.push({agent, row, base})
+  }
+  return out
+}
+
+function sameRow(a: RowState, b: RowState): boolean {
+  if (a.status !== b.status || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
+  const keys = new Set([...Object.keys(a.extra), ...Object.keys(b.extra)])
+  for (const key of keys) if ((a.extra[key] ?? '') !== (b.extra[key] ?? '')) return false
+  return true
+}

@@ -1,0 +1,39 @@
+import fs from 'node:fs'
+import {basename, dirname} from 'node:path'
+import type {RowState} from './table-state.js'
+import {journalFile} from './journal-file.js'
+import {makeDir} from '../util/make-dir.js'
+
+/** One line of a plan's journal: a row the run knew and could not write into the table. */
+export interface JournalEntry {
+  v: 1
+  /** The plan's file name (the journal sits in `.mdplan/journal/` beside it). */
+  plan: string
+  agent: string
+  /** The row as the run knew it. */
+  row: RowState
+  /** The row as the file said it then (a person's later edit of the same cell is told apart from it). */
+  base?: RowState
+  time: string
+}
+
+/**
+ * Keep rows the table could not take (a damaged table, a full disk, a lost
+ * lock) in the plan's journal: appended, one JSON line per row, and synced
+ * to the disk before this returns. Returns the journal's path.
+ */
+export function appendJournal(planFile: string, rows: ReadonlyArray<{agent: string; row: RowState; base?: RowState}>, now = new Date()): string {
+  const file = journalFile(planFile)
+  if (rows.length === 0) return file
+  makeDir(dirname(file))
+  const plan = basename(file).replace(/\.jsonl$/, '')
+  const text = rows.map(({agent, row, base}) => JSON.stringify({v: 1, plan, agent, row, base, time: now.toISOString()} satisfies JournalEntry) + '\n').join('')
+  const fd = fs.openSync(file, 'a')
+  try {
+    fs.writeSync(fd, text)
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  return file
+}

@@ -1,0 +1,116 @@
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
+
+/**
+ * The run lock from the user's side: Ctrl-Z (SIGSTOP) on a run, then a second
+ * run in another terminal after the stale window; a lock directory removed or
+ * rewritten under a live run. Real processes in a real git repository;
+ * launches counted from the agents' side (one `start` line per attempt).
+ */
+let repo: TempRepo | undefined
+beforeAll(isolateGitConfig)
+afterEach(async () => {
+  await repo?.cleanup()
+  repo = undefined
+})
+
+/** The stale window, shortened for the test (the default is 30 s). */
+const staleMs = 2000
+const env = {MDPLAN_LOCK_STALE_MS: String(staleMs)}
+
+async function setup(): Promise<{plan: string; log: string; go: () => void}> {
+  repo = await tempRepo()
+  const log = join(repo.root, 'agents.log')
+  await repo.commit('plan', {
+    'plan.md': shellPlan(
+      {
+        A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')},
+        B: {deps: ['A'], script: logged(log, 'true')}
+      },
+      {frontMatter: 'concurrency: 1'}
+    )
+  })
+  return {plan: join(repo.root, 'plan.md'), log, go: () => writeFileSync(join(repo!.root, 'go'), '')}
+}
+
+/** Resolve once the agent log has a `start` line for `key` (`A#1`). */
+async function started(log: string, key: string): Promise<void> {
+  for (let waited = 0; !(await readAgentLog(log)).starts.has(key); waited += 50) {
+    if (waited > 15_000) throw new Error(`${key} never started`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe('a stopped run keeps its lock', () => {
+  it('Ctrl-Z, then a second run after the stale window: exit 3 naming the stopped pid; `kill -CONT` and the first finishes, each agent once', async () => {
+    const {plan, log, go} = await setup()
+    const first = startCli(['run', 'plan.md'], {cwd: repo!.root, env})
+    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+    await started(log, 'A#1')
+    const pid = first.pid!
+    process.kill(pid, 'SIGSTOP')
+    try {
+      // Not a synchronisation: the point is that the stale window has passed without a refresh.
+      await new Promise((resolve) => setTimeout(resolve, staleMs * 2))
+      const second = await runCli(['run', 'plan.md'], {cwd: repo!.root, env})
+      expect(second.exitCode, second.all).toBe(3)
+      expect(second.stderr).toContain(`pid ${pid}`)
+      expect(second.stderr).toMatch(/that process is stopped \(Ctrl-Z or SIGSTOP\): continue it with `fg` in its terminal or `kill -CONT \d+`/)
+      expect(second.stderr.trim().split('\n')).toHaveLength(1)
+      const side = await readAgentLog(log)
+      expect([...side.starts.keys()]).toEqual(['A#1'])
+      expect(JSON.parse(readFileSync(`${plan}.lock/owner.json`, 'utf8')).pid).toBe(pid)
+    } finally {
+      process.kill(pid, 'SIGCONT')
+    }
+    go()
+    const result = await first
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.all).not.toMatch(/lock was lost/)
+    const side = await readAgentLog(log)
+    expect(duplicates(side)).toEqual([])
+    expect([...side.starts.keys()].sort()).toEqual(['A#1', 'B#1'])
+    const {rows} = await readTable(plan)
+    expect(rows.A!.status).toBe('completed')
+    expect(rows.B!.status).toBe('completed')
+    expect(existsSync(`${plan}.lock`)).toBe(false)
+  }, 60_000)
+})
+
+describe('a run that loses its lock', () => {
+  for (const [how, lose] of [
+    ['its lock directory is removed', (plan: string) => rmSync(`${plan}.lock`, {recursive: true, force: true})],
+    ['its owner.json is rewritten by another run', (plan: string) => writeFileSync(`${plan}.lock/owner.json`, JSON.stringify({pid: 1, host: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z'}))]
+  ] as const) {
+    it(`${how}: it stops launching at once, ends its agent (row resumable), says so and exits 3; the next run finishes`, async () => {
+      const {plan, log, go} = await setup()
+      const run = startCli(['run', 'plan.md', '--json'], {cwd: repo!.root, env})
+      await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+      await started(log, 'A#1')
+      lose(plan)
+      const result = await run
+      expect(result.exitCode, result.all).toBe(3)
+      expect(result.stdout).toMatch(/"type":"warning","message":"the run lock was lost \([^"]*plan\.md\.lock[^"]*\): nothing launches and the table is not written any more/)
+      // A was ended (no `end` line), B never launched: nothing ran after the loss.
+      const side = await readAgentLog(log)
+      expect([...side.starts.keys()]).toEqual(['A#1'])
+      expect(side.unfinished).toEqual(['A#1'])
+      expect((await readTable(plan)).rows.A!.status).toBe('in_progress')
+
+      rmSync(`${plan}.lock`, {recursive: true, force: true})
+      go()
+      const again = await runCli(['run', 'plan.md'], {cwd: repo!.root, env})
+      expect(again.exitCode, again.all).toBe(0)
+      // The next run relaunches the ended attempt (a shell cannot resume) and then B, each once.
+      const after = await readAgentLog(log, side.lines.length)
+      expect(after.starts).toEqual(new Map([['A#1', 1], ['B#1', 1]]))
+      const {rows} = await readTable(plan)
+      expect(rows.A!.status).toBe('completed')
+      expect(rows.B!.status).toBe('completed')
+    }, 60_000)
+  }
+})
