@@ -41,7 +41,7 @@ describe('declaring hosts', () => {
     const result = await runCli(['run', plan], {cwd: dir})
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toContain('plan.md:4:3: host `build1`: an ssh host needs `address`')
-    expect(result.stderr).toContain('plan.md:5:3: host `box`: `type` must be `ssh` or `container`, got "vm"')
+    expect(result.stderr).toContain('plan.md:5:3: host `box`: `type` must be `ssh`, `container`, `slurm` or `kubernetes`, got "vm"')
     expect(result.stderr).toContain('plan.md:6:3: host `sandbox`: a container host needs `image`')
     expect(result.stderr).toContain('plan.md:6:3: host `sandbox`: `slots` must be a whole number of at least 1')
     expect(result.stderr).toContain('plan.md:7:1: unknown host `nowhere` in front matter `host`')

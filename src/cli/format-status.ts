@@ -12,7 +12,14 @@ export function formatStatus(status: PlanStatus): string {
   lines.push(`${plural(status.total, 'agent')}: ${counts.join(', ') || 'none'}`)
   lines.push('')
   lines.push(`Ready now:     ${status.ready.join(', ') || '—'}`)
-  if (status.running.length > 0) lines.push(`In progress:   ${status.running.join(', ')}`)
+  if (status.running.length > 0) {
+    const queued = new Map((status.queued ?? []).map((entry) => [entry.id, entry]))
+    const running = status.running.map((id) => {
+      const wait = queued.get(id)
+      return wait ? `${id} (queued on ${wait.host} since ${wait.since})` : id
+    })
+    lines.push(`In progress:   ${running.join(', ')}`)
+  }
   for (const entry of status.needsInput) lines.push(`Needs input:   ${entry.id}${entry.question ? ` — ${entry.question}` : ''}`)
   for (const entry of status.failed) lines.push(`Failed:        ${entry.id}${entry.notes ? ` — ${entry.notes}` : ''}`)
   if (status.blocked.length > 0) {

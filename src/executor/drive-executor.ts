@@ -207,7 +207,15 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
     const controller = new AbortController()
     controllers.set(effect.agent, controller)
     const logFile = config.logFile(effect.agent, effect.attempt)
-    const remote = effect.job && input.hosts ? input.hosts.attach(agent, effect.job, {logFile, timeoutMs: input.timeoutMs, signal: controller.signal}) : undefined
+    const remote = effect.job && input.hosts ? input.hosts.attach(agent, effect.job, {
+          logFile,
+          timeoutMs: input.timeoutMs,
+          signal: controller.signal,
+          // The engine's job id and queue time (slurm, kubernetes), for the row's Notes.
+          onNotes: (notes) => {
+            for (const [key, value] of Object.entries(notes)) dispatch({type: 'progress', agent: effect.agent, attempt: effect.attempt, note: value ?? '', key})
+          }
+        }) : undefined
     try {
       const result = await runner.run({
         agent,

@@ -17,8 +17,8 @@ export type ExecEvent = {now: number} & (
   /** The git base, snapshot or worktree of an attempt is ready (or could not be made: `error`). */
   | {type: 'prepared'; agent: string; attempt: number; cwd: string; notes: NotePatch; warnings: string[]; error?: string}
   | {type: 'agent-id'; agent: string; attempt: number; agentId: string}
-  /** A child plan's progress, for its parent agent's Notes (`child: 3/7 completed`). */
-  | {type: 'progress'; agent: string; attempt: number; note: string}
+  /** A child plan's progress, for its parent agent's Notes (`child: 3/7 completed`); with `key`, that note (a host's `slurm: 1234`; empty removes it). */
+  | {type: 'progress'; agent: string; attempt: number; note: string; key?: string}
   | {type: 'exited'; agent: string; attempt: number; result: RunResult}
   /** The scope check, commit or merge after an attempt finished. */
   | {type: 'checked'; agent: string; attempt: number; notes: NotePatch; warnings: string[]; fail?: string}

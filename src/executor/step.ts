@@ -111,7 +111,8 @@ function handle(ctx: StepContext, event: ExecEvent): void {
     }
     case 'progress': {
       if (!attemptOf(ctx, event.agent, event.attempt)) return
-      setRow(ctx, event.agent, {notes: setNote(row(ctx, event.agent).notes, 'child', event.note.replace(/^child:\s*/, ''))})
+      const note = event.key === undefined ? setNote(row(ctx, event.agent).notes, 'child', event.note.replace(/^child:\s*/, '')) : setNote(row(ctx, event.agent).notes, event.key, event.note || undefined)
+      setRow(ctx, event.agent, {notes: note})
       return
     }
     case 'exited': {

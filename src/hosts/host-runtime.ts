@@ -16,6 +16,7 @@ import type {Host, HostCommand} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {containerHost} from './container.js'
 import {sshHost} from './ssh.js'
+import {clusterHost} from './cluster-host.js'
 
 /** The remote side of one run: each remote attempt's base, job and result. */
 export interface HostRuntime {
@@ -23,7 +24,7 @@ export interface HostRuntime {
   /** Fix the attempt's base commit (a rerun's recorded `base:`, else HEAD after its dependencies' merges). */
   prepare(agent: Agent, job: JobRef, notes: string): Promise<LaunchGit>
   /** A runner's command, run as the attempt's job; `lost()` says whether its host went silent past the lease. */
-  attach(agent: Agent, job: JobRef, io: {logFile: string; timeoutMs?: number; signal?: AbortSignal}): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => boolean}
+  attach(agent: Agent, job: JobRef, io: {logFile: string; timeoutMs?: number; signal?: AbortSignal; onNotes?: (notes: Record<string, string | undefined>) => void}): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => boolean}
   /** Fetch the result, check its scope, merge it: the same rules as a worktree's. */
   check(agent: Agent, job: JobRef, succeeded: boolean): Promise<CompletionGit>
   /** Remove this plan's job folders no `in_progress` row names (collected results, lost attempts' leftovers, ending what still runs). */
@@ -52,7 +53,7 @@ export function createHostRuntime(input: {
     if (!found) {
       const spec = input.specs.get(name)
       if (!spec || spec.type === 'local') throw new Error(`not a remote host: ${name}`)
-      hosts.set(name, (found = spec.type === 'ssh' ? sshHost(spec) : containerHost(spec, root)))
+      hosts.set(name, (found = clusterHost(spec) ?? (spec.type === 'ssh' ? sshHost(spec) : containerHost(spec, root))))
     }
     return found
   }

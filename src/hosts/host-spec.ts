@@ -1,7 +1,7 @@
 /** One entry of the front matter's `hosts:`: where agents may run. */
 export interface HostSpec {
   name: string
-  type: 'local' | 'ssh' | 'container'
+  type: 'local' | 'ssh' | 'container' | 'slurm' | 'kubernetes'
   /** How many attempts may run there at once. */
   slots: number
   /** ssh: `user@host` or a `~/.ssh/config` alias. */
@@ -15,6 +15,24 @@ export interface HostSpec {
   image?: string
   /** container: `podman` or `docker` (default: whichever is installed, podman first). */
   engine?: string
+  /** slurm: `--partition`. */
+  partition?: string
+  /** slurm: `--time` (Slurm's own format, such as `1:00:00`). */
+  time?: string
+  /** slurm: `--cpus-per-task`; kubernetes: the container's CPU request. */
+  cpus?: number
+  /** slurm: `--mem` (such as `4G`); kubernetes: the container's memory request (such as `4Gi`). */
+  memory?: string
+  /** slurm: more `sbatch` arguments, each one word. */
+  sbatch?: string[]
+  /** kubernetes: the namespace its Jobs go in (default: the context's, else `default`). */
+  namespace?: string
+  /** kubernetes: the kubeconfig context (default: the current one). */
+  context?: string
+  /** kubernetes: the Jobs' service account. */
+  serviceAccount?: string
+  /** kubernetes: a Secret whose keys become the agent's environment (`envFrom`). */
+  secret?: string
   /** Names of variables passed from mdplan's environment to the agent there (never their values in argv). */
   env: string[]
   /** How long the host may stay unreachable before its attempts fail as `host lost` (ms). */

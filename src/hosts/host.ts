@@ -21,6 +21,8 @@ export interface HostJob {
   git: {root: string; base: string; branch: string; prefix: string; message: string}
   /** A rerun's job: look for it by its key before submitting. */
   reattach?: boolean
+  /** What the engine says of the job, for the row's Notes: its own job id, the time it waited in the queue. */
+  onNotes?: (notes: Record<string, string | undefined>) => void
 }
 
 export interface HostRun extends SpawnResult {

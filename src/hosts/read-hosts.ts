@@ -64,7 +64,9 @@ function readSpec(name: string, value: unknown, problem: (reason: string) => voi
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return problem('must be a mapping such as `{type: ssh, address: dev@build1, slots: 8}`'), undefined
   const fields = Object.fromEntries(Object.entries(value).map(([key, v]) => [normalizeKey(key), v as unknown]))
   const type = fields.type
-  if (type !== 'ssh' && type !== 'container') return problem(`\`type\` must be \`ssh\` or \`container\`, got ${JSON.stringify(type ?? null)}`), undefined
+  if (type !== 'ssh' && type !== 'container' && type !== 'slurm' && type !== 'kubernetes') {
+    return problem(`\`type\` must be \`ssh\`, \`container\`, \`slurm\` or \`kubernetes\`, got ${JSON.stringify(type ?? null)}`), undefined
+  }
   const spec: HostSpec = {name, type, slots: 1, env: [], leaseMs: defaultLeaseMs}
   const text = (key: string): string | undefined => {
     const v = fields[key]
@@ -77,6 +79,7 @@ function readSpec(name: string, value: unknown, problem: (reason: string) => voi
   spec.dir = text('dir')
   spec.image = text('image')
   spec.engine = text('engine')
+  if (type === 'slurm' || type === 'kubernetes') readClusterFields(spec, fields, text, problem)
   if (type === 'ssh' && !spec.address) problem('an ssh host needs `address` (`user@host`, or an alias from ~/.ssh/config)')
   if (type === 'container' && !spec.image) problem('a container host needs `image` (for example `localhost/agent:1`)')
   if (spec.engine !== undefined && spec.engine !== 'podman' && spec.engine !== 'docker') problem('`engine` must be `podman` or `docker`')
@@ -98,6 +101,32 @@ function readSpec(name: string, value: unknown, problem: (reason: string) => voi
     else spec.leaseMs = ms
   }
   return spec
+}
+
+/** Slurm's and Kubernetes' own options (src/hosts/slurm-host.ts, kubernetes-host.ts). */
+function readClusterFields(spec: HostSpec, fields: Record<string, unknown>, text: (key: string) => string | undefined, problem: (reason: string) => void): void {
+  spec.partition = text('partition')
+  spec.time = text('time')
+  spec.memory = text('memory')
+  spec.namespace = text('namespace')
+  spec.context = text('context')
+  spec.serviceAccount = text('service_account') ?? text('serviceaccount')
+  spec.secret = text('secret')
+  if (fields.cpus !== undefined) {
+    if (typeof fields.cpus !== 'number' || !(fields.cpus > 0)) problem('`cpus` must be a number above 0')
+    else spec.cpus = fields.cpus
+  }
+  if (fields.sbatch !== undefined) {
+    const args = Array.isArray(fields.sbatch) ? fields.sbatch : typeof fields.sbatch === 'string' ? fields.sbatch.split(/\s+/).filter(Boolean) : undefined
+    if (!args || !args.every((arg) => typeof arg === 'string' && arg.startsWith('-'))) problem('`sbatch` must list `sbatch` options, such as `[--qos=long, --account=lab]`')
+    else spec.sbatch = args as string[]
+  }
+  // The job folder is shared: the coordinator writes the code in and reads the work back there, the job runs there.
+  if (spec.type === 'slurm' && !spec.dir) problem('a slurm host needs `dir`: a folder this machine and the compute nodes share (for example `~/mdplan-jobs` on a shared home)')
+  if (spec.type === 'slurm' && spec.dir && !/^(\/|~\/|~$)/.test(spec.dir)) problem('`dir` must be an absolute path (or start with `~/`)')
+  if (spec.type === 'kubernetes' && !spec.image) problem('a kubernetes host needs `image`: one with the agent\'s CLI and git (for example `ghcr.io/acme/agent:1`)')
+  if (spec.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(spec.namespace)) problem('`namespace` must be a Kubernetes name (lowercase letters, digits and `-`)')
+  if (spec.secret !== undefined && !/^[a-z0-9]([-.a-z0-9]{0,251}[a-z0-9])?$/.test(spec.secret)) problem('`secret` must name a Kubernetes Secret (lowercase letters, digits, `-` and `.`)')
 }
 
 function entry(raw: Record<string, unknown>, key: string): unknown {

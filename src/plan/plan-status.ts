@@ -19,6 +19,8 @@ export interface PlanStatus {
   ready: string[]
   /** `in_progress` agents. */
   running: string[]
+  /** Running agents still waiting in a cluster's queue (Notes `queued: since …`, written by a slurm or kubernetes host); absent when none. */
+  queued?: Array<{id: string; host: string; since: string}>
   /** Pending agents waiting on hard dependencies that have not completed. */
   blocked: Array<{
     id: string
@@ -93,7 +95,11 @@ export function planStatus(plan: Plan): PlanStatus {
     else if (state.status === 'pending') {
       const failedUpstream = closure.ancestors(id).filter((other) => readiness.get(other)?.status === 'failed')
       result.blocked.push({id, by: state.blockedBy, failedUpstream})
-    } else if (state.status === 'in_progress') result.running.push(id)
+    } else if (state.status === 'in_progress') {
+      result.running.push(id)
+      const since = /^since (.+)$/.exec(getNote(notes ?? '', 'queued') ?? '')?.[1]
+      if (since) (result.queued ??= []).push({id, host: getNote(notes ?? '', 'job')?.split(' ')[0] ?? '', since})
+    }
     else if (state.status === 'failed') result.failed.push({id, notes: notes ?? ''})
     else if (state.status === 'needs_input') result.needsInput.push({id, question: notes === null ? null : (getNote(notes, 'question') ?? null)})
     result.agents.push({
