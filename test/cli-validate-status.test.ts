@@ -1,5 +1,5 @@
 import {cp, mkdtemp, readFile} from 'node:fs/promises'
-import {existsSync, statSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -57,5 +57,17 @@ describe('bad input through the real CLI: exit 2, one clear message, no stack tr
     const status = JSON.parse(result.stdout) as {total: number; ready: string[]}
     expect(status.total).toBeGreaterThanOrEqual(5)
     expect(status.ready.length).toBeGreaterThan(0)
+  })
+
+  it('status names no build where the plan has none, and shows a recorded one', async () => {
+    const plain = await execa(process.execPath, [bin, 'status', 'plans/demo.md'], {cwd: root, reject: false})
+    expect(plain.exitCode).toBe(0)
+    expect(plain.stdout).toContain('Last updated:')
+    expect(plain.stdout).not.toMatch(/^Build:/m)
+    const dir = mkdtempSync(join(tmpdir(), 'mdplan-status-build-'))
+    const text = readFileSync(join(root, 'plans/demo.md'), 'utf8').trimEnd() + '\n\nStarted: 2026-11-23 10:00:00\nLast updated: 2026-11-23 10:05:00\nBuild: pass\n'
+    writeFileSync(join(dir, 'plan.md'), text)
+    const built = await execa(process.execPath, [bin, 'status', 'plan.md'], {cwd: dir, reject: false})
+    expect(built.stdout).toMatch(/^Build: +pass$/m)
   })
 })

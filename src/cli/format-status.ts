@@ -40,7 +40,8 @@ export function formatStatus(status: PlanStatus): string {
   lines.push('')
   lines.push(`Started:       ${status.started ?? '—'}`)
   lines.push(`Last updated:  ${status.lastUpdated ?? '—'}`)
-  lines.push(`Build:         ${status.build ?? '—'}`)
+  // A plan with no build step and no recorded result has nothing to say here (the scorecard omits it too).
+  if (status.build) lines.push(`Build:         ${status.build}`)
   for (const [key, value] of Object.entries(status.meta)) {
     if (key === 'started' || key === 'last_updated' || key === 'build') continue
     lines.push(`${(key[0]!.toUpperCase() + key.slice(1).replace(/_/g, ' ') + ':').padEnd(15)}${value}`)
