@@ -18,6 +18,11 @@ let env: Record<string, string> = {}
 let logDir = ''
 
 beforeAll(async () => {
+  await setUp()
+  if (skip) console.log(`hosts-podman: skipped, ${skip}`)
+}, 120_000)
+
+async function setUp(): Promise<void> {
   isolateGitConfig()
   if (!(await execa('podman', ['--version'], {reject: false})).stdout) return void (skip = 'podman is not installed')
   const dir = await mkdtemp(join(tmpdir(), 'mdplan-podman-'))
@@ -42,7 +47,7 @@ beforeAll(async () => {
   }
   const trial = await podman(['run', '--rm', '--network', 'none', image, 'sh', '-c', 'git --version'])
   if (trial.exitCode !== 0) skip = `podman cannot run a container here: ${String(trial.stderr).trim().split('\n').at(-1)}`
-}, 120_000)
+}
 
 /** A rootfs of the host's own binaries and their libraries, imported as `image`; the error line, if any. */
 async function buildImage(dir: string, podman: string): Promise<string | undefined> {
@@ -107,7 +112,7 @@ async function expectAllDone(repo: Awaited<ReturnType<typeof tempRepo>>, plan: s
 
 describe('agents in containers (a real podman)', () => {
   it('runs a 5-agent DAG with commit: true, each agent once in its own container, its work committed on main, no container left', async (context) => {
-    if (skip) return void (console.log(`hosts-podman: skipped, ${skip}`), context.skip())
+    if (skip) return context.skip()
     const before = await containers()
     const {repo, log, ids, plan} = await planRepo(0.2)
     const result = await runCli(['run', plan, '--json'], {cwd: repo.root, env})
@@ -117,7 +122,7 @@ describe('agents in containers (a real podman)', () => {
   }, 180_000)
 
   it('a rerun after SIGKILL of the coordinator re-attaches to the running containers without relaunching', async (context) => {
-    if (skip) return void (console.log(`hosts-podman: skipped, ${skip}`), context.skip())
+    if (skip) return context.skip()
     const before = await containers()
     const {repo, log, ids, plan} = await planRepo(3)
     const first = startCli(['run', plan, '--json'], {cwd: repo.root, env})
