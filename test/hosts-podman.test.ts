@@ -3,7 +3,7 @@ import {chmod, cp, mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promise
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {execa} from 'execa'
-import {beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
@@ -16,16 +16,22 @@ const tools = ['sh', 'dash', 'git', 'cat', 'mv', 'rm', 'mkdir', 'rmdir', 'xargs'
 let skip: string | undefined
 let env: Record<string, string> = {}
 let logDir = ''
+let scratch = ''
 
 beforeAll(async () => {
   await setUp()
   if (skip) console.log(`hosts-podman: skipped, ${skip}`)
 }, 120_000)
 
+afterAll(async () => {
+  if (scratch) await rm(scratch, {recursive: true, force: true})
+})
+
 async function setUp(): Promise<void> {
   isolateGitConfig()
   if (!(await execa('podman', ['--version'], {reject: false})).stdout) return void (skip = 'podman is not installed')
   const dir = await mkdtemp(join(tmpdir(), 'mdplan-podman-'))
+  scratch = dir
   // What this machine needed (docs: /work/shared/reference/scale-out.md §3c): crun cannot raise the
   // rlimits without CAP_SYS_RESOURCE and refuses hybrid cgroups; runc with lower ulimits works.
   const runc = (await execa('sh', ['-c', 'command -v runc'], {reject: false})).exitCode === 0
