@@ -47,8 +47,8 @@ export function watchPlan(input: {
 }): PlanWatch {
   const {store, file} = input
   let plan = input.plan
-  let digest = definitionDigest(plan.text)
   let sections = sectionDigests(plan.text)
+  let digest = definitionDigest(plan.text, sections)
   let seen = signature(file)
   let foreign = false
   let looking = false
@@ -94,13 +94,14 @@ export function watchPlan(input: {
   const definitions = (): Input[] => {
     const text = readText()
     if (text === undefined) return []
-    const next = definitionDigest(text)
+    const nextSections = sectionDigests(text)
+    const next = definitionDigest(text, nextSections)
     if (next === digest) return []
     digest = next
     // Only sections no launch reads changed (a line under `## Context`): the agents are as they were, and a
     // parse of the whole plan (about a second at 1000 agents) would tell nothing new.
     const before = sections
-    sections = sectionDigests(text)
+    sections = nextSections
     if (onlyOtherSections(before, sections)) return []
     const edited = store.plan
     const errors = [...edited.messages, ...validatePlan(edited)].filter((d) => d.severity === 'error')

@@ -1,35 +1,17 @@
 import {createHash} from 'node:crypto'
-
-/** Sections whose bytes mdplan owns: an edit there changes no agent's definition. */
-const owned = new Set(['execution state', 'open questions', 'dag visualization'])
+import {promptsKey, sectionDigests} from './section-digests.js'
 
 /**
  * A digest of everything in a plan that defines its agents: the whole text
- * except the sections mdplan writes. Cheap (one pass over the lines, no
- * parse), so a run can tell after every save whether a person edited the
- * agents (their prompts, dependencies, new agents) and only then re-parse.
+ * except the sections mdplan writes, taken from the per-section digests in
+ * order (one scan of the lines serves both; pass them when you have them).
+ * Cheap (no parse), so a run can tell after every save whether a person
+ * edited the agents (their prompts, dependencies, new agents) and only then
+ * re-parse.
  */
-export function definitionDigest(text: string): string {
+export function definitionDigest(text: string, sections: ReadonlyMap<string, string> = sectionDigests(text)): string {
   const hash = createHash('sha1')
-  let fence: string | undefined
-  let skipping = false
-  let start = 0
-  while (start <= text.length) {
-    let end = text.indexOf('\n', start)
-    if (end === -1) end = text.length
-    const line = text.slice(start, end)
-    if (fence) {
-      if (line.trimStart().startsWith(fence) && line.trim().replace(/^[`~]+/, '') === '' && line.trim().length >= fence.length) fence = undefined
-    } else {
-      const opening = /^ {0,3}(`{3,}|~{3,})/.exec(line)
-      if (opening) fence = opening[1]
-      else {
-        const heading = /^ {0,3}##(?!#)\s*(.*?)\s*#*\s*$/.exec(line.replace(/\r$/, ''))
-        if (heading) skipping = owned.has(heading[1]!.trim().toLowerCase())
-      }
-    }
-    if (!skipping) hash.update(line).update('\n')
-    start = end + 1
-  }
+  // The `**Prompts:**` entry repeats lines of the sections already hashed (and may sit in one mdplan owns).
+  for (const [key, digest] of sections) if (key !== promptsKey) hash.update(key).update('\0').update(digest).update('\n')
   return hash.digest('hex')
 }

@@ -1,7 +1,8 @@
 import {createHash} from 'node:crypto'
 
 /** The `**Prompts:** path` lines of a two-file plan, wherever they are. */
-const prompts = '**prompts**'
+export const promptsKey = '**prompts**'
+const prompts = promptsKey
 const promptsLine = /^[ \t]*\*\*Prompts:?\*\*/i
 
 /** Sections whose bytes mdplan owns: an edit there changes no agent's definition. */
@@ -18,7 +19,7 @@ const defining = new Set(['', 'agents', 'shared contract', 'prompt preamble', pr
 /**
  * A digest per H2 section of a plan (the head before the first one under
  * ''; a repeated title numbered `title#2`), except the sections mdplan
- * writes. One pass over the lines that tracks fences, as `definitionDigest`.
+ * writes. One pass over the lines that tracks fences; `definitionDigest` is made from these.
  */
 export function sectionDigests(text: string): Map<string, string> {
   const digests = new Map<string, string>()
