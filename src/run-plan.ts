@@ -10,6 +10,8 @@ import {readRows} from './store/table-state.js'
 import {acquireRunLock} from './store/lock.js'
 import {readJournal, removeJournal} from './store/read-journal.js'
 import {applyJournal} from './store/apply-journal.js'
+import {journalKeeper} from './executor/journal-keeper.js'
+import {sameRow} from './executor/unrecorded-rows.js'
 import {journalFile} from './store/journal-file.js'
 import {readSideState, type SideStateChoice} from './store/read-side-state.js'
 import {checkTemplates} from './runners/check-templates.js'
@@ -160,7 +162,10 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const side = readSideState(plan, file, options.sideState)
     const read = side.imported ? side.state : store.state
     // What an earlier run knew and could not write (a damaged table, a lost lock) comes first: completed stays completed.
-    const journal = readJournal(file)
+    // A row the file already says (journaled, then written before the journal was cut) is applied once.
+    const journaled = readJournal(file)
+    const journal = journaled.filter((entry) => !read.rows.has(entry.agent) || !sameRow(read.rows.get(entry.agent)!, entry.row))
+    if (journaled.length > 0 && journal.length === 0) removeJournal(file)
     const table = applyJournal(read, journal)
     if (journal.length > 0) {
       emit({type: 'warning', message: `applied ${journal.length} ${journal.length === 1 ? 'row' : 'rows'} an earlier run could not record (${journal.map((entry) => `${entry.agent} ${entry.row.status}`).join(', ')}) from ${journalFile(file)}`})
@@ -214,7 +219,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         await hosts.runtime.sweep(keep, hosts.used)
       }
       await sweep()
-      let journalApplied = journal.length > 0
+      const keeper = journalKeeper({file, emit, seed: journal, table})
       const graphTracked = tracksGraph(plan)
       let graphStatuses = ''
       const final = await driveExecutor({
@@ -243,11 +248,6 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         timeoutMs: options.agentTimeoutMs ?? settings.agentTimeout ?? defaultAgentTimeoutMs,
         pollMs: options.pollMs ?? 250,
         onWritten: async () => {
-          // The journal's rows are in the table now (the first write carries them): it is done with.
-          if (journalApplied) {
-            journalApplied = false
-            removeJournal(file)
-          }
           // `mdplan graph --write` was run once: keep its Mermaid picture current whenever a status changes.
           if (!graphTracked) return
           const statuses = [...state.table.rows.values()].map((row) => row.status).join()
@@ -263,6 +263,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           }
         },
         emit,
+        journal: keeper,
         signal: options.signal,
         // Tests turn the checks on for every run they start (vitest.config.ts sets the variable).
         checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
@@ -272,7 +273,10 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       await sweep()
       // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.
       const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLog(runLogFile(cwd, file), file), final.table.meta.started)
-      return await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed})
+      const finished = await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed, journaled: keeper.has})
+      // The run's last write may have recorded what the journal kept.
+      keeper.afterStep(final)
+      return finished
     } finally {
       trackProcessGroups(undefined)
       await hosts.runtime?.close()

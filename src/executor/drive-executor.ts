@@ -13,6 +13,7 @@ import {step} from './step.js'
 import {childPlanPath} from '../nested/child-plan-path.js'
 import {watchPlan, type PlanWatch} from './watch-plan.js'
 import type {HostRuntime} from '../hosts/host-runtime.js'
+import type {JournalKeeper} from './journal-keeper.js'
 
 /** Everything the driver needs to perform effects: the edges of the run. */
 export interface DriverInput {
@@ -41,6 +42,8 @@ export interface DriverInput {
    * `onLost` tells the run as soon as its refresh finds it gone.
    */
   lock?: {check(): Error | undefined; onLost(listener: (error: Error) => void): void}
+  /** Journals, in the step that learns it, what a failing write leaves unrecorded. */
+  journal?: JournalKeeper
   /** Check the invariants after every step (tests; cheap enough to leave on). */
   checkInvariants?: boolean
   now?: () => number
@@ -76,6 +79,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         const result = step(state, queue.shift()!, config)
         state = result.state
         if (input.checkInvariants) checkInvariants(state, config)
+        // Before any effect: a completion the table cannot take is on disk before the run can be killed.
+        input.journal?.afterStep(state)
         for (const effect of result.effects) perform(effect)
       }
     } finally {

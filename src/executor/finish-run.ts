@@ -9,6 +9,7 @@ import type {ExecState} from './exec-state.js'
 import {verify} from './verify.js'
 import {unrecordedRows} from './unrecorded-rows.js'
 import {appendJournal} from '../store/append-journal.js'
+import type {RowState} from '../store/table-state.js'
 
 const zeroSpan = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
@@ -30,6 +31,8 @@ export async function finishRun(input: {
   verifyAfter?: {cwd: string; file: string; signal?: AbortSignal}
   /** The agents whose work falls in the timing the table records (the run log's), asked at the very end. */
   timed?: () => ReadonlySet<string> | undefined
+  /** Rows the run journaled already, when its write failed (not appended twice). */
+  journaled?: (agent: string, row: RowState) => boolean
 }): Promise<{exitCode: number; scorecard: Scorecard}> {
   const {plan, state, emit, store} = input
   let exitCode = input.exitCode
@@ -56,7 +59,7 @@ export async function finishRun(input: {
       }
     }
   }
-  if (store && (state.lockLost !== undefined || state.write.failed !== undefined)) keepUnrecorded(store.file, state, emit)
+  if (store && (state.lockLost !== undefined || state.write.failed !== undefined)) keepUnrecorded(store.file, state, emit, input.journaled)
   // A run that launched nothing has no times of its own: its scorecard says so instead.
   const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
@@ -103,7 +106,7 @@ async function writeLast(store: PlanStore, state: ExecState, emit: (event: Emitt
  * the next run applies before it decides anything. Never into the table after a lost lock: the table
  * may be another run's by now.
  */
-function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) => void): void {
+function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) => void, journaled?: (agent: string, row: RowState) => boolean): void {
   const rows = unrecordedRows(state)
   const why = state.lockLost !== undefined ? `the run lock was lost (${state.lockLost})` : `the plan could not be written (${state.write.failed})`
   if (rows.length === 0) {
@@ -112,7 +115,7 @@ function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) =
   }
   const what = rows.map(({agent, row}) => `${agent} ${row.status}`).join(', ')
   try {
-    const journal = appendJournal(file, rows)
+    const journal = appendJournal(file, rows.filter(({agent, row}) => !journaled?.(agent, row)))
     emit({type: 'warning', message: `${why}: not recorded in the table: ${what}; kept in ${journal}, which the next run applies before it launches anything`})
   } catch (error) {
     emit({type: 'warning', message: `${why}: not recorded: ${what}; the journal could not be written either (${error instanceof Error ? error.message : String(error)})`})
