@@ -17,6 +17,7 @@ import {replaceSection} from './replace-section.js'
 import {stateLayout, type StateLayout} from './state-layout.js'
 import {cloneState, tableStateFromPlan, type RowState, type TableState} from './table-state.js'
 import {WrittenVersions} from './written-versions.js'
+import {ConflictedPlanError} from './conflicted-plan-error.js'
 
 export {DamagedTableError} from './damaged-table-error.js'
 
@@ -205,6 +206,8 @@ export class PlanStore {
     const done = await this.#commit((seen, same) => {
       merged ||= !same
       const plan = same && this.#plan ? this.#plan : this.#parse(seen.toString('utf8'))
+      // A merge's conflict markers anywhere: a section written into the file would land in one side's text.
+      ConflictedPlanError.refuse(plan)
       const current = plan.sections.find((section) => section.title.trim().toLowerCase() === title.trim().toLowerCase())
       const edit = replaceSection(plan, title, render(current, plan))
       const old = same ? this.#layout : undefined

@@ -4,10 +4,13 @@ import {parseNestedResumeState} from '../../nested/nested-resume-state.js'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {PlanStore} from '../../store/plan-store.js'
+import {PlanError} from '../../plan/plan-error.js'
 import {readAnswers} from '../../protocol/read-answers.js'
 import {resolveAnswer} from '../../protocol/resolve-answer.js'
 import {setAnswer} from '../../protocol/set-answer.js'
 import {openQuestionsTitle} from '../../protocol/upsert-open-question.js'
+import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
+import {formatDiagnostic} from '../format-diagnostic.js'
 
 /**
  * `mdplan answer PLAN AGENT "Option 1"`: the same as writing after
@@ -37,6 +40,13 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
         io.stderr('mdplan answer: the answer is empty\n')
         return done(exitCodes.invalid)
       }
+      // A merge's conflict markers: the answer would land in one side's text, or between the markers.
+      const conflicted = conflictDiagnostics(store.plan)
+      if (conflicted.length > 0) {
+        for (const diagnostic of conflicted) io.stderr(formatDiagnostic({...diagnostic, file: planArg}) + '\n')
+        io.stderr(`mdplan answer: nothing was written; resolve the conflict, then answer again.\n`)
+        return done(exitCodes.invalid)
+      }
       const entries = readAnswers(store.plan)
       const entry = entries.find((candidate) => candidate.agent === agent)
       if (!entry) {
@@ -62,7 +72,7 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
           return done(exitCodes.invalid)
         }
         io.stderr(`mdplan answer: cannot write ${planArg}: ${error instanceof Error ? error.message : String(error)}\n`)
-        return done(exitCodes.failed)
+        return done(error instanceof PlanError ? exitCodes.invalid : exitCodes.failed)
       }
       // A question that came up from a child plan: the answer flows down to the child agent that asked.
       const nested = parseNestedResumeState(entry.resumeState)

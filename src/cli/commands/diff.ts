@@ -5,6 +5,7 @@ import {formatDiagnostic} from '../format-diagnostic.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {parsePlan} from '../../plan/parse-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
+import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
 import {readPlanAt} from '../../diff/read-plan-at.js'
 import {resolveRevision} from '../../diff/resolve-revision.js'
 import {stateDiff} from '../../diff/state-diff.js'
@@ -31,6 +32,9 @@ export const registerDiff: RegisterCommand = (program, io, done) => {
       let after
       try {
         after = await loadPlan(planPath, {cwd: io.cwd})
+        // Half a conflicted table would read as one side's progress, the other's as undone.
+        const conflicted = conflictDiagnostics(after)
+        if (conflicted.length > 0) throw new PlanError(conflicted)
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
         for (const diagnostic of error.diagnostics) io.stderr(formatDiagnostic(diagnostic) + '\n')
@@ -47,7 +51,13 @@ export const registerDiff: RegisterCommand = (program, io, done) => {
       const {commit, mergeBase} = found
       const then = await readPlanAt(file, commit)
       if (!then.ok) return fail(then.reason)
-      const diff = stateDiff(then.text === undefined ? undefined : parsePlan(then.text, planPath), after)
+      const before = then.text === undefined ? undefined : parsePlan(then.text, planPath)
+      const committed = before ? conflictDiagnostics(before) : []
+      if (committed.length > 0) {
+        for (const diagnostic of committed) io.stderr(formatDiagnostic({...diagnostic, file: `${planPath} at ${JSON.stringify(rev).slice(1, -1)}`}) + '\n')
+        return done(exitCodes.invalid)
+      }
+      const diff = stateDiff(before, after)
       if (options.json) io.stdout(JSON.stringify({file: planPath, rev, commit, mergeBase: mergeBase ?? null, ...diff}, null, 2) + '\n')
       else if (options.markdown) io.stdout(formatStateDiffMarkdown(diff, planPath, rev, mergeBase))
       else io.stdout(formatStateDiff(diff, planPath, rev, mergeBase))

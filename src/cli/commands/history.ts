@@ -7,6 +7,7 @@ import {loadPlan} from '../../plan/load-plan.js'
 import {readRunLog, runLogFile} from '../../run/run-log.js'
 import {agentTimes} from '../../report/agent-times.js'
 import {PlanError} from '../../plan/plan-error.js'
+import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
 import {readHistory} from '../../history/read-history.js'
 import {updateHistory} from '../../history/update-history.js'
 import {writeHistory} from '../../history/write-history.js'
@@ -47,6 +48,9 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
       let plan
       try {
         plan = await loadPlan(planPath, {cwd: io.cwd})
+        // Half a conflicted table would be recorded as the agents' history.
+        const conflicted = conflictDiagnostics(plan)
+        if (conflicted.length > 0) throw new PlanError(conflicted)
       } catch (error) {
         if (!(error instanceof PlanError)) throw error
         for (const diagnostic of error.diagnostics) io.stderr(formatDiagnostic(diagnostic) + '\n')

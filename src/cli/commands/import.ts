@@ -7,6 +7,8 @@ import {ImportError, readIssues, type Issue} from '../../import/read-issues.js'
 import {issuesToPlan, type IssuesPlan} from '../../import/issues-to-plan.js'
 import {addIssuesToPlan} from '../../import/add-issues-to-plan.js'
 import {parsePlan} from '../../plan/parse-plan.js'
+import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
+import {formatDiagnostic} from '../format-diagnostic.js'
 import {atomicWrite} from '../../store/atomic-write.js'
 import {withWriteMutex} from '../../store/write-mutex.js'
 import {importRunnerProblem} from '../../import/import-runner-problem.js'
@@ -73,6 +75,13 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       if (!out) {
         io.stdout(plan.text)
         return done(exitCodes.ok)
+      }
+      // A plan a merge left conflicted is the person's to resolve: never grown, never replaced.
+      const conflicted = conflictedOut(out, options.out)
+      if (conflicted.length > 0) {
+        for (const diagnostic of conflicted) io.stderr(formatDiagnostic(diagnostic) + '\n')
+        io.stderr(`mdplan import: ${options.out} holds conflict markers; nothing was written. Resolve it first.\n`)
+        return done(exitCodes.invalid)
       }
       if (!options.force) {
         const grown = await growExisting(out, queue, issues, issuesPath)
@@ -152,6 +161,16 @@ export const registerImport: RegisterCommand = (program, io, done) => {
     io.stdout(`${name}: ${plural(added.imported.length, 'new issue')} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${name}\`.\n`)
     return exitCodes.ok
   }
+}
+
+function conflictedOut(file: string, shown: string): ReturnType<typeof conflictDiagnostics> {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    return []
+  }
+  return conflictDiagnostics(parsePlan(text, shown))
 }
 
 function sameFile(file: string, text: string): boolean {

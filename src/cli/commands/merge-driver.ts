@@ -5,6 +5,15 @@ import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {mergePlans} from '../../merge/merge-plans.js'
 import {plural} from '../../util/plural.js'
+import {findConflictMarkers} from '../../plan/find-conflict-markers.js'
+
+/** `FILE:LINE:1: conflict markers …` for the first marker region in one input, if any. */
+function markerProblem(text: string, file: string, side: string): string[] {
+  const region = findConflictMarkers(text)[0]
+  if (!region) return []
+  const line = text.slice(0, region.start).split('\n').length
+  return [`${file}:${line}:1: conflict markers (\`${region.marker.slice(0, 7)}\`) in ${side}, from an earlier merge: not merged, %A left as it was [conflict-markers]`]
+}
 
 export const registerMergeDriver: RegisterCommand = (program, io, done) => {
   program
@@ -31,6 +40,14 @@ export const registerMergeDriver: RegisterCommand = (program, io, done) => {
       } catch (error) {
         const where = error instanceof NotRegularFileError ? error.message.replace(/ is .*$/, '') : (error as NodeJS.ErrnoException).path
         io.stderr(`mdplan merge-driver: ${name}: cannot read ${where ?? 'an input'} (${error instanceof NotRegularFileError ? `${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? String(error))})\n`)
+        return done(exitCodes.invalid)
+      }
+      // A version that already holds a merge's markers (a conflicted plan committed as it was) cannot be
+      // merged row by row: either side's rows between the markers would be dropped or doubled. Exit 2 leaves
+      // %A as it was, and the wrapper \`init --git\` configures falls back to git merge-file.
+      const marked = sources.flatMap((text, index) => markerProblem(text, name, ['base (%O)', 'ours (%A)', 'theirs (%B)'][index]!))
+      if (marked.length > 0) {
+        for (const problem of marked) io.stderr(`mdplan merge-driver: ${problem}\n`)
         return done(exitCodes.invalid)
       }
       let merged
