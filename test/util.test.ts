@@ -38,9 +38,9 @@ describe('notes', () => {
   it('splits keyed and free items and joins them back', () => {
     const cell = 'blocked by: A, B; attempt 1: tests failed; looks flaky'
     expect(parseNotes(cell)).toEqual([
-      {key: 'blocked by', value: 'A, B'},
-      {key: 'attempt 1', value: 'tests failed'},
-      {value: 'looks flaky'}
+      {key: 'blocked by', value: 'A, B', raw: 'blocked by: A, B'},
+      {key: 'attempt 1', value: 'tests failed', raw: 'attempt 1: tests failed'},
+      {value: 'looks flaky', raw: 'looks flaky'}
     ])
     expect(formatNotes(parseNotes(cell))).toBe(cell)
   })
@@ -60,13 +60,14 @@ describe('notes', () => {
     let cell = setNote('', 'paused', pause('18:37:20'))
     cell = setNote(cell, 'cost', '$0.0100')
     cell = setNote(cell, 'paused', pause('18:39:21'))
-    expect(cell).toBe('cost: $0.0100; paused: rate or usage limit (429 Too Many Requests), retrying at 18:39:21Z')
-    expect(getNote(cell, 'paused')).toBe('rate or usage limit (429 Too Many Requests), retrying at 18:39:21Z')
+    // A `;` inside the item is escaped, not replaced: it reads back as written.
+    expect(cell).toBe('cost: $0.0100; paused: rate or usage limit (429 Too Many Requests)\\; retrying at 18:39:21Z')
+    expect(getNote(cell, 'paused')).toBe(pause('18:39:21'))
     // A time is never read as a key (`retrying at 18` with the value `37:20Z`).
-    expect(parseNotes('retrying at 18:37:20Z')).toEqual([{value: 'retrying at 18:37:20Z'}])
+    expect(parseNotes('retrying at 18:37:20Z')).toEqual([{value: 'retrying at 18:37:20Z', raw: 'retrying at 18:37:20Z'}])
     // What older versions wrote goes with the next pause.
     const old = 'retrying at 18: 37:20Z; cost: $0.01; paused: rate or usage limit (429); retrying at 18:39:21Z'
-    expect(setNote(old, 'paused', pause('18:41:22'))).toBe('cost: $0.01; paused: rate or usage limit (429 Too Many Requests), retrying at 18:41:22Z')
+    expect(setNote(old, 'paused', pause('18:41:22'))).toBe('cost: $0.01; paused: rate or usage limit (429 Too Many Requests)\\; retrying at 18:41:22Z')
   })
 
   it('reads the attempt history in order', () => {
