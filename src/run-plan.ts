@@ -188,7 +188,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const runStart = Date.now()
 
     // Agents a killed run left running would work twice beside their relaunch: end them first.
-    const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file)}.agents`)
+    const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file, cwd)}.agents`)
     const ended = await endRecordedGroups(registryFile)
     if (ended.length > 0) {
       emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})

@@ -1,6 +1,6 @@
 import {readdir, rm} from 'node:fs/promises'
 import {join, relative, sep} from 'node:path'
-import {gitMutex, type Mutex} from './git-mutex.js'
+import {acrossProcesses, gitMutex, type Mutex} from './git-mutex.js'
 import {canonicalPath, listWorktrees} from './list-worktrees.js'
 import {removeWorktree} from './remove-worktree.js'
 import {runGit, splitNul} from './run-git.js'
@@ -38,7 +38,7 @@ export async function cleanOrphanWorktrees(input: CleanOrphansInput): Promise<Cl
   const result: CleanOrphansResult = {removed: [], branchesDeleted: [], branchesKept: [], failed: []}
   const planDir = worktreeNames(input.root, input.slug, '_').planDir
   const agentOf = (name: string) => input.agents?.find((id) => worktreeNames(input.root, input.slug, id).name === name) ?? name
-  await mutex.run(() => runGit(input.root, ['worktree', 'prune']))
+  await mutex.run(() => acrossProcesses(input.root, () => runGit(input.root, ['worktree', 'prune'])))
 
   const within = `${await canonicalPath(planDir)}${sep}`
   const registered = new Set<string>()
@@ -72,7 +72,7 @@ export async function cleanOrphanWorktrees(input: CleanOrphansInput): Promise<Cl
     const branch = line.trim()
     if (branch === '' || liveBranches.has(branch)) continue
     if (input.keep(agentOf(branch.slice(`mdplan/${input.slug}/`.length)))) continue
-    const deleted = await mutex.run(() => runGit(input.root, ['branch', '-d', branch]))
+    const deleted = await mutex.run(() => acrossProcesses(input.root, () => runGit(input.root, ['branch', '-d', branch])))
     if (deleted.ok) result.branchesDeleted.push(branch)
     else result.branchesKept.push(branch)
   }

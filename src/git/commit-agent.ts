@@ -1,7 +1,7 @@
 import {lstat} from 'node:fs/promises'
 import {join} from 'node:path'
 import type {GitFailure} from './git-failure.js'
-import {gitMutex, type Mutex} from './git-mutex.js'
+import {acrossProcesses, gitMutex, type Mutex} from './git-mutex.js'
 import {headSha} from './head-sha.js'
 import {identityArgs} from './identity-args.js'
 import {gitReason, runGit, splitNul} from './run-git.js'
@@ -29,10 +29,12 @@ export type CommitAgentResult = ({ok: true; commit?: string} | GitFailure) & {cl
  * staged stay as they were (`git commit --only -- <paths>`).
  */
 export async function commitAgent(input: CommitAgentInput): Promise<CommitAgentResult> {
-  return (input.mutex ?? gitMutex).run(async () => {
-    const {result, cleared} = await withCommitMarker(input.root, (marker) => commit(input, marker))
-    return cleared.length > 0 ? {...result, cleared} : result
-  })
+  return (input.mutex ?? gitMutex).run(() =>
+    acrossProcesses(input.root, async () => {
+      const {result, cleared} = await withCommitMarker(input.root, (marker) => commit(input, marker))
+      return cleared.length > 0 ? {...result, cleared} : result
+    })
+  )
 }
 
 async function commit(input: CommitAgentInput, marker: CommitMarker): Promise<CommitAgentResult> {

@@ -1,6 +1,6 @@
 import {rm} from 'node:fs/promises'
 import type {GitFailure} from './git-failure.js'
-import {gitMutex, type Mutex} from './git-mutex.js'
+import {acrossProcesses, gitMutex, type Mutex} from './git-mutex.js'
 import {canonicalPath, listWorktrees} from './list-worktrees.js'
 import {gitReason, runGit} from './run-git.js'
 import {worktreeNames} from './worktree-names.js'
@@ -42,7 +42,7 @@ export type CreateWorktreeResult =
  * `.git/config.lock`.
  */
 export async function createWorktree(input: CreateWorktreeInput): Promise<CreateWorktreeResult> {
-  return (input.mutex ?? gitMutex).run(() => create(input))
+  return (input.mutex ?? gitMutex).run(() => acrossProcesses(input.root, () => create(input)))
 }
 
 async function create(input: CreateWorktreeInput): Promise<CreateWorktreeResult> {

@@ -83,7 +83,7 @@ export async function createGitGuard(input: {
   const {root, prefix} = location
   const {plan} = input
   const owners = ownershipMap({...plan, agents: withDeclaredBelow(plan, input.planFile)}, prefix)
-  const slug = planSlug(input.planFile)
+  const slug = planSlug(input.planFile, root)
   // Child plans (agents whose definition names a plan) are written by their own runs, like the plan.
   // A child run is told the plans of its tree (its parent's, its siblings') in MDPLAN_TREE_PLANS.
   const tree = (process.env.MDPLAN_TREE_PLANS ?? '').split('\n').filter(Boolean)

@@ -1,4 +1,4 @@
-import {gitMutex, type Mutex} from './git-mutex.js'
+import {acrossProcesses, gitMutex, type Mutex} from './git-mutex.js'
 import {headSha} from './head-sha.js'
 import {identityArgs} from './identity-args.js'
 import {mergeBranch} from './merge-branch.js'
@@ -43,13 +43,15 @@ export type MergeWorktreeResult =
  * agent fails with them in its note.
  */
 export async function mergeWorktree(input: MergeWorktreeInput): Promise<MergeWorktreeResult> {
-  return (input.mutex ?? gitMutex).run(async () => {
-    // Each working tree has its own index and lock: the agent's commit is marked in its worktree, the merge in the main tree.
-    const outer = await withCommitMarker(input.root, (main) => withCommitMarker(input.worktree, (own) => merge(input, own, main)))
-    const cleared = [...outer.cleared, ...outer.result.cleared]
-    const result = outer.result.result
-    return result.ok && cleared.length > 0 ? {...result, cleared} : result
-  })
+  return (input.mutex ?? gitMutex).run(() =>
+    acrossProcesses(input.root, async () => {
+      // Each working tree has its own index and lock: the agent's commit is marked in its worktree, the merge in the main tree.
+      const outer = await withCommitMarker(input.root, (main) => withCommitMarker(input.worktree, (own) => merge(input, own, main)))
+      const cleared = [...outer.cleared, ...outer.result.cleared]
+      const result = outer.result.result
+      return result.ok && cleared.length > 0 ? {...result, cleared} : result
+    })
+  )
 }
 
 async function merge(input: MergeWorktreeInput, own: CommitMarker, main: CommitMarker): Promise<MergeWorktreeResult> {

@@ -1,6 +1,6 @@
 import {rm} from 'node:fs/promises'
 import type {GitFailure} from './git-failure.js'
-import {gitMutex, type Mutex} from './git-mutex.js'
+import {acrossProcesses, gitMutex, type Mutex} from './git-mutex.js'
 import {gitReason, runGit} from './run-git.js'
 
 export interface RemoveWorktreeInput {
@@ -22,7 +22,7 @@ export type RemoveWorktreeResult = {ok: true; branchDeleted: boolean} | GitFailu
  * forget registrations whose folders are gone.
  */
 export async function removeWorktree(input: RemoveWorktreeInput): Promise<RemoveWorktreeResult> {
-  return (input.mutex ?? gitMutex).run(() => remove(input))
+  return (input.mutex ?? gitMutex).run(() => acrossProcesses(input.root, () => remove(input)))
 }
 
 async function remove(input: RemoveWorktreeInput): Promise<RemoveWorktreeResult> {

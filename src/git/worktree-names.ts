@@ -1,4 +1,5 @@
-import {basename, extname, join} from 'node:path'
+import {realpathSync} from 'node:fs'
+import {basename, dirname, extname, isAbsolute, join, relative, resolve, sep} from 'node:path'
 
 /** Where an agent's worktree lives and which branch it is on. */
 export interface WorktreeNames {
@@ -12,11 +13,39 @@ export interface WorktreeNames {
   name: string
 }
 
-/** A plan's slug from its file: `plans/Add Auth.md` → `add-auth`. */
-export function planSlug(planFile: string): string {
+/**
+ * A plan's key among the plans of one repository (its logs, process registry,
+ * worktrees, branches, job names), from its path below `root`: a plan at the
+ * root keeps its file's slug (`Add Auth.md` → `add-auth`, the name older
+ * versions gave every plan), a plan in a folder joins the folders with `--`
+ * (`x/plan.md` → `x--plan`), so two plans of the same name in two folders never
+ * share one. `--` is kept for that: a run of dashes in a name reads as one.
+ * Without `root` (or outside it), the file's slug.
+ */
+export function planSlug(planFile: string, root?: string): string {
   const stem = basename(planFile, extname(planFile))
-  const slug = stem.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')
-  return refSafe(slug.replace(/^[-.]+|[-.]+$/g, '')) || 'plan'
+  const rel = root === undefined ? '' : relative(real(root), join(real(dirname(resolve(root, planFile))), basename(planFile)))
+  const folders = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? [] : rel.split(sep).slice(0, -1)
+  const own = slugOf(stem)
+  if (folders.length === 0) return refSafe(own.includes('--') ? collapse(own) : own) || 'plan'
+  return refSafe([...folders.map((folder) => collapse(slugOf(folder)) || 'dir'), collapse(own) || 'plan'].join('--'))
+}
+
+/** The path with symlinks resolved (git names the root that way), or as given when it does not exist. */
+function real(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+function slugOf(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '')
+}
+
+function collapse(slug: string): string {
+  return slug.replace(/-{2,}/g, '-')
 }
 
 /** Names for one agent's worktree (pure: no git, no file system). */

@@ -44,7 +44,8 @@ export async function setupHosts(input: {
   const remote = (name: string): boolean => isRemote(read.hosts.get(name))
   const used = new Set<string>()
   for (const id of input.launchable) for (const name of read.poolOf(id)) if (remote(name)) used.add(name)
-  const slug = planSlug(file)
+  // Keyed by the plan's path in the repository: two plans named alike in two folders never share job names.
+  const slug = planSlug(file, (await input.root)?.root)
   const config: HostsConfig = {
     pool: read.poolOf,
     slots: (name) => read.hosts.get(name)?.slots ?? 0,

@@ -12,7 +12,10 @@ import {makeDir} from '../util/make-dir.js'
  * one run.
  */
 export function runLogFile(cwd: string, planFile: string): string {
-  return join(cwd, '.mdplan', 'logs', planSlug(planFile), 'run.ndjson')
+  const file = join(cwd, '.mdplan', 'logs', planSlug(planFile, cwd), 'run.ndjson')
+  // A run log an older version kept under the file's name alone: a resumed run goes on in it.
+  const old = join(cwd, '.mdplan', 'logs', planSlug(planFile), 'run.ndjson')
+  return old !== file && !existsSync(file) && existsSync(old) ? old : file
 }
 
 export interface RunLog {

@@ -1,0 +1,83 @@
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {planSlug} from '../src/git/worktree-names.js'
+import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
+import {logged, readAgentLog} from './helpers/agent-log.js'
+
+/**
+ * Two plans run at once in one repository, each with `commit: true` and worktrees, never share a process
+ * registry (the second run's start would end the first run's live agents), a log folder, a run log, a
+ * journal, or worktree and branch names. Real processes, real git; launches counted agent-side, one log
+ * per plan.
+ */
+let repo: TempRepo | undefined
+beforeAll(isolateGitConfig)
+afterEach(async () => {
+  await repo?.cleanup()
+  repo = undefined
+})
+
+async function waitFor(what: string, check: () => boolean): Promise<void> {
+  for (let waited = 0; !check(); waited += 50) {
+    if (waited > 20_000) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+for (const [first, second] of [
+  ['x/plan.md', 'y/plan.md'],
+  ['plans/a.md', 'plans/b.md']
+] as const) {
+  describe(`${first} and ${second}, run at once`, () => {
+    it('each agent runs once and finishes; logs, run logs, worktrees and branches are their own', async () => {
+      repo = await tempRepo()
+      // Outside the repository: the agents run in their worktrees, and an untracked file would be in the merge's way.
+      const go = join(await tempDir(), 'go')
+      const plans = [first, second]
+      const logs = plans.map((_, index) => join(repo!.root, `agents-${index}.log`))
+      const files: Record<string, string> = {}
+      plans.forEach((plan, index) => {
+        const body = `while [ ! -f '${go}' ]; do sleep 0.05; done\necho ${index} > out-${index}-$MDPLAN_AGENT.txt`
+        files[plan] = shellPlan({A: {script: logged(logs[index]!, body)}}, {frontMatter: 'commit: true\nisolation: worktree'})
+      })
+      await repo.commit('plans', files)
+      // The second starts while the first one's agent runs (a killed run's leftovers are ended at a start).
+      const runs = []
+      for (const [index, plan] of plans.entries()) {
+        runs.push({run: startCli(['run', plan], {cwd: repo.root}), index})
+        await waitFor(`A of ${plan}`, () => existsSync(logs[index]!))
+      }
+      writeFileSync(go, '')
+      const results = await Promise.all(runs.map(async ({run}) => await run))
+      for (const result of results) expect(result.exitCode, result.all).toBe(0)
+      for (const [index, plan] of plans.entries()) {
+        const side = await readAgentLog(logs[index]!)
+        expect(side.starts, plan).toEqual(new Map([['A#1', 1]]))
+        expect(side.unfinished, plan).toEqual([])
+        expect((await readTable(join(repo.root, plan))).rows.A!.status).toBe('completed')
+      }
+      const slugs = plans.map((plan) => planSlug(join(repo!.root, plan), repo!.root))
+      expect(new Set(slugs).size).toBe(2)
+      for (const slug of slugs) {
+        expect(existsSync(join(repo.root, '.mdplan', 'logs', slug, 'A.1.log')), slug).toBe(true)
+        expect(readFileSync(join(repo.root, '.mdplan', 'logs', slug, 'run.ndjson'), 'utf8').match(/"type":"launched"/g)?.length, slug).toBe(1)
+      }
+      // Each plan's agent A committed its own work on its own branch, and both are on main.
+      expect((await repo.git('ls-tree', '--name-only', 'main')).split('\n')).toEqual(expect.arrayContaining(['out-0-A.txt', 'out-1-A.txt']))
+    }, 90_000)
+  })
+}
+
+describe('planSlug', () => {
+  it('keys a plan by its path from the repository root: same names in two folders differ; a plan at the root keeps its old name', () => {
+    expect(planSlug('/repo/plan.md', '/repo')).toBe('plan')
+    expect(planSlug('/repo/x/plan.md', '/repo')).toBe('x--plan')
+    expect(planSlug('/repo/y/plan.md', '/repo')).toBe('y--plan')
+    expect(planSlug('/repo/docs/My Plans/Add Auth.md', '/repo')).toBe('docs--my-plans--add-auth')
+    // `--` only ever separates folders: a root plan named with it cannot take a nested plan's key.
+    expect(planSlug('/repo/x--plan.md', '/repo')).toBe('x-plan')
+    expect(planSlug('plans/Add Auth.md')).toBe('add-auth')
+  })
+})
