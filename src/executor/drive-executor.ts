@@ -62,18 +62,30 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   /** Pending ticks: cleared when the run finishes, so a pause never keeps an interrupted run's process alive. */
   const timers = new Set<NodeJS.Timeout>()
   let draining = false
+  let drainScheduled = false
   let done!: (state: ExecState) => void
   const finished = new Promise<ExecState>((resolve) => (done = resolve))
   let watch: PlanWatch
 
   // One event at a time, in order: an effect's result is queued, never handled inside another step.
+  // The queue is drained after the I/O of this turn of the event loop, not at once: processes that
+  // ended together, and writes and checks that finished meanwhile, are stepped as one batch (each
+  // but the last marked `more`), so they share one scheduling pass and one write.
   const dispatch = (event: Input): void => {
     queue.push({...event, now: now()} as ExecEvent)
-    if (draining) return
+    if (draining || drainScheduled) return
+    drainScheduled = true
+    setImmediate(drain)
+  }
+
+  const drain = (): void => {
+    drainScheduled = false
     draining = true
     try {
       while (queue.length > 0 && !state.finished) {
-        const result = step(state, queue.shift()!, config)
+        const event = queue.shift()!
+        if (queue.length > 0) event.more = true
+        const result = step(state, event, config)
         state = result.state
         if (input.checkInvariants) checkInvariants(state, config)
         for (const effect of result.effects) perform(effect)

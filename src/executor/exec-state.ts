@@ -115,6 +115,10 @@ export interface ExecState {
   firstLaunchAt?: number
   /** Hosts that stayed unreachable longer than their lease: no new attempt goes there while the pool has another. */
   hostsLost: Set<string>
+  /** An event of a batch (`more`) asked for a scheduling pass: the batch's last event makes it. */
+  passDue?: boolean
+  /** An event of a batch may retry a failed write (a timer, a save): the batch's last event does. */
+  retryDue?: boolean
   /**
    * The run started from a table nothing runs in (a finished run, rows set back to `pending`): its
    * first launch starts a new timing (`Started:`), so the report times this run, not the first one.

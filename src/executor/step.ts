@@ -37,7 +37,17 @@ export function step(state: ExecState, event: ExecEvent, config: ExecConfig): St
   handle(ctx, event)
   if (!state.finished) {
     // A pass costs a look at every agent: only after an event that can free a slot or change what is ready.
-    const pass = !state.stopping && (ctx.reschedule || state.attempts.size < liveBefore)
+    const due = ctx.reschedule || state.attempts.size < liveBefore
+    if (event.more) {
+      // The last event of the batch makes the pass, the write and the decision to finish for all of them.
+      state.passDue ||= due
+      if (ctx.retryWrite) state.retryDue = true
+      return {state, effects: ctx.effects}
+    }
+    const pass = !state.stopping && (due || state.passDue === true)
+    state.passDue = false
+    if (state.retryDue) ctx.retryWrite = true
+    state.retryDue = false
     const assessments = pass ? schedulePass(ctx) : undefined
     flushWrite(ctx)
     finishOrWait(ctx, assessments)

@@ -85,8 +85,12 @@ export class ExecSim {
   /** Set to an array to record every event with the table before it (replaying a failure). */
   trace: string[] | undefined
 
+  /** Events dispatched while set are marked `more` (a batch the driver steps together); `batch` ends it. */
+  more = false
+
   dispatch(event: Input): void {
     if (this.finished) return
+    if (this.more) event = {...event, more: true}
     this.trace?.push(`${event.type} ${JSON.stringify(event).slice(0, 120)} | ${[...this.state.table.rows].map(([id, row]) => `${id}:${row.status}`).join(' ')} | live ${[...this.state.attempts.values()].map((a) => `${a.agent}:${a.phase}`).join(' ')}`)
     if (this.trace) console.log(this.trace.at(-1))
     const result = step(this.state, {...event, now: this.now} as ExecEvent, this.config)
@@ -267,6 +271,21 @@ export class ExecSim {
     const deps = this.agents.length > 0 ? [this.agents[pick % this.agents.length]!.id] : []
     this.agents = [...this.agents, simAgent(id, deps)]
     this.dispatch({type: 'plan-changed', agents: this.agents, priority: longestRemainingPath({agents: this.agents} as never)})
+  }
+
+  /**
+   * Events that arrive together, as the driver steps them: every one but the last marked `more`. The
+   * batch ends with an event that changes nothing (a stale agent-id), so whatever the commands did, its
+   * last event is a plain one.
+   */
+  batch(commands: Array<(sim: ExecSim) => unknown>): void {
+    this.more = true
+    try {
+      for (const command of commands) command(this)
+    } finally {
+      this.more = false
+    }
+    this.dispatch({type: 'agent-id', agent: '', attempt: -1, agentId: ''})
   }
 
   /** Let everything under way finish well, until the run ends. Returns false when it cannot end (a hang). */
