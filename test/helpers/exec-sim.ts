@@ -5,6 +5,10 @@ import type {ExecEffect} from '../../src/executor/exec-effect.js'
 import type {ExecEvent} from '../../src/executor/exec-event.js'
 import type {ExecState} from '../../src/executor/exec-state.js'
 import {step} from '../../src/executor/step.js'
+import {attemptLimit, failuresOf} from '../../src/executor/schedule-pass.js'
+import type {StepContext} from '../../src/executor/step-context.js'
+import {assessAgents} from '../../src/schedule/assess-agents.js'
+import {updateAssessments} from '../../src/schedule/assessment-cache.js'
 import type {Agent} from '../../src/plan/types.js'
 import {longestRemainingPath} from '../../src/plan/longest-remaining-path.js'
 import type {RunResult} from '../../src/runners/runner.js'
@@ -96,7 +100,37 @@ export class ExecSim {
     const result = step(this.state, {...event, now: this.now} as ExecEvent, this.config)
     this.state = result.state
     checkInvariants(this.state, this.config)
+    this.checkAssessments()
     for (const effect of result.effects) this.perform(effect)
+  }
+
+  /**
+   * The scheduler's kept assessments, brought up to date now (on a copy: the run's own is untouched),
+   * equal those of a pass over every agent from scratch.
+   */
+  checkAssessments(): void {
+    const {state} = this
+    const kept = state.assessed
+    if (!kept) return
+    const ctx = {state, config: this.config} as StepContext
+    const view = {
+      agents: state.agents,
+      status: new Map([...state.table.rows].map(([id, row]) => [id, row.status])),
+      running: new Set(state.attempts.keys()),
+      attemptsUsed: new Map([...state.table.rows].map(([id, row]) => [id, failuresOf(row.notes)])),
+      attemptLimit: (id: string) => attemptLimit(ctx, id),
+      answered: new Set(state.answered.keys()),
+      filesCreated: state.filesCreated
+    }
+    const copy = {...kept, inputs: new Map(kept.inputs), assessments: new Map(kept.assessments), ready: new Set(kept.ready), touched: new Set(kept.touched)}
+    const live = {inputs: (id: string) => ({row: state.table.rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
+    const incremental = updateAssessments(copy, view, live)
+    const full = assessAgents(view)
+    for (const [id, assessment] of full) {
+      const mine = incremental.assessments.get(id)
+      if (JSON.stringify(mine) !== JSON.stringify(assessment)) this.violations.push(`${id}: kept assessment ${JSON.stringify(mine)}, from scratch ${JSON.stringify(assessment)}`)
+      if ((assessment.kind === 'ready') !== incremental.ready.has(id)) this.violations.push(`${id}: ready set says ${incremental.ready.has(id)}, assessment ${assessment.kind}`)
+    }
   }
 
   perform(effect: ExecEffect): void {
