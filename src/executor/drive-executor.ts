@@ -126,7 +126,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         const agent = state.byId.get(effect.agent)!
         const {job} = effect
         if (job && input.hosts) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...(await input.hosts!.prepare(agent, job, effect.notes))}))
-        if (!git) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []}))
+        // Nothing to prepare outside git: queued now, it is stepped in this same drain (no turn of the loop between the write and the spawn).
+        if (!git) return dispatch({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []})
         return later(async () => {
           const launch = await git.beforeLaunch(agent, effect.notes, effect.earlier)
           return {type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...launch}
