@@ -59,6 +59,18 @@ const commands = fc.commands(
     fc.constant(command('tick', (sim) => sim.tick(61_000))),
     pick.map((at) => command(`add-agent(${at})`, (sim) => sim.addAgent(at))),
     fc.constant(command('abort', (sim) => sim.dispatch({type: 'abort'}))),
+    // Events that arrive together (processes ending at once, a write and a check finishing meanwhile) are one batch.
+    fc
+      .array(fc.tuple(pick, fc.constantFrom('exit', 'fail', 'write', 'prepare', 'check', 'edit', 'tick')), {minLength: 1, maxLength: 6})
+      .map((parts) =>
+        command(`batch(${parts.map(([at, what]) => `${what}:${at}`).join(',')})`, (sim) =>
+          sim.batch(
+            parts.map(([at, what]) => (s: ExecSim) =>
+              what === 'exit' ? s.exit(at, 'success') : what === 'fail' ? s.exit(at, 'fail') : what === 'write' ? s.completeWrite(true) : what === 'prepare' ? s.completePrepare(at, false) : what === 'check' ? s.completeCheck(at, false) : what === 'edit' ? s.edit(at, 'pending') : s.tick(1_000)
+            )
+          )
+        )
+      ),
     // A person's edit damages the table (or a merge leaves conflict markers): writes fail until the repair.
     fc.boolean().map((damaged) => command(damaged ? 'damage' : 'repair', (sim) => (sim.damaged = damaged))),
     fc.constant(command('lose-lock', (sim) => loseLock(sim, 'the lock directory was removed'))),

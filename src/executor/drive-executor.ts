@@ -65,18 +65,30 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   /** Pending ticks: cleared when the run finishes, so a pause never keeps an interrupted run's process alive. */
   const timers = new Set<NodeJS.Timeout>()
   let draining = false
+  let drainScheduled = false
   let done!: (state: ExecState) => void
   const finished = new Promise<ExecState>((resolve) => (done = resolve))
   let watch: PlanWatch
 
   // One event at a time, in order: an effect's result is queued, never handled inside another step.
+  // The queue is drained after the I/O of this turn of the event loop, not at once: processes that
+  // ended together, and writes and checks that finished meanwhile, are stepped as one batch (each
+  // but the last marked `more`), so they share one scheduling pass and one write.
   const dispatch = (event: Input): void => {
     queue.push({...event, now: now()} as ExecEvent)
-    if (draining) return
+    if (draining || drainScheduled) return
+    drainScheduled = true
+    setImmediate(drain)
+  }
+
+  const drain = (): void => {
+    drainScheduled = false
     draining = true
     try {
       while (queue.length > 0 && !state.finished) {
-        const result = step(state, queue.shift()!, config)
+        const event = queue.shift()!
+        if (queue.length > 0) event.more = true
+        const result = step(state, event, config)
         state = result.state
         if (input.checkInvariants) checkInvariants(state, config)
         // Before any effect: a completion the table cannot take is on disk before the run can be killed.
@@ -119,7 +131,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         const agent = state.byId.get(effect.agent)!
         const {job} = effect
         if (job && input.hosts) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...(await input.hosts!.prepare(agent, job, effect.notes))}))
-        if (!git) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []}))
+        // Nothing to prepare outside git: queued now, it is stepped in this same drain (no turn of the loop between the write and the spawn).
+        if (!git) return dispatch({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []})
         return later(async () => {
           const launch = await git.beforeLaunch(agent, effect.notes, effect.earlier)
           return {type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...launch}

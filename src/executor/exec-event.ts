@@ -9,7 +9,16 @@ import type {WriteResult} from '../store/plan-store.js'
  * I/O into one of these and feeds them to `step` one at a time. Every event
  * carries the clock (`now`, ms), so `step` never reads one.
  */
-export type ExecEvent = {now: number} & (
+export type ExecEvent = {
+  now: number
+  /**
+   * More events arrived together with this one and follow at once: `step` records what it changes and
+   * leaves the scheduling pass, the write and the end of the run to the last of them, so events that
+   * arrive together share one pass and one write (the write of a run of a thousand agents is its
+   * dearest step). The driver sets it; an event without it is handled alone, as before.
+   */
+  more?: boolean
+} & (
   | {type: 'start'}
   | {type: 'write-done'; seq: number; result: WriteResult}
   /** `repairable`: the table no longer parses (a person's edit); the run waits a while for the repair. */

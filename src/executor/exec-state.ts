@@ -2,6 +2,7 @@ import type {Agent} from '../plan/types.js'
 import type {RowState, TableState} from '../store/table-state.js'
 import type {OpenQuestion} from '../protocol/read-answers.js'
 import type {RunResult} from '../runners/runner.js'
+import type {AssessmentCache} from '../schedule/assessment-cache.js'
 
 /**
  * Where an attempt is. It holds its agent's slot from the moment the
@@ -115,6 +116,12 @@ export interface ExecState {
   firstLaunchAt?: number
   /** Hosts that stayed unreachable longer than their lease: no new attempt goes there while the pool has another. */
   hostsLost: Set<string>
+  /** The last scheduling pass's assessments, which the next pass brings up to date (schedule-pass.ts). */
+  assessed?: AssessmentCache
+  /** An event of a batch (`more`) asked for a scheduling pass: the batch's last event makes it. */
+  passDue?: boolean
+  /** An event of a batch may retry a failed write (a timer, a save): the batch's last event does. */
+  retryDue?: boolean
   /**
    * The run started from a table nothing runs in (a finished run, rows set back to `pending`): its
    * first launch starts a new timing (`Started:`), so the report times this run, not the first one.

@@ -16,7 +16,7 @@ export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, 
   if (state.attempts.size > 0 || state.write.inflight || state.questionsPending.size > 0) return
   // Nothing lives: an event that ran no pass still must not finish with agents ready.
   const known = assessments ?? (state.stopping ? undefined : assess(ctx))
-  const ready = known !== undefined && [...known.values()].some((a) => a.kind === 'ready')
+  const ready = known !== undefined && anyReady(known)
   if (ready && !state.stopping && !state.failFastTripped && state.write.failed === undefined) return
   // The table cannot be written (a person's edit damaged it): give them time to repair it, whether agents
   // are ready or the run only holds what it has not recorded yet (the last agent's completion). Past the
@@ -32,4 +32,9 @@ export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, 
   }
   state.finished = true
   ctx.effects.push({type: 'finish'})
+}
+
+function anyReady(assessments: ReadonlyMap<string, Assessment>): boolean {
+  for (const assessment of assessments.values()) if (assessment.kind === 'ready') return true
+  return false
 }

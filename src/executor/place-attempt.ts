@@ -47,3 +47,9 @@ export function placeAttempt(ctx: StepContext, id: string): Placement | undefine
 export function jobOf(attempt: Attempt): JobRef | undefined {
   return attempt.host !== undefined && attempt.key !== undefined ? {host: attempt.host, key: attempt.key, reattach: attempt.reattach ?? false} : undefined
 }
+
+/** `{job}` for an effect of a remote attempt; nothing for a local one (its effects stay as they were). */
+export function jobField(attempt: Attempt): {job?: ReturnType<typeof jobOf>} {
+  const job = jobOf(attempt)
+  return job ? {job} : {}
+}

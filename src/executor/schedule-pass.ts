@@ -1,5 +1,6 @@
 import {attemptsInNotes, getNote, setNote} from '../plan/notes.js'
-import {assessAgents, type Assessment} from '../schedule/assess-agents.js'
+import type {Assessment} from '../schedule/assess-agents.js'
+import {markRunning, updateAssessments, type AssessmentCache} from '../schedule/assessment-cache.js'
 import {blockedNote} from '../schedule/blocked-note.js'
 import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
@@ -17,21 +18,34 @@ export function attemptLimit(ctx: StepContext, id: string): number {
   return ctx.config.maxAttempts + (ctx.state.extraAttempts.get(id) ?? 0)
 }
 
-/** Every agent classified from the table and the live attempts alone. */
+/**
+ * Every agent classified from the table and the live attempts alone. Kept in the state between passes
+ * (`state.assessed`): a pass assesses again only the agents whose row, attempt, answer or limit changed,
+ * and the dependants that read them differently since, so an event costs what it changed, not the plan.
+ */
 export function assess(ctx: StepContext): Map<string, Assessment> {
+  return assessed(ctx).assessments
+}
+
+function assessed(ctx: StepContext): AssessmentCache {
   const {state} = ctx
-  const status = new Map(state.order.map((id) => [id, row(ctx, id).status]))
-  // Only a failed row's attempts decide anything (retry or give up): read no other row's notes.
-  const attemptsUsed = new Map(state.order.filter((id) => status.get(id) === 'failed').map((id) => [id, failuresOf(row(ctx, id).notes)]))
-  return assessAgents({
-    agents: state.agents,
-    status,
-    running: new Set(state.attempts.keys()),
-    attemptsUsed,
-    attemptLimit: (id) => attemptLimit(ctx, id),
-    answered: new Set(state.answered.keys()),
-    filesCreated: state.filesCreated
-  })
+  const rows = state.table.rows
+  const cache = updateAssessments(
+    state.assessed,
+    {
+      agents: state.agents,
+      status: {get: (id) => rows.get(id)?.status},
+      running: state.attempts,
+      // Only a failed row's attempts decide anything (retry or give up): no other row's notes are read.
+      attemptsUsed: {get: (id) => failuresOf(row(ctx, id).notes)},
+      attemptLimit: (id) => attemptLimit(ctx, id),
+      answered: state.answered,
+      filesCreated: state.filesCreated
+    },
+    {inputs: (id) => ({row: rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
+  )
+  state.assessed = cache
+  return cache
 }
 
 export function canLaunch(ctx: StepContext): boolean {
@@ -46,13 +60,16 @@ export function canLaunch(ctx: StepContext): boolean {
  * records it is done. Returns the assessments it decided on.
  */
 export function schedulePass(ctx: StepContext): Map<string, Assessment> {
-  const assessments = assess(ctx)
-  noteBlocked(ctx, assessments)
+  const cache = assessed(ctx)
+  const {assessments} = cache
+  noteBlocked(ctx, cache)
   if (!canLaunch(ctx)) return assessments
   const {state, config} = ctx
   let used = slotsUsed(ctx)
+  // Only the ready agents, in plan order (ties keep it).
+  const order = [...cache.ready].sort((a, b) => cache.index.get(a)! - cache.index.get(b)!)
   // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere: look at all of them.
-  const launches = nextLaunches({order: state.order, assessments, runningCount: config.hosts ? 0 : used, concurrency: config.hosts ? state.order.length : config.concurrency, priority: state.priority})
+  const launches = nextLaunches({order, assessments, runningCount: config.hosts ? 0 : used, concurrency: config.hosts ? state.order.length : config.concurrency, priority: state.priority})
   const freeAtStart = config.concurrency - used
   launches.forEach((id, index) => {
     const free = config.concurrency - used
@@ -63,7 +80,7 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
     const slots = config.childPlan(id) ? Math.max(1, free - (Math.min(freeAtStart, launches.length) - index - 1)) : 1
     const assessment = assessments.get(id)!
     startAttempt(ctx, id, assessment.kind === 'ready' ? assessment.resume : 'fresh', slots, place)
-    assessments.set(id, {kind: 'running'})
+    markRunning(cache, id)
     used += slots
   })
   return assessments
@@ -76,11 +93,14 @@ export function slotsUsed(ctx: Pick<StepContext, 'state'>): number {
   return used
 }
 
-function noteBlocked(ctx: StepContext, assessments: ReadonlyMap<string, Assessment>): void {
-  for (const id of ctx.state.order) {
+/** Keep each pending row's `blocked by` note true; only agents assessed again (or whose row changed) can need it. */
+function noteBlocked(ctx: StepContext, cache: AssessmentCache): void {
+  const touched = [...cache.touched].sort((a, b) => cache.index.get(a)! - cache.index.get(b)!)
+  cache.touched.clear()
+  for (const id of touched) {
     const current = row(ctx, id)
     if (current.status !== 'pending') continue
-    const assessment = assessments.get(id)
+    const assessment = cache.assessments.get(id)
     const value = blockedNote(assessment)
     if (getNote(current.notes, 'blocked by') === value) continue
     setRow(ctx, id, {notes: setNote(current.notes, 'blocked by', value)})

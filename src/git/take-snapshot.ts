@@ -20,17 +20,22 @@ export type SnapshotResult = {ok: true; snapshot: Snapshot} | GitFailure
 
 /**
  * Take a snapshot of `root` (the top of a working tree). Clean files are not
- * hashed: what HEAD holds is known from HEAD, so the cost is one status, one
- * batched `hash-object` and a rev-parse, however big the repository.
+ * hashed: what HEAD holds is known from HEAD, so the cost is one status (which
+ * names HEAD too: `--branch`) and one batched `hash-object`, however big the
+ * repository. A run takes one per launch or check, so each git process saved
+ * is a fork saved per agent.
  */
 export async function takeSnapshot(root: string, ignore: IgnoreOptions = {}): Promise<SnapshotResult> {
-  const status = await runGit(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=none'])
+  // --no-ahead-behind: the branch's distance from its upstream is not wanted, and can cost a walk of history.
+  const status = await runGit(root, ['status', '--porcelain=v2', '--branch', '--no-ahead-behind', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=none'])
   if (!status.ok) return {ok: false, reason: gitReason(status, 'git status')}
-  const head = await headSha(root)
+  const read = readStatusV2(status.stdout)
+  // A git that named no HEAD (it always should): ask for it as before.
+  const head = read.head === null ? await headSha(root) : read.head
   const dirty = new Map<string, string>()
   const toHash: string[] = []
   const stamps = new Map<string, string>()
-  const paths = splitNul(status.stdout).map((entry) => entry.slice(3)).filter((path) => path !== '' && !isIgnoredPath(path, ignore))
+  const paths = read.paths.filter((path) => path !== '' && !isIgnoredPath(path, ignore))
   // In a repository with thousands of untracked files, one stat each, many at once; and a file
   // unchanged since an earlier snapshot (same inode, size, mtime and ctime) keeps its hash.
   for (let at = 0; at < paths.length; at += 256) {
@@ -54,6 +59,36 @@ export async function takeSnapshot(root: string, ignore: IgnoreOptions = {}): Pr
     if (stamp) hashCache.set(join(root, path), {stamp, hash})
   }
   return {ok: true, snapshot: {root, ...(head === undefined ? {} : {head}), dirty}}
+}
+
+/**
+ * `git status --porcelain=v2 --branch -z`: HEAD (`# branch.oid`, `(initial)` before the first commit:
+ * undefined; null when the header is missing) and every path it lists. Entries are NUL-separated and
+ * their paths unquoted; a path is whatever follows the entry's fixed fields, spaces included.
+ */
+export function readStatusV2(stdout: string): {head: string | undefined | null; paths: string[]} {
+  let head: string | undefined | null = null
+  const paths: string[] = []
+  const fields = splitNul(stdout)
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i]!
+    if (entry.startsWith('# ')) {
+      if (entry.startsWith('# branch.oid ')) {
+        const oid = entry.slice('# branch.oid '.length).trim()
+        head = oid === '(initial)' ? undefined : oid
+      }
+      continue
+    }
+    // 1: ordinary (8 fields, then the path); 2: renamed or copied (9, then the path, then the original
+    // path as its own field: never asked for, with --no-renames); u: unmerged (10); ? untracked, ! ignored (1).
+    const fixed = {'1': 8, '2': 9, u: 10, '?': 1, '!': 1}[entry[0]!]
+    if (fixed === undefined) continue
+    let at = 0
+    for (let n = 0; n < fixed && at !== -1; n++) at = entry.indexOf(' ', at) + 1 || -1
+    if (at !== -1) paths.push(entry.slice(at))
+    if (entry[0] === '2') i++
+  }
+  return {head, paths}
 }
 
 /** Hashes of files by absolute path, valid while the file's stat stamp is unchanged. */

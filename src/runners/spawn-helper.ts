@@ -40,6 +40,27 @@ export function helperSpawn(file: string, args: readonly string[], options: Spaw
 }
 
 /**
+ * Run `file` to its end through the spawn helper, output collected: for the short commands a run makes
+ * per attempt (git's status and hash-object), which would otherwise fork mdplan's large process each
+ * time. Undefined when no helper is up (a command that is not a run, or `MDPLAN_SPAWN_HELPER=0`):
+ * starting one for a few commands would cost more than the forks it saves.
+ */
+export function helperExec(file: string, args: readonly string[], options: SpawnProcessOptions): Promise<ExecOutcome> | undefined {
+  if (process.env.MDPLAN_SPAWN_HELPER === '0' || !helper?.connected) return undefined
+  const child = helperSpawn(file, args, options)
+  const stdout: Buffer[] = []
+  const stderr: Buffer[] = []
+  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk))
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
+  return Promise.resolve(child).then((outcome) => ({...outcome, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8')}))
+}
+
+export interface ExecOutcome extends ProcessOutcome {
+  stdout: string
+  stderr: string
+}
+
+/**
  * Start the helper now, while the caller is still small and has other work
  * (parsing the plan), so the first launch does not wait for a Node to boot.
  * It holds nothing open: an idle helper never keeps mdplan alive.

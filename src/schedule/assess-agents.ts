@@ -1,19 +1,27 @@
 import type {Agent, Status} from '../plan/types.js'
 
+/** Read access to a map or a set: a scheduling pass may answer from the live state without copying it. */
+export interface Lookup<V> {
+  get(id: string): V | undefined
+}
+export interface Membership {
+  has(id: string): boolean
+}
+
 /** What the scheduler knows about the run at one instant: no clock, no files, no processes. */
 export interface RunView {
   /** The plan's agents, in plan order. */
   agents: readonly Agent[]
-  status: ReadonlyMap<string, Status>
-  running: ReadonlySet<string>
-  /** Attempts used so far (failed attempts recorded in Notes plus the current one). */
-  attemptsUsed: ReadonlyMap<string, number>
+  status: Lookup<Status>
+  running: Membership
+  /** Attempts used so far (failed attempts recorded in Notes plus the current one); asked only of failed agents. */
+  attemptsUsed: Lookup<number>
   /** Attempts allowed per agent (a person's re-queue may raise it for one agent). */
   attemptLimit: (id: string) => number
   /** `needs_input` agents whose question has an answer: they can be resumed. */
-  answered: ReadonlySet<string>
+  answered: Membership
   /** Agents whose `creates` files all exist on disk (soft dependencies on them are met). */
-  filesCreated: ReadonlySet<string>
+  filesCreated: Membership
 }
 
 export type Assessment =
@@ -24,6 +32,9 @@ export type Assessment =
   | {kind: 'blocked'; by: Array<{id: string; why: 'failed' | 'needs input' | 'blocked'}>}
   | {kind: 'failed'}
   | {kind: 'needs-input'}
+
+/** What `assessOne` asks about an agent's dependencies: their assessment, computed as needed. */
+export type AssessDep = (id: string) => Assessment
 
 /**
  * Classify every agent: done, running, ready to launch, waiting on agents that
@@ -41,46 +52,63 @@ export function assessAgents(view: RunView): Map<string, Assessment> {
     // A cycle is a validation error; never recurse forever on one that slipped through.
     if (visiting.has(id)) return {kind: 'blocked', by: []}
     visiting.add(id)
-    const value = compute(id)
+    const value = assessOne(byId.get(id)!, view, byId, assess)
     visiting.delete(id)
     result.set(id, value)
     return value
   }
 
-  const compute = (id: string): Assessment => {
-    const agent = byId.get(id)!
-    const status = view.status.get(id) ?? 'pending'
-    if (view.running.has(id)) return {kind: 'running'}
-    if (status === 'completed') return {kind: 'done'}
-    if (status === 'needs_input' && !view.answered.has(id)) return {kind: 'needs-input'}
-    if (status === 'failed' && (view.attemptsUsed.get(id) ?? 0) >= view.attemptLimit(id)) return {kind: 'failed'}
-
-    const waiting: string[] = []
-    const blocked: Array<{id: string; why: 'failed' | 'needs input' | 'blocked'}> = []
-    for (const dep of agent.dependsOn) {
-      if (!byId.has(dep.id)) continue
-      const state = assess(dep.id)
-      if (state.kind === 'done') continue
-      if (state.kind === 'failed') blocked.push({id: dep.id, why: 'failed'})
-      else if (state.kind === 'needs-input') blocked.push({id: dep.id, why: 'needs input'})
-      else if (state.kind === 'blocked') blocked.push({id: dep.id, why: 'blocked'})
-      else waiting.push(dep.id)
-    }
-    if (blocked.length > 0) return {kind: 'blocked', by: blocked}
-
-    // A soft dependency only orders work: it is met once its files exist, and
-    // never blocks when it cannot finish.
-    for (const dep of agent.softDependsOn) {
-      if (!byId.has(dep.id) || view.filesCreated.has(dep.id)) continue
-      const state = assess(dep.id)
-      if (state.kind === 'running' || state.kind === 'ready' || state.kind === 'waiting') waiting.push(dep.id)
-    }
-    if (waiting.length > 0) return {kind: 'waiting', on: waiting}
-
-    const resume = status === 'needs_input' ? 'answer' : status === 'failed' ? 'retry' : 'fresh'
-    return {kind: 'ready', resume}
-  }
-
   for (const agent of view.agents) assess(agent.id)
   return result
+}
+
+/** One agent's assessment from its own state and its dependencies' (asked of `dep`). */
+export function assessOne(agent: Agent, view: Omit<RunView, 'agents'>, byId: ReadonlyMap<string, Agent>, dep: AssessDep): Assessment {
+  const id = agent.id
+  const status = view.status.get(id) ?? 'pending'
+  if (view.running.has(id)) return {kind: 'running'}
+  if (status === 'completed') return {kind: 'done'}
+  if (status === 'needs_input' && !view.answered.has(id)) return {kind: 'needs-input'}
+  if (status === 'failed' && (view.attemptsUsed.get(id) ?? 0) >= view.attemptLimit(id)) return {kind: 'failed'}
+
+  const waiting: string[] = []
+  const blocked: Array<{id: string; why: 'failed' | 'needs input' | 'blocked'}> = []
+  for (const ref of agent.dependsOn) {
+    if (!byId.has(ref.id)) continue
+    const state = dep(ref.id)
+    if (state.kind === 'done') continue
+    if (state.kind === 'failed') blocked.push({id: ref.id, why: 'failed'})
+    else if (state.kind === 'needs-input') blocked.push({id: ref.id, why: 'needs input'})
+    else if (state.kind === 'blocked') blocked.push({id: ref.id, why: 'blocked'})
+    else waiting.push(ref.id)
+  }
+  if (blocked.length > 0) return {kind: 'blocked', by: blocked}
+
+  // A soft dependency only orders work: it is met once its files exist, and
+  // never blocks when it cannot finish.
+  for (const ref of agent.softDependsOn) {
+    if (!byId.has(ref.id) || view.filesCreated.has(ref.id)) continue
+    const state = dep(ref.id)
+    if (state.kind === 'running' || state.kind === 'ready' || state.kind === 'waiting') waiting.push(ref.id)
+  }
+  if (waiting.length > 0) return {kind: 'waiting', on: waiting}
+
+  const resume = status === 'needs_input' ? 'answer' : status === 'failed' ? 'retry' : 'fresh'
+  return {kind: 'ready', resume}
+}
+
+/**
+ * What a dependant reads of an assessment: a dependant's own assessment changes only when this does.
+ * (`running`, `ready` and `waiting` all mean "can still finish".)
+ */
+export function dependantView(assessment: Assessment | undefined): string {
+  if (!assessment) return ''
+  switch (assessment.kind) {
+    case 'running':
+    case 'ready':
+    case 'waiting':
+      return 'live'
+    default:
+      return assessment.kind
+  }
 }

@@ -5,6 +5,10 @@ import type {ExecEffect} from '../../src/executor/exec-effect.js'
 import type {ExecEvent} from '../../src/executor/exec-event.js'
 import type {ExecState} from '../../src/executor/exec-state.js'
 import {step} from '../../src/executor/step.js'
+import {attemptLimit, failuresOf} from '../../src/executor/schedule-pass.js'
+import type {StepContext} from '../../src/executor/step-context.js'
+import {assessAgents} from '../../src/schedule/assess-agents.js'
+import {updateAssessments} from '../../src/schedule/assessment-cache.js'
 import type {Agent} from '../../src/plan/types.js'
 import {longestRemainingPath} from '../../src/plan/longest-remaining-path.js'
 import type {RunResult} from '../../src/runners/runner.js'
@@ -85,14 +89,48 @@ export class ExecSim {
   /** Set to an array to record every event with the table before it (replaying a failure). */
   trace: string[] | undefined
 
+  /** Events dispatched while set are marked `more` (a batch the driver steps together); `batch` ends it. */
+  more = false
+
   dispatch(event: Input): void {
     if (this.finished) return
+    if (this.more) event = {...event, more: true}
     this.trace?.push(`${event.type} ${JSON.stringify(event).slice(0, 120)} | ${[...this.state.table.rows].map(([id, row]) => `${id}:${row.status}`).join(' ')} | live ${[...this.state.attempts.values()].map((a) => `${a.agent}:${a.phase}`).join(' ')}`)
     if (this.trace) console.log(this.trace.at(-1))
     const result = step(this.state, {...event, now: this.now} as ExecEvent, this.config)
     this.state = result.state
     checkInvariants(this.state, this.config)
+    this.checkAssessments()
     for (const effect of result.effects) this.perform(effect)
+  }
+
+  /**
+   * The scheduler's kept assessments, brought up to date now (on a copy: the run's own is untouched),
+   * equal those of a pass over every agent from scratch.
+   */
+  checkAssessments(): void {
+    const {state} = this
+    const kept = state.assessed
+    if (!kept) return
+    const ctx = {state, config: this.config} as StepContext
+    const view = {
+      agents: state.agents,
+      status: new Map([...state.table.rows].map(([id, row]) => [id, row.status])),
+      running: new Set(state.attempts.keys()),
+      attemptsUsed: new Map([...state.table.rows].map(([id, row]) => [id, failuresOf(row.notes)])),
+      attemptLimit: (id: string) => attemptLimit(ctx, id),
+      answered: new Set(state.answered.keys()),
+      filesCreated: state.filesCreated
+    }
+    const copy = {...kept, inputs: new Map(kept.inputs), assessments: new Map(kept.assessments), ready: new Set(kept.ready), touched: new Set(kept.touched)}
+    const live = {inputs: (id: string) => ({row: state.table.rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
+    const incremental = updateAssessments(copy, view, live)
+    const full = assessAgents(view)
+    for (const [id, assessment] of full) {
+      const mine = incremental.assessments.get(id)
+      if (JSON.stringify(mine) !== JSON.stringify(assessment)) this.violations.push(`${id}: kept assessment ${JSON.stringify(mine)}, from scratch ${JSON.stringify(assessment)}`)
+      if ((assessment.kind === 'ready') !== incremental.ready.has(id)) this.violations.push(`${id}: ready set says ${incremental.ready.has(id)}, assessment ${assessment.kind}`)
+    }
   }
 
   perform(effect: ExecEffect): void {
@@ -267,6 +305,21 @@ export class ExecSim {
     const deps = this.agents.length > 0 ? [this.agents[pick % this.agents.length]!.id] : []
     this.agents = [...this.agents, simAgent(id, deps)]
     this.dispatch({type: 'plan-changed', agents: this.agents, priority: longestRemainingPath({agents: this.agents} as never)})
+  }
+
+  /**
+   * Events that arrive together, as the driver steps them: every one but the last marked `more`. The
+   * batch ends with an event that changes nothing (a stale agent-id), so whatever the commands did, its
+   * last event is a plain one.
+   */
+  batch(commands: Array<(sim: ExecSim) => unknown>): void {
+    this.more = true
+    try {
+      for (const command of commands) command(this)
+    } finally {
+      this.more = false
+    }
+    this.dispatch({type: 'agent-id', agent: '', attempt: -1, agentId: ''})
   }
 
   /** Let everything under way finish well, until the run ends. Returns false when it cannot end (a hang). */

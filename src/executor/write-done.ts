@@ -1,0 +1,63 @@
+import type {WriteResult} from '../store/plan-store.js'
+import {adoptWrite} from './adopt-write.js'
+import {jobField} from './place-attempt.js'
+import {failuresOf} from './schedule-pass.js'
+import {emit, row, undoLaunch, warn, type StepContext} from './step-context.js'
+
+/**
+ * A write reached the disk: adopt what it merged of a person's edits, report them, and move the
+ * launches it recorded on to `preparing` (on disk before spawned).
+ */
+export function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
+  const {state} = ctx
+  state.write.inflight = false
+  state.write.doneSeq = seq
+  state.write.onDisk = result.state
+  if (state.write.failed !== undefined) {
+    ctx.reschedule = true
+    state.write.failed = undefined
+    state.write.failedSince = undefined
+    warn(ctx, 'the plan can be written again: launching resumes')
+  }
+  // Edits mdplan did not take (their agent is live) are reported once, as what happened, and never as
+  // a `human-edit`; the file is written again so it says what mdplan knows (`in_progress`), not the edit.
+  const notTaken = new Set<string>()
+  for (const kept of adoptWrite(state.table, result, new Set(state.attempts.keys()))) {
+    notTaken.add(`${kept.agent}\u0000${kept.column}`)
+    const value = kept.column.toLowerCase() === 'status' ? ` (${row(ctx, kept.agent).status})` : ''
+    warn(ctx, `${kept.agent}: ${kept.column} was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's value${value}`)
+    state.write.dirty = true
+  }
+  for (const conflict of result.conflicts) if (conflict.winner === 'mdplan') notTaken.add(`${conflict.agent}\u0000${conflict.column}`)
+  // The store stamps `Last updated:`; the table keeps what it wrote, so the next write stamps again.
+  state.table.meta.lastUpdated = result.state.meta.lastUpdated
+  for (const edit of result.humanEdits) {
+    if (notTaken.has(`${edit.agent}\u0000${edit.column}`)) continue
+    emit(ctx, {type: 'human-edit', agent: edit.agent, column: edit.column, value: edit.to})
+    if (state.attempts.has(edit.agent)) continue
+    // A person setting a row back to pending asks for one more try, whatever the history says.
+    if (edit.column.toLowerCase() === 'status' && edit.to.toLowerCase() === 'pending' && edit.agent !== '') {
+      const used = failuresOf(row(ctx, edit.agent).notes)
+      state.extraAttempts.set(edit.agent, Math.max(0, used + 1 - ctx.config.maxAttempts))
+      state.noRetry.delete(edit.agent)
+      state.finalLook = 'none'
+    }
+  }
+  for (const conflict of result.conflicts) {
+    warn(ctx, `${conflict.agent}: ${conflict.column} was edited by hand while mdplan changed it; kept ${conflict.winner === 'person' ? 'the edit' : "mdplan's value"}`)
+  }
+  // A write that would have changed nothing was skipped: nothing to report.
+  if (result.bytes > 0) emit(ctx, {type: 'state-written', file: '', bytes: result.bytes, ms: result.ms})
+  for (const attempt of [...state.attempts.values()]) {
+    if (attempt.phase !== 'recording' || attempt.recordedBy > seq) continue
+    if (state.stopping) {
+      undoLaunch(ctx, attempt)
+      continue
+    }
+    attempt.phase = 'preparing'
+    // A row a killed run left in_progress means its agent may have run, even when the write recording its
+    // `base` never landed (the spawn does not wait for it); a retry's earlier attempt ran for sure.
+    const earlier = attempt.previous.status === 'in_progress' || attempt.attempt > 1
+    ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: row(ctx, attempt.agent).notes, earlier, ...jobField(attempt)})
+  }
+}
