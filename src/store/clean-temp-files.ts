@@ -23,7 +23,8 @@ export function cleanTempFiles(file: string): string[] {
     if (!match) continue
     const pid = Number(match[1])
     if (pid !== process.pid && isAlive(pid)) continue
-    fs.rmSync(path.join(folder, name), {force: true})
+    // Recursive: a write mutex set aside (an empty directory) has a temp file's name too.
+    fs.rmSync(path.join(folder, name), {force: true, recursive: true})
     removed.push(path.join(folder, name))
   }
   return removed

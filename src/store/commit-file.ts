@@ -15,8 +15,8 @@ export interface Produced {
   text?: string
   /** Where the state section is in `data`, when the write spliced bytes. */
   sectionBytes?: {start: number; end: number}
-  /** The state section's text in `data`, when this wrote the table. */
-  section?: string
+  /** The state section in `data` (its text, or its bytes), when this wrote the table. */
+  section?: string | Uint8Array
   /** The text around the section, when it may differ from the last write's. */
   outside?: Outside
   layout: StateLayout | undefined
