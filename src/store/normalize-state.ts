@@ -6,19 +6,23 @@ import type {RowState, TableState} from './table-state.js'
  * to the base's is the base's row (already as it reads back; the store never
  * changes a row in place): an event changes a row or two, not a thousand.
  */
-export function normalizeState(desired: TableState, base: TableState): {state: TableState; changed: string[]} {
+export function normalizeState(desired: TableState, base: TableState): {state: TableState; changed: string[]; hasBaseRows: boolean} {
   const rows = new Map<string, RowState>()
   // The agents whose row is not the base's: all the render needs to look at.
   const changed: string[] = []
+  let known = 0
   for (const [agent, row] of desired.rows) {
-    const known = base.rows.get(agent)
-    if (known && sameRow(row, known)) rows.set(agent, known)
+    const was = base.rows.get(agent)
+    if (was) known++
+    if (was && sameRow(row, was)) rows.set(agent, was)
     else {
       rows.set(agent, normalizeRow(row))
       changed.push(agent)
     }
   }
-  return {state: {rows, meta: {...desired.meta}}, changed}
+  // Every agent of the base has a row here (none to carry over from the base).
+  const hasBaseRows = known === base.rows.size
+  return {state: {rows, meta: {...desired.meta}}, changed, hasBaseRows}
 }
 
 function sameRow(a: RowState, b: RowState): boolean {

@@ -182,10 +182,13 @@ export class PlanStore {
     let mine = normalized.state
     // Rows not in it are the base's own: a layout that shows every row of the base needs to look at these alone.
     const changed = this.#covered ? normalized.changed : undefined
+    const complete = normalized.hasBaseRows
     let merged = false
     const done = await this.#commit((seen, same) => {
       merged ||= !same
-      const produced = same && this.#clean && this.#layout ? this.#splice(mine, seen, changed) : mergeSaved(this.#context(), mine, seen, running)
+      // Rows of the table the executor does not know stay (none when it has a row for every agent of the base).
+      const wanted = complete && mine === normalized.state ? mine : withUnknown(mine, this.#base)
+      const produced = same && this.#clean && this.#layout ? this.#splice(wanted, seen, changed) : mergeSaved(this.#context(), mine, seen, running)
       const {committed} = produced
       return {...produced, committed: () => (committed?.(), (mine = produced.state!))}
     })
@@ -203,7 +206,7 @@ export class PlanStore {
     }
     const at = this.#sectionBytes
     const unchanged = (rendered: RenderedState): boolean => sameSectionText(layout, rendered.layout)
-    return renderStamped({layout, state: withUnknown(mine, this.#base), file: this.#base.meta, given: this.#base.meta.lastUpdated, now: this.#now, changed}, unchanged, (rendered) => {
+    return renderStamped({layout, state: mine, file: this.#base.meta, given: this.#base.meta.lastUpdated, now: this.#now, changed}, unchanged, (rendered) => {
       const spliced = spliceLines(seen, at, layout, rendered.layout)
       if (spliced) return {...spliced, section: spliced.data.subarray(spliced.sectionBytes.start, spliced.sectionBytes.end)}
       // Rows came or went: encode the whole section.
