@@ -23,8 +23,7 @@ export function cleanTempFiles(file: string): string[] {
     if (!match) continue
     const pid = Number(match[1])
     if (pid !== process.pid && isAlive(pid)) continue
-    // Recursive: a write mutex set aside (an empty directory) has a temp file's name too.
-    fs.rmSync(path.join(folder, name), {force: true, recursive: true})
+    fs.rmSync(path.join(folder, name), {force: true})
     removed.push(path.join(folder, name))
   }
   return removed
