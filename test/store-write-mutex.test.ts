@@ -6,6 +6,7 @@ import {describe, expect, it} from 'vitest'
 import {PlanStore} from '../src/store/plan-store.js'
 import {withWriteMutex, writeMutexPath} from '../src/store/write-mutex.js'
 import {copyFixture} from './helpers/store-fixture.js'
+import {transpileSources} from './helpers/store-transpile.js'
 
 /** Another process that holds the plan's write mutex for `ms`, the way a careful tool would. */
 async function holdMutex(file: string, ms: number): Promise<{released: Promise<number>}> {
@@ -68,5 +69,49 @@ describe("the plan's write mutex", () => {
       expect(() => fs.mkdirSync(writeMutexPath(file))).toThrow(/EEXIST/)
     })
     expect(fs.existsSync(writeMutexPath(file))).toBe(false)
+  })
+})
+
+describe('releasing the write mutex', () => {
+  /** A process that makes `writes` writes of the plan, then exits at once (`process.exit`, pending I/O abandoned). */
+  function writeAndExit(root: string, file: string, writes: number): Promise<number> {
+    const script = `const {PlanStore} = await import(${JSON.stringify(`${root}/src/store/plan-store.js`)})
+const store = await PlanStore.open(${JSON.stringify(file)})
+let state = store.state
+const ids = [...state.rows.keys()]
+for (let n = 0; n < ${writes}; n++) {
+  const id = ids[n % ids.length]
+  state.rows.set(id, {...state.rows.get(id), status: n % 2 ? 'completed' : 'in_progress', notes: 'write ' + n})
+  state = (await store.write(state, {running: new Set()})).state
+}
+process.exit(0)`
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['ignore', 'inherit', 'inherit']})
+    return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? -1)))
+  }
+
+  it('leaves nothing beside the plan, in a process that exits right after its last write', async () => {
+    const root = transpileSources()
+    const file = copyFixture('ten-agents')
+    expect(await writeAndExit(root, file, 30)).toBe(0)
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['plan.md'])
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/write 29/)
+  })
+
+  it('never removes the mutex of a writer that took it over meanwhile', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-mutex-')), 'plan.md')
+    withWriteMutex(file, () => {
+      // Held past a second (a stopped process): another writer took it over as stale, the way a tool does.
+      fs.rmSync(writeMutexPath(file), {recursive: true, force: true})
+      fs.mkdirSync(writeMutexPath(file))
+    })
+    expect(fs.statSync(writeMutexPath(file)).isDirectory()).toBe(true)
+  })
+
+  it('frees the mutex path when the critical step ends, so another writer can take it at once', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-mutex-')), 'plan.md')
+    withWriteMutex(file, () => undefined)
+    // Taken again at once, as a directory (a tool's way): the path is free.
+    fs.mkdirSync(writeMutexPath(file))
+    fs.rmdirSync(writeMutexPath(file))
   })
 })

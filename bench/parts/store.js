@@ -49,13 +49,19 @@ function changed(before, after) {
   return {bytes, lines}
 }
 
-/** The i-th event: agents launch in plan order, then complete with a duration. */
+/** The i-th event: agents launch in plan order, then complete with a duration. Rows are replaced, never changed in place, as the executor does. */
 function apply(state, i) {
   const id = agentId(Math.floor(i / 2) % agents)
   const row = state.rows.get(id)
-  if (i % 2 === 0) Object.assign(row, {status: 'in_progress', agentId: `agent-${i.toString(36)}`})
-  else Object.assign(row, {status: 'completed', duration: `${1 + (i % 59)}s`, notes: i % 10 === 1 ? 'checkpoint: tests | lint' : row.notes})
+  if (i % 2 === 0) state.rows.set(id, {...row, status: 'in_progress', agentId: `agent-${i.toString(36)}`})
+  else state.rows.set(id, {...row, status: 'completed', duration: `${1 + (i % 59)}s`, notes: i % 10 === 1 ? 'checkpoint: tests | lint' : row.notes})
   return id
+}
+
+/** A write as the executor makes it: the result is read, never changed (its own table is a copy of the map). */
+async function write(store, state, running) {
+  const result = (await store.write(state, {running, readOnly: true})).state
+  return {rows: new Map(result.rows), meta: {...result.meta}}
 }
 
 export async function run() {
@@ -87,7 +93,7 @@ export async function run() {
     atomicWrite(path.join(folder, 'bare.md'), data)
     if (i >= 2) disk.push(now() - bare)
     const start = now()
-    state = (await store.write(state, {running})).state
+    state = await write(store, state, running)
     const elapsed = now() - start
     const after = fs.readFileSync(file, 'utf8')
     // The first write re-stamps Last updated and takes the plan's parse; count events after it.
@@ -114,7 +120,7 @@ export async function run() {
     fs.renameSync(`${file}.swp`, file)
     apply(state, events + i)
     const start = now()
-    state = (await store.write(state, {running})).state
+    state = await write(store, state, running)
     merge.push(now() - start)
   }
   store.close()

@@ -116,7 +116,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         return later(async () => {
           try {
             watch.writing()
-            const result = await store.write(effect.table, {running: effect.running})
+            const result = await store.write(effect.table, {running: effect.running, readOnly: true})
             await input.onWritten?.()
             watch.wrote(result.merged)
             return [{type: 'write-done', seq: effect.seq, result}, ...watch.refresh(state)]

@@ -92,7 +92,7 @@ async function verifyAfter(plan: Plan, state: ExecState, where: {cwd: string; fi
 /** One more write after the executor finished (verification results, or what a failing store could not record). */
 async function writeLast(store: PlanStore, state: ExecState, emit: (event: Emitted) => void): Promise<void> {
   try {
-    const result = await store.write(state.table, {running: new Set()})
+    const result = await store.write(state.table, {running: new Set(), readOnly: true})
     state.write.failed = undefined
     state.write.onDisk = result.state
     if (result.bytes > 0) emit({type: 'state-written', file: store.file, bytes: result.bytes, ms: result.ms})

@@ -8,6 +8,8 @@ export interface AtomicWriteOptions {
   mode?: number
   /** Called after the data is on disk, just before the rename: return false to give up (the temp file is removed). */
   beforeRename?: () => boolean
+  /** Called right after the rename, still inside `exclusive`. */
+  afterRename?: () => void
   /** Runs the check and the rename, as one step other writers respect (a lock). */
   exclusive?: (checkAndRename: () => boolean) => boolean
 }
@@ -35,6 +37,7 @@ export function atomicWrite(file: string, data: Uint8Array, options: AtomicWrite
       if (options.beforeRename && !options.beforeRename()) return false
       fs.renameSync(temp, file)
       renamed = true
+      options.afterRename?.()
       return true
     }
     return options.exclusive ? options.exclusive(checkAndRename) : checkAndRename()

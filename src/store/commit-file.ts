@@ -15,8 +15,8 @@ export interface Produced {
   text?: string
   /** Where the state section is in `data`, when the write spliced bytes. */
   sectionBytes?: {start: number; end: number}
-  /** The state section's text in `data`, when this wrote the table. */
-  section?: string
+  /** The state section in `data` (its text, or its bytes), when this wrote the table. */
+  section?: string | Uint8Array
   /** The text around the section, when it may differ from the last write's. */
   outside?: Outside
   layout: StateLayout | undefined
@@ -43,6 +43,15 @@ export interface CommitIo {
   late: Array<{from: Buffer; to: Buffer}>
   /** Recent versions on disk, newest first: where a late in-place edit may start from. */
   ancestry: Buffer[]
+  /** The plan's inode, size and times right after our last rename (what `bytes()` holds then). */
+  written?: FileStamp | undefined
+}
+
+interface FileStamp {
+  ino: bigint
+  size: bigint
+  mtimeNs: bigint
+  ctimeNs: bigint
 }
 
 export interface CommitInput {
@@ -84,7 +93,10 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
     try {
       const mine = input.bytes()
       let disk = mine
-      if (!holds(fd, disk)) {
+      // Untouched since our rename (same inode, size and times): no need to read it. A write in place
+      // that left all four as they were (within one tick of a coarse clock) is still caught: the rename
+      // below replaces this inode, and the check after it reads the file we replaced.
+      if (!sameStamp(fd, io.written, mine.length) && !holds(fd, disk)) {
         // A file written moments ago may be half written (in place): wait for it to settle. One
         // untouched for a while is complete, and merging it must not wait (saves come every 0.1 s).
         const stat = fs.fstatSync(fd)
@@ -109,6 +121,7 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       const written = atomicWrite(target, data, {
         mode: stat.mode & 0o7777,
         beforeRename: () => fs.statSync(target).ino === stat.ino,
+        afterRename: () => (io.written = stampOf(fs.statSync(target, {bigint: true}))),
         exclusive: (checkAndRename) => withWriteMutex(target, checkAndRename)
       })
       if (!written) {
@@ -140,6 +153,16 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       if (!keep) fs.closeSync(fd)
     }
   }
+}
+
+function stampOf(stat: fs.BigIntStats): FileStamp {
+  return {ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs}
+}
+
+function sameStamp(fd: number, stamp: FileStamp | undefined, size: number): boolean {
+  if (!stamp || stamp.size !== BigInt(size)) return false
+  const now = fs.fstatSync(fd, {bigint: true})
+  return now.ino === stamp.ino && now.size === stamp.size && now.mtimeNs === stamp.mtimeNs && now.ctimeNs === stamp.ctimeNs
 }
 
 /** Fold an edit found in a file we had replaced into `current`, from the version it was made on. */

@@ -62,9 +62,9 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   const stamp = {layout: {...layout, atEof: after === ''}, state, file: read.meta, given: context.base.meta.lastUpdated, now: context.now}
   const produced = renderStamped(
     stamp,
-    (rendered) => rendered === section,
+    (rendered) => rendered.text === section,
     (rendered) => {
-      const middle = Buffer.from(rendered, 'utf8')
+      const middle = Buffer.from(rendered.text, 'utf8')
       const data = tail === undefined ? Buffer.concat([Buffer.from(prefix, 'utf8'), middle, Buffer.from(after, 'utf8')]) : Buffer.concat([seen.subarray(0, head), middle, seen.subarray(tail)])
       return {data, sectionBytes: {start: head, end: head + middle.length}}
     }

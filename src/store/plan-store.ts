@@ -5,7 +5,6 @@ import {parsePlan, type PromptsSource} from '../plan/parse-plan.js'
 import type {Plan, Section} from '../plan/types.js'
 import {cleanTempFiles} from './clean-temp-files.js'
 import {commitFile, type Committed, type Produced} from './commit-file.js'
-import {normalizeCell} from './escape-cell.js'
 import {locateStateSection} from './locate-state-section.js'
 import {outsideOf} from './merge-outside.js'
 import {mergeSaved, withAgents, type SavedContext} from './merge-saved.js'
@@ -13,13 +12,20 @@ import type {Conflict, HumanEdit} from './merge-state.js'
 import {planTarget} from './plan-target.js'
 import {readSection} from './read-section.js'
 import {renderStamped} from './render-stamped.js'
+import type {RenderedState} from './render-state.js'
+import {spliceLines} from './splice-lines.js'
 import {replaceSection} from './replace-section.js'
 import {stateLayout, type StateLayout} from './state-layout.js'
-import {cloneState, tableStateFromPlan, type RowState, type TableState} from './table-state.js'
+import {normalizeState} from './normalize-state.js'
+import {withUnknown} from './with-unknown.js'
+import type {WriteOptions} from './write-options.js'
+import {sameSectionText} from './same-section-text.js'
+import {cloneState, tableStateFromPlan, type TableState} from './table-state.js'
 import {WrittenVersions} from './written-versions.js'
 import {ConflictedPlanError} from './conflicted-plan-error.js'
 
 export {DamagedTableError} from './damaged-table-error.js'
+export type {WriteOptions} from './write-options.js'
 
 export interface WriteResult {
   /** What the file says after the write (hand edits merged in): the executor adopts it. */
@@ -74,6 +80,8 @@ export class PlanStore {
   #base: TableState
   /** Whether the table in `#bytes` is exactly `#base` (no hand edit waits to be merged). */
   #clean = true
+  /** Whether `#layout` has a line for every row of `#base` (not so at open: agents with no row yet). */
+  #covered = false
   #fileState: TableState | undefined
   /** Whether the file had a state table since the store opened it: one that goes away is damage, not absence. */
   #hadTable: boolean
@@ -145,8 +153,8 @@ export class PlanStore {
    * the file already says. Rejects with DamagedTableError, writing nothing,
    * while a hand edit has left the table unreadable.
    */
-  write(desired: TableState, options: {running: ReadonlySet<string>}): Promise<WriteResult> {
-    return this.#enqueue(() => this.#write(desired, options.running))
+  write(desired: TableState, options: WriteOptions): Promise<WriteResult> {
+    return this.#enqueue(() => this.#write(desired, options))
   }
 
   /**
@@ -166,23 +174,31 @@ export class PlanStore {
     return result
   }
 
-  async #write(desired: TableState, running: ReadonlySet<string>): Promise<WriteResult> {
+  async #write(desired: TableState, options: WriteOptions): Promise<WriteResult> {
+    const {running} = options
     const started = performance.now()
     // What mdplan wants; once a write is on disk, what it wrote (a second
     // round, folding in an edit that raced the first, must not undo the first).
-    let mine = normalize(desired)
+    const normalized = normalizeState(desired, this.#base)
+    let mine = normalized.state
+    // Rows not in it are the base's own: a layout that shows every row of the base needs to look at these alone.
+    const changed = this.#covered ? normalized.changed : undefined
+    const complete = normalized.hasBaseRows
     let merged = false
     const done = await this.#commit((seen, same) => {
       merged ||= !same
-      const produced = same && this.#clean && this.#layout ? this.#splice(mine, seen) : mergeSaved(this.#context(), mine, seen, running)
+      // Rows of the table the executor does not know stay (none when it has a row for every agent of the base).
+      const wanted = complete && mine === normalized.state ? mine : withUnknown(mine, this.#base)
+      const produced = same && this.#clean && this.#layout ? this.#splice(wanted, seen, changed) : mergeSaved(this.#context(), mine, seen, running)
       const {committed} = produced
       return {...produced, committed: () => (committed?.(), (mine = produced.state!))}
     })
-    return {state: cloneState(this.#base), humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started, merged}
+    const state = options.readOnly ? this.#base : cloneState(this.#base)
+    return {state, humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started, merged}
   }
 
-  /** The fast path: the file is what mdplan last wrote; render the table into the bytes, nothing parsed. */
-  #splice(mine: TableState, seen: Buffer): Produced {
+  /** The fast path: the file is what mdplan last wrote; the changed lines go into its bytes, nothing parsed. */
+  #splice(mine: TableState, seen: Buffer, changed: readonly string[] | undefined): Produced {
     const layout = this.#layout!
     if (!this.#sectionBytes) {
       const text = this.#text()
@@ -190,13 +206,18 @@ export class PlanStore {
       this.#sectionBytes = {start, end: start + Buffer.byteLength(text.slice(layout.start, layout.end))}
     }
     const at = this.#sectionBytes
-    return renderStamped({layout, state: withUnknown(mine, this.#base), file: this.#base.meta, given: this.#base.meta.lastUpdated, now: this.#now}, (section) => Buffer.byteLength(section) === at.end - at.start && seen.toString('utf8', at.start, at.end) === section, (section) => {
+    const unchanged = (rendered: RenderedState): boolean => sameSectionText(layout, rendered.layout)
+    return renderStamped({layout, state: mine, file: this.#base.meta, given: this.#base.meta.lastUpdated, now: this.#now, changed}, unchanged, (rendered) => {
+      const spliced = spliceLines(seen, at, layout, rendered.layout)
+      if (spliced) return {...spliced, section: spliced.data.subarray(spliced.sectionBytes.start, spliced.sectionBytes.end)}
+      // Rows came or went: encode the whole section.
+      const section = rendered.text
       const size = Buffer.byteLength(section)
       const data = Buffer.allocUnsafe(at.start + size + seen.length - at.end)
       seen.copy(data, 0, 0, at.start)
       data.write(section, at.start, 'utf8')
       seen.copy(data, at.start + size, at.end)
-      return {data, sectionBytes: {start: at.start, end: at.start + size}}
+      return {data, sectionBytes: {start: at.start, end: at.start + size}, section}
     })
   }
 
@@ -236,6 +257,8 @@ export class PlanStore {
     this.#layout = result.layout
     if (result.layout) this.#hadTable = true
     if (result.state) {
+      // A table written whole, or spliced from one that was: its lines show every row of the base.
+      this.#covered = result.layout !== undefined
       this.#base = result.state
       this.#fileState = result.state
       this.#clean = true
@@ -273,27 +296,4 @@ export class PlanStore {
   #context(): SavedContext {
     return {file: this.file, parse: (text) => this.#parse(text), hadTable: this.#hadTable, versions: this.#versions, base: this.#base, layout: this.#layout, agents: this.#agents, now: this.#now}
   }
-}
-
-/** Cells as they will read back. */
-function normalize(desired: TableState): TableState {
-  const state = cloneState(desired)
-  for (const row of state.rows.values()) {
-    row.agentId = normalizeCell(row.agentId)
-    row.duration = normalizeCell(row.duration)
-    row.notes = normalizeCell(row.notes)
-    for (const column of Object.keys(row.extra)) row.extra[column] = normalizeCell(row.extra[column]!)
-  }
-  return state
-}
-
-/** Rows of the table the executor does not know stay, and stay in the state. */
-function withUnknown(want: TableState, base: TableState): TableState {
-  let rows: Map<string, RowState> | undefined
-  for (const [agent, row] of base.rows) {
-    if (want.rows.has(agent)) continue
-    rows ??= new Map(want.rows)
-    rows.set(agent, row)
-  }
-  return rows ? {rows, meta: want.meta} : want
 }

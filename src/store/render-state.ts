@@ -1,13 +1,15 @@
 import {escapeCell, normalizeCell} from './escape-cell.js'
 import {renderDelimiter, renderRow} from './render-row.js'
 import {splitRaw} from './detect-table-style.js'
-import {headerCells, type LayoutRow, type PostLine, type StateLayout, type TableLine} from './state-layout.js'
-import {isStandard, metaKeys, type RowState, type TableState} from './table-state.js'
+import {headerCells, type LayoutRow, type StateLayout, type TableLine} from './state-layout.js'
+import {isStandard, type RowState, type TableState} from './table-state.js'
 import {durationIntoNotes} from './duration-in-notes.js'
+import {renderMeta} from './render-meta.js'
+import {sectionLength, sectionText} from './section-text.js'
 
 export interface RenderedState {
-  /** The new section text, from its heading to where it ended. */
-  text: string
+  /** The new section text, from its heading to where it ended (joined on first use). */
+  readonly text: string
   /** The layout of the new text: the next write starts from it without parsing. */
   layout: StateLayout
   /** Rows whose line was (re)written. */
@@ -23,6 +25,13 @@ export interface RenderOptions {
    * diff). Otherwise the whole table is re-padded, never shrinking (a merge).
    */
   overflow?: boolean
+  /**
+   * The agents whose rows may differ from the ones `layout` was rendered from:
+   * every other row of `desired` is that very row (the caller checked by
+   * identity), so a write looks at one row, not a thousand. Ignored when one
+   * of them has no line yet.
+   */
+  changed?: readonly string[]
 }
 
 /**
@@ -38,24 +47,38 @@ export function renderState(layout: StateLayout, desired: TableState, options: R
   // Rows: changed ones get new text; missing ones are queued after the row of
   // the agent before them in plan order (or at the top).
   const replaced = new Map<LayoutRow, LayoutRow>()
+  const replacedAt = new Map<number, LayoutRow>()
   const after = new Map<LayoutRow | undefined, LayoutRow[]>()
   let previous: LayoutRow | undefined
   let changedRows = 0
   let widen = false
-  for (const [agent, row] of desired.rows) {
+  for (const [agent, row] of entries(desired, positions, options.changed)) {
     const at = positions.get(agent)
     const old = at === undefined ? undefined : layout.rows[at]
     if (old) {
       previous = old
-      if (unchanged(old, row, layout)) continue
+      if (renderedFrom.get(old) === row) continue
+      if (unchanged(old, row, layout)) {
+        renderedFrom.set(old, row)
+        continue
+      }
     }
     const values = cellValues(agent, row, layout, old)
-    if (old && sameValues(old.values, values, layout.index.status)) continue
+    if (old && sameValues(old.values, values, layout.index.status)) {
+      renderedFrom.set(old, row)
+      continue
+    }
     const cells = values.map((value, i) => displayCell(value, i, layout))
     if (style.aligned && !options.overflow && cells.some((cell, i) => cell.length > (style.widths[i] ?? 0))) widen = true
     const line: LayoutRow = {text: renderRow(cells, style), eol, agent, values}
     changedRows++
-    if (old) replaced.set(old, {...line, eol: old.eol})
+    renderedFrom.set(line, row)
+    if (old) {
+      const kept = {...line, eol: old.eol}
+      renderedFrom.set(kept, row)
+      replaced.set(old, kept)
+      replacedAt.set(at!, kept)
+    }
     else {
       const queue = after.get(previous) ?? []
       queue.push(line)
@@ -66,8 +89,10 @@ export function renderState(layout: StateLayout, desired: TableState, options: R
   }
 
   let rows: LayoutRow[]
-  if (after.size === 0) rows = replaced.size === 0 ? layout.rows.slice() : layout.rows.map((row) => replaced.get(row) ?? row)
-  else {
+  if (after.size === 0) {
+    rows = layout.rows.slice()
+    for (const [at, row] of replacedAt) rows[at] = row
+  } else {
     rows = []
     const emit = (row: LayoutRow): void => {
       rows.push(row)
@@ -107,15 +132,30 @@ export function renderState(layout: StateLayout, desired: TableState, options: R
     if (rows.length > 0 && rows[rows.length - 1]!.eol === '') rows[rows.length - 1] = {...rows[rows.length - 1]!, eol}
     else if (rows.length === 0 && delimiter.eol === '') delimiter = {...delimiter, eol}
   }
-  const parts: string[] = [layout.pre, header.text, header.eol, delimiter.text, delimiter.eol]
-  for (const row of rows) parts.push(row.text, row.eol)
-  for (const line of post) parts.push(line.text, line.eol)
-  const text = parts.join('')
-  const next: StateLayout = {...layout, end: layout.start + text.length, style: nextStyle, header, delimiter, rows, post}
+  const next: StateLayout = {...layout, style: nextStyle, header, delimiter, rows, post}
+  // Same lines but a few: the length moves by theirs (a walk over every line costs more than the render).
+  next.end = after.size === 0 && !widen ? layout.end + lengthChange(layout, next, [...replacedAt.keys(), rows.length - 1]) : layout.start + sectionLength(next)
   // No row added: every agent keeps its position, the next render reuses the index.
   if (after.size === 0) index.set(rows, positions)
   const same = changedRows === 0 && post.length === layout.post.length && post.every((line, i) => line === layout.post[i])
-  return {text, layout: next, changedRows, same}
+  return rendered(next, changedRows, same)
+}
+
+/**
+ * The result, its text joined only when asked for: a store write splices the
+ * changed lines into the file's bytes and never needs the whole section as a string.
+ */
+function rendered(layout: StateLayout, changedRows: number, same: boolean): RenderedState {
+  let text: string | undefined
+  return {
+    get text() {
+      text ??= sectionText(layout)
+      return text
+    },
+    layout,
+    changedRows,
+    same
+  }
 }
 
 /**
@@ -129,14 +169,35 @@ export function renderMetaAgain(previous: RenderedState, desired: TableState, op
   if (post.length !== layout.post.length || post.length === 0) return renderState(layout, desired, options)
   let old = 0
   for (const line of layout.post) old += line.text.length + line.eol.length
-  const parts: string[] = [previous.text.slice(0, previous.text.length - old)]
-  for (const line of post) parts.push(line.text, line.eol)
-  const text = parts.join('')
+  let length = 0
+  for (const line of post) length += line.text.length + line.eol.length
   const same = post.every((line, i) => line === layout.post[i])
-  return {text, layout: {...layout, end: layout.start + text.length, post}, changedRows: 0, same}
+  return rendered({...layout, end: layout.end - old + length, post}, 0, same)
+}
+
+/** The rows to look at: all of them, or the changed ones when each has its line. */
+function entries(desired: TableState, positions: ReadonlyMap<string, number>, changed: readonly string[] | undefined): Iterable<[string, RowState]> {
+  if (!changed || !changed.every((agent) => positions.has(agent) && desired.rows.has(agent))) return desired.rows
+  return changed.map((agent) => [agent, desired.rows.get(agent)!])
+}
+
+/** How much longer `next` is than `layout`, when only the rows at `touched`, the header, delimiter and lines after the table may differ. */
+function lengthChange(layout: StateLayout, next: StateLayout, touched: readonly number[]): number {
+  const size = (line: TableLine | undefined): number => (line ? line.text.length + line.eol.length : 0)
+  let change = size(next.header) - size(layout.header) + size(next.delimiter) - size(layout.delimiter)
+  for (const at of new Set(touched)) change += size(next.rows[at]) - size(layout.rows[at])
+  for (const line of next.post) change += size(line)
+  for (const line of layout.post) change -= size(line)
+  return change
 }
 
 const index = new WeakMap<readonly LayoutRow[], Map<string, number>>()
+/**
+ * The row state a line was rendered from (or found to read back as): a write
+ * passes the same row objects for the rows an event did not touch, so a
+ * thousand-row table is checked by identity, not cell by cell.
+ */
+const renderedFrom = new WeakMap<LayoutRow, RowState>()
 
 /** Where each agent's (first) row is, built once per rows array. */
 function rowPositions(layout: StateLayout): Map<string, number> {
@@ -206,72 +267,4 @@ function rawCells(line: string, columns: number): string[] {
   const cells = splitRaw(line).map((cell) => cell.trim())
   while (cells.length < columns) cells.push('')
   return cells.slice(0, columns)
-}
-
-/** Meta lines: values replaced in place; missing ones added in the order Started, Last updated, Build, Integration. */
-function renderMeta(layout: StateLayout, desired: TableState): PostLine[] {
-  const {eol} = layout
-  const post = layout.post.slice()
-  const present = new Map(post.map((line, i) => [line.meta?.name, i] as const))
-  const missing: Array<(typeof metaKeys)[number]> = []
-  for (const entry of metaKeys) {
-    const [name] = entry
-    const value = desired.meta[name]
-    if (value === undefined) continue
-    const at = present.get(name)
-    if (at === undefined) {
-      missing.push(entry)
-      continue
-    }
-    const line = post[at]!
-    const meta = line.meta!
-    const old = line.text.slice(meta.valueStart, meta.valueEnd)
-    const shown = escapeMeta(value)
-    if (old === shown || (old === '—' && shown === '—')) continue
-    const text = line.text.slice(0, meta.valueStart) + shown + line.text.slice(meta.valueEnd)
-    post[at] = {...line, text, meta: {name, valueStart: meta.valueStart, valueEnd: meta.valueStart + shown.length}}
-  }
-  if (missing.length === 0) return post
-
-  const make = ([name, , label]: (typeof metaKeys)[number]): PostLine => {
-    const shown = escapeMeta(desired.meta[name]!)
-    return {text: `${label}: ${shown}`, eol, meta: {name, valueStart: label.length + 2, valueEnd: label.length + 2 + shown.length}}
-  }
-  const anyMeta = post.some((line) => line.meta)
-  if (!anyMeta) {
-    // A block right after the table, set off by blank lines.
-    const block: PostLine[] = [{text: '', eol}, ...missing.map(make)]
-    const next = post[0]
-    if (next && next.text.trim() !== '') block.push({text: '', eol})
-    else if (!next && !layout.atEof) block.push({text: '', eol})
-    const lastTable = layout.rows[layout.rows.length - 1] ?? layout.delimiter
-    // The table ended the file without a final newline: so does the block.
-    if (lastTable.eol === '' && post.length === 0) block[block.length - 1] = {...block[block.length - 1]!, eol: ''}
-    return [...block, ...post]
-  }
-  for (const entry of missing) {
-    const order = metaKeys.indexOf(entry)
-    let at = -1
-    for (let k = order - 1; k >= 0 && at === -1; k--) {
-      const i = post.findIndex((line) => line.meta?.name === metaKeys[k]![0])
-      if (i !== -1) at = i + 1
-    }
-    for (let k = order + 1; k < metaKeys.length && at === -1; k++) {
-      const i = post.findIndex((line) => line.meta?.name === metaKeys[k]![0])
-      if (i !== -1) at = i
-    }
-    const line = make(entry)
-    const before = post[at - 1]
-    if (at === post.length && before && before.eol === '') {
-      post[at - 1] = {...before, eol}
-      line.eol = ''
-    }
-    post.splice(at, 0, line)
-  }
-  return post
-}
-
-function escapeMeta(value: string): string {
-  const line = normalizeCell(value)
-  return line === '' ? '—' : line
 }

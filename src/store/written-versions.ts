@@ -23,7 +23,7 @@ export class WrittenVersions {
    * the table is mdplan's, with no hand edit waiting in it), the text around
    * it (section cut out).
    */
-  remember(section: string | undefined, state: TableState | undefined, outside: Outside | undefined): void {
+  remember(section: string | Uint8Array | undefined, state: TableState | undefined, outside: Outside | undefined): void {
     if (section !== undefined) this.#hashes.add(hash(section))
     if (state && this.#states[0] !== state) this.#states = [state, ...this.#states].slice(0, recentStates)
     const first = this.#outsides[0]
@@ -64,7 +64,8 @@ export class WrittenVersions {
   }
 }
 
-function hash(text: string): string {
+/** The same digest for a text and for its UTF-8 bytes. */
+function hash(text: string | Uint8Array): string {
   return createHash('sha1').update(text).digest('base64')
 }
 

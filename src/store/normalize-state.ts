@@ -1,0 +1,44 @@
+import {normalizeCell} from './escape-cell.js'
+import type {RowState, TableState} from './table-state.js'
+
+/**
+ * Cells as they will read back, in a copy the caller cannot change. A row equal
+ * to the base's is the base's row (already as it reads back; the store never
+ * changes a row in place): an event changes a row or two, not a thousand.
+ */
+export function normalizeState(desired: TableState, base: TableState): {state: TableState; changed: string[]; hasBaseRows: boolean} {
+  const rows = new Map<string, RowState>()
+  // The agents whose row is not the base's: all the render needs to look at.
+  const changed: string[] = []
+  let known = 0
+  for (const [agent, row] of desired.rows) {
+    const was = base.rows.get(agent)
+    if (was) known++
+    if (was && sameRow(row, was)) rows.set(agent, was)
+    else {
+      rows.set(agent, normalizeRow(row))
+      changed.push(agent)
+    }
+  }
+  // Every agent of the base has a row here (none to carry over from the base).
+  const hasBaseRows = known === base.rows.size
+  return {state: {rows, meta: {...desired.meta}}, changed, hasBaseRows}
+}
+
+function sameRow(a: RowState, b: RowState): boolean {
+  if (a === b) return true
+  if (a.status !== b.status || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
+  let count = 0
+  for (const column in a.extra) {
+    if (a.extra[column] !== b.extra[column]) return false
+    count++
+  }
+  for (const _ in b.extra) count--
+  return count === 0
+}
+
+function normalizeRow(row: RowState): RowState {
+  const extra: Record<string, string> = {}
+  for (const column of Object.keys(row.extra)) extra[column] = normalizeCell(row.extra[column]!)
+  return {...row, agentId: normalizeCell(row.agentId), duration: normalizeCell(row.duration), notes: normalizeCell(row.notes), extra}
+}
