@@ -1,5 +1,6 @@
-// Load the bundled CLI (dist/mdplan.cjs) with V8's code cache for it, when one
-// was made for exactly this file. Used by bin/start.js and scripts/code-cache.js.
+// Load a bundled CLI (dist/mdplan.cjs, or dist/mdplan-read.cjs for the
+// read-only commands) with V8's code cache for it, when one was made for
+// exactly that file. Used by bin/start.js and scripts/code-cache.js.
 import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -18,6 +19,10 @@ import vm from 'node:vm'
 v8.setFlagsFromString('--interrupt-budget=1000000')
 
 export const bundleFile = fileURLToPath(new URL('../dist/mdplan.cjs', import.meta.url))
+/** The small bundle of `status`, `validate` and `graph` (src/cli/read-main.ts): no executor, hosts or execa to load. */
+export const readBundleFile = fileURLToPath(new URL('../dist/mdplan-read.cjs', import.meta.url))
+/** The SHA-1 of both bundles together, written by scripts/bundle.js: the build the parse cache trusts. */
+export const buildIdFile = fileURLToPath(new URL('../dist/mdplan.build', import.meta.url))
 
 /** Where the code cache of `file` lives: the SHA-1 of the bundle it was made for (20 bytes), then V8's data. */
 export const cacheFileOf = (file) => `${file}.cache`
@@ -42,9 +47,20 @@ export function loadCli(file = bundleFile) {
   // The CommonJS wrapper Node would add, plus the URL that stands in for `import.meta.url` in the bundle.
   const wrapped = `(function (exports, require, module, __filename, __dirname, __mdplanUrl) {${source.toString('utf8')}\n})`
   const script = new vm.Script(wrapped, {filename: file, cachedData})
-  // Which build runs: the parse cache (src/plan/parse-cache.ts) trusts only what this exact bundle wrote.
-  globalThis.__mdplanBuild = digest.toString('hex')
+  // Which build runs: the parse cache (src/plan/parse-cache.ts) trusts only what this exact build
+  // wrote. One id for both bundles, so a `status` leaves a parse that `run` takes; a bundle
+  // loaded from elsewhere (no id beside it) is its own build.
+  globalThis.__mdplanBuild = buildIdOf(file) ?? digest.toString('hex')
   const module = {exports: {}}
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href)
   return {cli: module.exports, script, digest, cacheUsed: cachedData !== undefined && !script.cachedDataRejected}
+}
+
+function buildIdOf(file) {
+  if (file !== bundleFile && file !== readBundleFile) return undefined
+  try {
+    return readFileSync(buildIdFile, 'utf8').trim() || undefined
+  } catch {
+    return undefined
+  }
 }

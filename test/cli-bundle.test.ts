@@ -50,6 +50,32 @@ describe('the bundled CLI', () => {
     expect(out).toContain('coding agentZ.')
   })
 
+  it('runs status, validate and graph from the small read-only bundle, without the whole CLI', () => {
+    // A package with the read-only bundle alone: those commands work, the others say the CLI is missing.
+    const dir = mkdtempSync(join(tmpdir(), 'mdplan-bundle-'))
+    cpSync(join(root, 'bin'), join(dir, 'bin'), {recursive: true})
+    mkdirSync(join(dir, 'dist'))
+    copyFileSync(join(root, 'package.json'), join(dir, 'package.json'))
+    for (const file of ['mdplan-read.cjs', 'mdplan-read.cjs.cache']) copyFileSync(join(root, 'dist', file), join(dir, 'dist', file))
+    expect(readFileSync(join(root, 'dist/mdplan-read.cjs')).length).toBeLessThan(readFileSync(join(root, 'dist/mdplan.cjs')).length * 0.8)
+    const plan = join(root, 'plans/demo.md')
+    const cli = (...args: string[]) => spawnSync(process.execPath, [join(dir, 'bin/mdplan.js'), ...args], {cwd: dir, encoding: 'utf8'})
+    for (const args of [['status', plan], ['validate', plan], ['graph', plan], ['status', '--json', plan]]) {
+      const result = cli(...args)
+      expect(result.stderr).toBe('')
+      expect(result.status).toBe(0)
+      expect(result.stdout).toBe(spawnSync(process.execPath, [bin, ...args], {cwd: dir, encoding: 'utf8'}).stdout)
+    }
+    // Usage errors are the same whichever bundle answers.
+    const bad = cli('status')
+    expect(bad.status).toBe(2)
+    expect(bad.stderr).toBe(spawnSync(process.execPath, [bin, 'status'], {cwd: dir, encoding: 'utf8'}).stderr)
+    expect(cli('run', plan).stderr).toContain(`${join(dir, 'dist/mdplan.cjs')} is missing`)
+    // And the read-only bundle loads with its own code cache.
+    const used = execFileSync(process.execPath, ['--input-type=module', '-e', "const {loadCli, readBundleFile} = await import('./bin/load-cli.js'); console.log(loadCli(readBundleFile).cacheUsed)"], {cwd: root, encoding: 'utf8'})
+    expect(used.trim()).toBe('true')
+  })
+
   it('says how to build it when a checkout was never built', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mdplan-bundle-'))
     cpSync(join(root, 'bin'), join(dir, 'bin'), {recursive: true})

@@ -11,7 +11,8 @@ import {root, runCli} from './helpers/run-cli.js'
 // read the parse from `.mdplan/cache/parse/`, trusted only by the build that wrote it.
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {version: string}).version
-const build = (): string => createHash('sha1').update(readFileSync(join(root, 'dist', 'mdplan.cjs'))).digest('hex')
+// One build id for both bundles (scripts/bundle.js writes it), so the read-only commands and `run` share entries.
+const build = (): string => readFileSync(join(root, 'dist', 'mdplan.build'), 'utf8').trim()
 
 let repo: TempRepo
 beforeAll(isolateGitConfig)
@@ -59,6 +60,8 @@ describe('the parse cache', () => {
     // The entry is what status reads: the same content and build take its title.
     doctor(dir, source, build(), 'from the cache')
     expect(JSON.parse((await runCli(['status', 'plan.md', '--json'], {cwd: dir})).stdout).title).toBe('from the cache')
+    // The whole CLI's bundle (the one `run` loads) trusts what the read-only bundle's build wrote.
+    expect(JSON.parse((await runCli(['status', 'plan.md', '--json'], {cwd: dir, env: {MDPLAN_READ_BUNDLE: '0'}})).stdout).title).toBe('from the cache')
     // Another build (or version) wrote it: parsed afresh, and the entry replaced.
     doctor(dir, source, '0'.repeat(40), 'from another build')
     expect(JSON.parse((await runCli(['status', 'plan.md', '--json'], {cwd: dir})).stdout)).toEqual(JSON.parse(fresh.stdout))
