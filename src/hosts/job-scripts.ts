@@ -40,6 +40,10 @@ fi
 export const runScript = `
 j=$1
 cd "$j" || exit 1
+# A beacon the follow watches (tail --pid): this script reaps it the moment the job is done. Its own pid would
+# do only where init reaps at once; under one that reaps late (a container's, a VM agent's) a finished job
+# stays a zombie that kill -0 still finds, for seconds. Killed with the job's process group on a cancel.
+sleep 2147483647 & echo $! > beacon
 echo $$ > pid.tmp && mv pid.tmp pid
 : > out; : > err
 work() {
@@ -60,6 +64,7 @@ cd "$j/work" 2>/dev/null && {
 } >> "$j/err" 2>&1
 cat "$j/agent.rc" > "$j/rc.tmp" 2>/dev/null || echo 125 > "$j/rc.tmp"
 mv "$j/rc.tmp" "$j/rc"
+kill "$(cat "$j/beacon")" 2>/dev/null; wait
 `
 
 /**
@@ -74,11 +79,9 @@ cd "$d/jobs/$2" 2>/dev/null || { echo "mdplan-job unknown" >&2; exit 0; }
 i=0
 while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 600 ] && { echo "mdplan-job lost" >&2; exit 0; }; sleep 0.1; done
 touch out
-# tail stops when a watcher of ours exits (its end is reaped at once), not on the job's pid: a job whose parent
-# is an init that reaps late (a container's, a VM agent's) stays a zombie that kill -0 still finds, for seconds.
-p=$(cat pid)
-(while [ ! -f rc ] && kill -0 "$p" 2>/dev/null; do sleep 0.05; done) &
-tail -c +$(($3+1)) -s 0.05 --pid=$! -f out
+# The job's beacon (run.sh) ends, reaped, once the result is ready; jobs from before it had none.
+p=$(cat beacon 2>/dev/null || cat pid)
+tail -c +$(($3+1)) -s 0.05 --pid="$p" -f out
 if [ -f rc ]; then
   cat err >&2
   # The result rides home on the same call (base64 on stderr, before the last line): no second round trip.
