@@ -55,8 +55,7 @@ export async function run() {
         figure: `coordinator CPU per agent, ${cpuAgents} agents on two ssh hosts (mdplan + its ssh clients, git, tar; + ssh masters) vs local (mdplan + agents)`,
         value: `${per(remote.cpuMs + remote.masterCpuMs)} (${per(remote.cpuMs)} + masters ${per(remote.masterCpuMs)}) vs ${per(local.cpuMs)}; makespan ${(remote.wallMs / 1000).toFixed(1)}s vs ${(local.wallMs / 1000).toFixed(1)}s (${load})`,
         target: 'reported',
-        holds: null,
-        issue: 24
+        holds: null
       })
     }
     return rows
