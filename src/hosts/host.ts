@@ -1,5 +1,6 @@
 import type {SpawnResult} from '../runners/spawn-agent.js'
 import type {HostSpec} from './host-spec.js'
+import type {AuthCheck} from './remote-auth.js'
 
 /** What a runner asks to run (argv, environment, stdin), wherever it runs. */
 export interface HostCommand {
@@ -53,8 +54,8 @@ export interface Host {
   cancel(keys: readonly string[]): Promise<void>
   /** Keys of the jobs the host holds whose names start with `prefix`. */
   list(prefix: string): Promise<string[] | undefined>
-  /** Problems with running agents there (unreachable, no git, a CLI missing), one line each with the fix. */
-  preflight(executables: readonly string[]): Promise<string[]>
+  /** Problems with running agents there (unreachable, no git, a CLI missing or logged out), one line each with the fix. */
+  preflight(executables: readonly string[], auth?: readonly AuthCheck[]): Promise<string[]>
   /** Close shared connections. */
   close(): Promise<void>
 }

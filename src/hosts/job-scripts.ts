@@ -40,6 +40,10 @@ fi
 export const runScript = `
 j=$1
 cd "$j" || exit 1
+# A beacon the follow watches (tail --pid): this script reaps it the moment the job is done. Its own pid would
+# do only where init reaps at once; under one that reaps late (a container's, a VM agent's) a finished job
+# stays a zombie that kill -0 still finds, for seconds. Killed with the job's process group on a cancel.
+sleep 2147483647 & echo $! > beacon
 echo $$ > pid.tmp && mv pid.tmp pid
 : > out; : > err
 work() {
@@ -60,6 +64,7 @@ cd "$j/work" 2>/dev/null && {
 } >> "$j/err" 2>&1
 cat "$j/agent.rc" > "$j/rc.tmp" 2>/dev/null || echo 125 > "$j/rc.tmp"
 mv "$j/rc.tmp" "$j/rc"
+kill "$(cat "$j/beacon")" 2>/dev/null; wait
 `
 
 /**
@@ -74,7 +79,9 @@ cd "$d/jobs/$2" 2>/dev/null || { echo "mdplan-job unknown" >&2; exit 0; }
 i=0
 while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 600 ] && { echo "mdplan-job lost" >&2; exit 0; }; sleep 0.1; done
 touch out
-tail -c +$(($3+1)) -s 0.1 --pid="$(cat pid)" -f out
+# The job's beacon (run.sh) ends, reaped, once the result is ready; jobs from before it had none.
+p=$(cat beacon 2>/dev/null || cat pid)
+tail -c +$(($3+1)) -s 0.05 --pid="$p" -f out
 if [ -f rc ]; then
   cat err >&2
   # The result rides home on the same call (base64 on stderr, before the last line): no second round trip.
@@ -116,10 +123,29 @@ cd "$d/jobs" && for k in "$2"*; do [ -d "$k" ] && echo "$k"; done
 exit 0
 `
 
-/** `$1` dir, then executables: one `missing NAME` line per one not found; `disk KB` free in the job folder's file system. */
+/**
+ * `$1` dir, then executables, then `--` and login checks, three words each
+ * (a CLI and its two-word status command): one `missing NAME` line per
+ * executable not found; `disk KB` free in the job folder's file system; per
+ * login check that ran, `auth INDEX RC STDOUT STDERR` (its output in base64),
+ * all in one round trip.
+ */
 export const preflightScript = `
 d=$1; shift; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 mkdir -p "$d/jobs" || echo "unwritable $d"
-for x in git tar setsid tail xargs "$@"; do command -v "$x" > /dev/null 2>&1 || echo "missing $x"; done
+for x in git tar setsid tail xargs base64; do command -v "$x" > /dev/null 2>&1 || echo "missing $x"; done
+while [ $# -gt 0 ] && [ "$1" != -- ]; do command -v "$1" > /dev/null 2>&1 || echo "missing $1"; shift; done
+[ $# -gt 0 ] && shift
 echo "disk $(df -Pk "$d" 2>/dev/null | awk 'NR==2 {print $4}')"
+t=; command -v timeout > /dev/null 2>&1 && t="timeout 20"
+i=0
+while [ $# -ge 3 ]; do
+  if command -v "$1" > /dev/null 2>&1; then
+    e=$(mktemp) && o=$($t "$1" "$2" "$3" < /dev/null 2> "$e"); r=$?
+    echo "auth $i $r $(printf %s "$o" | base64 | tr -d '\\n') $(base64 < "$e" | tr -d '\\n')"
+    rm -f "$e"
+  fi
+  i=$((i+1)); shift 3
+done
+exit 0
 `

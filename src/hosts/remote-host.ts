@@ -81,17 +81,22 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
       return String(listed.stdout).split('\n').filter((key) => isSafeKey(key))
     },
 
-    async preflight(executables) {
+    async preflight(executables, auth = []) {
       const name = `host ${spec.name} (${transport.label})`
       const connected = await transport.connect()
       if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`${transport.probe}\` works without a password prompt`]
-      const answer = await exec(preflightScript, [dir, ...executables])
+      const answer = await exec(preflightScript, [dir, ...executables, '--', ...auth.flatMap((check) => [check.executable, ...check.args])])
       if (answer.exitCode !== 0) return [`${name}: the checks could not run (${String(answer.stderr).trim().split('\n').at(-1) ?? answer.exitCode})`]
       const problems: string[] = []
       for (const line of String(answer.stdout).split('\n')) {
         const [what, value] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]
         if (what === 'missing') problems.push(`${name}: \`${value}\` is not installed there; install it on ${transport.label} or run these agents on another host`)
         if (what === 'unwritable') problems.push(`${name}: cannot create the job folder ${value}; set \`dir:\` for the host to a writable folder`)
+        if (what === 'auth') {
+          const [index, rc, stdout, stderr] = value.split(' ')
+          const problem = auth[Number(index)]?.verdict({exitCode: Number(rc), stdout: decode(stdout), stderr: decode(stderr)})
+          if (problem) problems.push(`${name}: ${problem}`)
+        }
         if (what === 'disk' && Number(value) > 0 && Number(value) < minFreeKb) problems.push(`${name}: only ${Math.round(Number(value) / 1024)} MB free under ${dir}; free some space or set \`dir:\` elsewhere`)
       }
       return problems
@@ -99,6 +104,10 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
 
     close: () => transport.close()
   }
+}
+
+function decode(base64: string | undefined): string {
+  return Buffer.from(base64 ?? '', 'base64').toString('utf8')
 }
 
 interface RunInput {

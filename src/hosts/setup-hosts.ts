@@ -7,6 +7,8 @@ import type {Runner} from '../runners/runner.js'
 import {createHostRuntime, type HostRuntime} from './host-runtime.js'
 import {isRemote, localHostName} from './host-spec.js'
 import {jobKey} from './job-key.js'
+import {authCheck, type AuthCheck} from './remote-auth.js'
+import {executableOf} from '../runners/executable-of.js'
 import {readHosts} from './read-hosts.js'
 
 export interface HostSetup {
@@ -22,7 +24,8 @@ export interface HostSetup {
 
 /**
  * Read the plan's hosts and check each one an agent may use, once, before
- * anything launches: reachable, git there, the runners' CLIs there, disk.
+ * anything launches: reachable, git there, the runners' CLIs there and
+ * logged in (their own status command, in the same round trip), disk.
  * Every problem is one line saying what to do; any problem stops the run.
  */
 export async function setupHosts(input: {
@@ -64,12 +67,17 @@ export async function setupHosts(input: {
   const runtime = createHostRuntime({plan, specs: read.hosts, root: location.root, prefix: location.prefix, slug, strictScope: input.strictScope, commits})
   const lines = await Promise.all(
     [...used].map((name) => {
-      const executables = new Set<string>()
+      // The executable the jobs will start (an override such as MDPLAN_CLAUDE_BIN applies there too), and its login.
+      const executables = new Map<string, AuthCheck | undefined>()
+      const spec = read.hosts.get(name)!
+      const passed = Object.fromEntries(spec.env.map((variable) => [variable, process.env[variable]]))
       for (const id of input.launchable) {
-        const executable = input.runners.get(id)?.executable
-        if (executable && read.poolOf(id).includes(name)) executables.add(executable)
+        const runner = input.runners.get(id)
+        const executable = runner ? executableOf(runner) : undefined
+        if (!runner || !executable || !read.poolOf(id).includes(name) || executables.has(executable)) continue
+        executables.set(executable, authCheck(runner.name, executable, passed, spec.address ?? name))
       }
-      return runtime.host(name).preflight([...executables])
+      return runtime.host(name).preflight([...executables.keys()], [...executables.values()].filter((check) => check !== undefined))
     })
   )
   for (const line of lines.flat()) problems.push({severity: 'error', rule: 'host-unavailable', reason: line, file})

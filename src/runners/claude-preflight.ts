@@ -60,7 +60,7 @@ export function permissionModeChoices(help: string): string[] | undefined {
 
 const keys = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY']
 
-function keyed(env: NodeJS.ProcessEnv): boolean {
+export function keyed(env: NodeJS.ProcessEnv): boolean {
   return keys.some((name) => env[name] !== undefined && env[name] !== '' && env[name] !== '0')
 }
 
