@@ -215,7 +215,7 @@ async function droppedStream(client, context, check) {
   w.write(planText({title: `${client} drop`, front: front(client, {max_attempts: 1}), agents: [{id: 'X', deps: [], creates: ['x.txt'], prompt: 'Say done. mdplan-script:X'}]}))
   const result = await w.run()
   const x = row(w.planFile, 'X')
-  check('dropped stream: retried and completed (max_attempts 1)', result.code === 0 && x.status === 'completed' && w.server.stepsOf('X').length === 2, `${x.line} ${tail(result.output)}`)
+  check('dropped stream: retried and completed (max_attempts 1)', result.code === 0 && x.status === 'completed' && w.server.stepsOf('X').length === 2, `${x.line} exit ${result.code ?? result.signal}: ${tail(result.output)}`)
   debug(w, result)
   await w.server.close()
 }
