@@ -35,12 +35,14 @@ const perClient = {
 const started = Date.now()
 const table = new Map()
 const counts = {PASS: 0, FAIL: 0, SKIP: 0}
+/** Clients whose newest version the registry did not tell: their latest column is SKIP, not the pinned result. */
+const latestUnknown = new Set()
 
 function record(column, client, name, passed, detail) {
   let key = `${client.padEnd(8)} ${name}`
   // Two checks of one name would share a row and hide one: number the second.
   for (let n = 2; table.get(key)?.[column] !== undefined; n++) key = `${client.padEnd(8)} ${name} (${n})`
-  if (!table.has(key)) table.set(key, {})
+  if (!table.has(key)) table.set(key, {client})
   const verdict = passed ? 'PASS' : 'FAIL'
   table.get(key)[column] = verdict
   counts[verdict]++
@@ -92,7 +94,10 @@ if (withLatest) {
   const latest = {}
   for (const client of clients) {
     const version = latestVersion(pinned[client].pkg)
-    if (version === undefined) skip('latest', client, `the npm registry did not answer for ${pinned[client].pkg}`)
+    if (version === undefined) {
+      latestUnknown.add(client)
+      skip('latest', client, `the npm registry did not answer for ${pinned[client].pkg}`)
+    }
     else if (version === pinned[client].version) console.log(`----  latest ${client.padEnd(8)} ${pinned[client].pkg}@${version} is the pinned version: its column is the pinned one`)
     else latest[client] = version
   }
@@ -106,7 +111,7 @@ for (const [column, versions] of columns) {
 const width = Math.max(5, ...[...table.keys()].map((key) => key.length)) + 1
 console.log(`\n${'check'.padEnd(width)} ${columns.map(([column]) => column.padEnd(8)).join(' ')}`)
 for (const [key, cells] of table) {
-  console.log(`${key.padEnd(width)} ${columns.map(([column]) => (cells[column] ?? (column === 'latest' ? cells.pinned + '=' : '—')).padEnd(8)).join(' ')}`)
+  console.log(`${key.padEnd(width)} ${columns.map(([column]) => (cells[column] ?? (column !== 'latest' ? '—' : latestUnknown.has(cells.client) ? 'SKIP' : `${cells.pinned}=`)).padEnd(8)).join(' ')}`)
 }
 const versions = columns.map(([column, found]) => `${column}: ${Object.entries(found).map(([client, version]) => `${pinned[client].pkg}@${version}`).join(', ') || 'as pinned'}`)
 const seconds = Math.round((Date.now() - started) / 1000)
