@@ -34,14 +34,25 @@ const perClient = {
 
 const started = Date.now()
 const table = new Map()
-let failed = 0
+const counts = {PASS: 0, FAIL: 0, SKIP: 0}
+/** Clients whose newest version the registry did not tell: their latest column is SKIP, not the pinned result. */
+const latestUnknown = new Set()
 
 function record(column, client, name, passed, detail) {
-  const key = `${client.padEnd(8)} ${name}`
-  if (!table.has(key)) table.set(key, {})
-  table.get(key)[column] = passed ? 'PASS' : 'FAIL'
-  if (!passed) failed++
-  console.log(`${passed ? 'PASS' : 'FAIL'}  ${column.padEnd(6)} ${key}${detail ? `: ${String(detail).replace(/\s+/g, ' ').slice(0, 240)}` : ''}`)
+  let key = `${client.padEnd(8)} ${name}`
+  // Two checks of one name would share a row and hide one: number the second.
+  for (let n = 2; table.get(key)?.[column] !== undefined; n++) key = `${client.padEnd(8)} ${name} (${n})`
+  if (!table.has(key)) table.set(key, {client})
+  const verdict = passed ? 'PASS' : 'FAIL'
+  table.get(key)[column] = verdict
+  counts[verdict]++
+  console.log(`${verdict}  ${column.padEnd(6)} ${key}${detail ? `: ${String(detail).replace(/\s+/g, ' ').slice(0, 240)}` : ''}`)
+}
+
+/** A part that could not run (the registry unreachable, an install that failed): one line, not a failure. */
+function skip(column, client, why) {
+  counts.SKIP++
+  console.log(`SKIP  ${column.padEnd(6)} ${client.padEnd(8)} ${why}`)
 }
 
 /** Runs the contract checks in a child process (they block on their own processes) and records its lines. */
@@ -53,7 +64,8 @@ function contract(column, client, bin) {
       const lines = (partial + chunk).split('\n')
       partial = lines.pop()
       for (const line of lines) {
-        const match = /^(PASS|FAIL)\s+(\S+)\s+([^:]+?)(?::\s(.*))?$/.exec(line)
+        // contract.js ends a check's name with a tab (names hold colons).
+        const match = /^(PASS|FAIL)\s+(\S+)\s+([^\t]+?)(?:\t(.*))?$/.exec(line)
         if (match) record(column, client, `contract: ${match[3]}`, match[1] === 'PASS', match[4])
       }
     })
@@ -66,10 +78,7 @@ function contract(column, client, bin) {
 
 async function runClient(column, client, version) {
   const installed = installClient(client, version)
-  if (installed.skipped) {
-    console.log(`SKIP  ${column.padEnd(6)} ${client.padEnd(8)} ${installed.skipped}`)
-    return
-  }
+  if (installed.skipped) return skip(column, client, installed.skipped)
   console.log(`----  ${column.padEnd(6)} ${client.padEnd(8)} ${pinned[client].pkg}@${installed.version} (${installed.bin})`)
   const sharedCache = join(cacheRoot, 'xdg-cache')
   mkdirSync(sharedCache, {recursive: true})
@@ -85,7 +94,10 @@ if (withLatest) {
   const latest = {}
   for (const client of clients) {
     const version = latestVersion(pinned[client].pkg)
-    if (version === undefined) console.log(`SKIP  latest ${client.padEnd(8)} the npm registry did not answer for ${pinned[client].pkg}`)
+    if (version === undefined) {
+      latestUnknown.add(client)
+      skip('latest', client, `the npm registry did not answer for ${pinned[client].pkg}`)
+    }
     else if (version === pinned[client].version) console.log(`----  latest ${client.padEnd(8)} ${pinned[client].pkg}@${version} is the pinned version: its column is the pinned one`)
     else latest[client] = version
   }
@@ -96,11 +108,12 @@ for (const [column, versions] of columns) {
 }
 
 // The table: one row per check, one column per version set (a latest equal to pinned shows the pinned result).
-console.log(`\n${'check'.padEnd(78)} ${columns.map(([column, versions]) => column.padEnd(8)).join(' ')}`)
+const width = Math.max(5, ...[...table.keys()].map((key) => key.length)) + 1
+console.log(`\n${'check'.padEnd(width)} ${columns.map(([column]) => column.padEnd(8)).join(' ')}`)
 for (const [key, cells] of table) {
-  console.log(`${key.padEnd(78)} ${columns.map(([column]) => (cells[column] ?? (column === 'latest' ? cells.pinned + '=' : '—')).padEnd(8)).join(' ')}`)
+  console.log(`${key.padEnd(width)} ${columns.map(([column]) => (cells[column] ?? (column !== 'latest' ? '—' : latestUnknown.has(cells.client) ? 'SKIP' : `${cells.pinned}=`)).padEnd(8)).join(' ')}`)
 }
 const versions = columns.map(([column, found]) => `${column}: ${Object.entries(found).map(([client, version]) => `${pinned[client].pkg}@${version}`).join(', ') || 'as pinned'}`)
-const total = [...table.values()].reduce((sum, cells) => sum + Object.keys(cells).length, 0)
-console.log(`\n${total - failed}/${total} checks passed in ${Math.round((Date.now() - started) / 1000)}s (${versions.join('; ')})`)
-process.exit(failed === 0 ? 0 : 1)
+const seconds = Math.round((Date.now() - started) / 1000)
+console.log(`\n${counts.FAIL === 0 ? 'PASS' : 'FAIL'}: ${counts.PASS} PASS, ${counts.FAIL} FAIL, ${counts.SKIP} SKIP in ${seconds}s (${versions.join('; ')})`)
+process.exit(counts.FAIL === 0 ? 0 : 1)

@@ -126,6 +126,14 @@ describe('preflightRunners', () => {
     expect(await reasons(plan('opencode'), env(home, {FAKE_AUTH: 'none'}), home)).toEqual([])
   })
 
+  // The real opencode's `auth list` took over 20 s on a loaded machine; with the 20 s limit of the other
+  // status commands the run went on to launch opencode with no provider (npm run test:clis, 3 of 100 failed).
+  it('waits for an opencode that answers `auth list` after more than 20 s, and still says it has no provider', async () => {
+    const home = tempDir()
+    const found = await reasons(plan('opencode'), env(home, {FAKE_AUTH: 'none', FAKE_AUTH_DELAY_MS: '21000'}), home)
+    expect(found).toEqual([expect.stringMatching(/^runner-not-ready: agent A \(opencode runner\): opencode has no provider /)])
+  }, 90_000)
+
   it('mdplan run with opencode and no provider: exit 2, one line with the fix, nothing launched, the plan untouched', async () => {
     const home = tempDir()
     const argvLog = join(home, 'argv.log')

@@ -37,7 +37,14 @@ export function clientEnv(client, {home, url, bin, retries = true, sharedCache})
       mkdirSync(join(home, '.gemini'), {recursive: true})
       // A named model: with `auto`, gemini first asks a router model for a JSON score.
       // `gemini-api-key`: with GOOGLE_GEMINI_BASE_URL alone it picks a `gateway` auth type 0.61 then refuses.
-      writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({security: {auth: {selectedType: 'gemini-api-key'}}, model: {name: 'gemini-2.5-flash'}}))
+      // Session cleanup off: on every start gemini 0.61 deletes each session file of the folder that holds no
+      // message yet, among them the one another gemini started there a moment before (two agents launched
+      // together); the next start deletes what that agent wrote after. A lost session cannot be resumed
+      // (mdplan relaunches the agent); it made the dag's session-ID check flaky.
+      writeFileSync(
+        join(home, '.gemini', 'settings.json'),
+        JSON.stringify({security: {auth: {selectedType: 'gemini-api-key'}}, model: {name: 'gemini-2.5-flash'}, general: {sessionRetention: {enabled: false}}})
+      )
       return {...base, MDPLAN_GEMINI_BIN: bin, GEMINI_API_KEY: 'mdplan-test', GOOGLE_GEMINI_BASE_URL: url}
     }
     case 'opencode': {

@@ -45,7 +45,8 @@ const runners = {claude: claudeRunner, codex: codexRunner, gemini: geminiRunner,
 const results = []
 const check = (client, name, passed, detail) => {
   results.push({client, name, passed})
-  console.log(`${passed ? 'PASS' : 'FAIL'}  ${client.padEnd(8)} ${name}${detail ? `: ${detail}` : ''}`)
+  // A tab ends the name: names hold colons, and scripts/test-clis.js reads the name back.
+  console.log(`${passed ? 'PASS' : 'FAIL'}  ${client.padEnd(8)} ${name}${detail ? `\t${String(detail).replace(/\s+/g, ' ')}` : ''}`)
 }
 
 function gitRepo() {
@@ -119,7 +120,7 @@ const preflight = {
 for (const client of clients.filter((name) => name in preflight)) {
   const [text, env, message] = preflight[client]
   const run = mdplan(text, env)
-  check(client, 'no hang', !run.hung, `${run.seconds}s`)
+  check(client, 'preflight: no hang', !run.hung, `${run.seconds}s`)
   check(client, 'preflight: exit 2', run.status === 2, `exit ${run.status}`)
   check(client, 'preflight: says what to run or set', message.test(run.output.replace(/\s+/g, ' ')), firstLine(run.output))
   check(client, 'preflight: plan file untouched (nothing launched, no attempt burnt)', run.after === run.before)
@@ -132,7 +133,7 @@ if (clients.includes('claude')) {
 if (clients.includes('opencode')) {
   // A dummy provider key gets past the preflight (which only sees that a provider is configured).
   const run = mdplan(plan('opencode', '- **model**: nope/nope\n'), {OPENAI_API_KEY: 'sk-contract-dummy'})
-  check('opencode', 'no hang', !run.hung, `${run.seconds}s`)
+  check('opencode', 'configuration error: no hang', !run.hung, `${run.seconds}s`)
   const row = run.after.split('\n').find((line) => line.startsWith('| A |')) ?? ''
   check('opencode', 'configuration error: failed once, not retried', /\bfailed\b/.test(row) && /attempt 1/.test(row) && !/attempt 2/.test(row), row)
   check('opencode', 'configuration error: the real cause in the note', /ProviderModelNotFoundError/.test(row), row)

@@ -67,7 +67,8 @@ async function dag(client, context, check) {
   const commits = w.repo.git('log', '--format=%s').trim().split('\n').length - 2
   check('dag: commit: true committed each agent\'s files', committed && clean && commits === 4, `${commits} commits`)
   const ids = Object.values(rows).map((r) => r.id)
-  check('dag: the table holds the CLI\'s real session IDs', ids.every((id) => sessionStored(w.home, id)) && new Set(ids).size === 4, ids.join(' '))
+  const missing = ids.filter((id) => !sessionStored(w.home, id))
+  check('dag: the table holds the CLI\'s real session IDs', missing.length === 0 && new Set(ids).size === 4, missing.length > 0 ? `no session stored for ${missing.join(' ')}` : ids.join(' '))
   const played = Object.keys(steps).every((id) => w.server.stepsOf(id).length === steps[id].length)
   check('dag: each agent ran once (server log: every step served once)', played, Object.keys(steps).map((id) => `${id}:${w.server.stepsOf(id).length}/${steps[id].length}`).join(' '))
   if (client === 'claude' || client === 'opencode') {
@@ -214,7 +215,7 @@ async function droppedStream(client, context, check) {
   w.write(planText({title: `${client} drop`, front: front(client, {max_attempts: 1}), agents: [{id: 'X', deps: [], creates: ['x.txt'], prompt: 'Say done. mdplan-script:X'}]}))
   const result = await w.run()
   const x = row(w.planFile, 'X')
-  check('dropped stream: retried and completed (max_attempts 1)', result.code === 0 && x.status === 'completed' && w.server.stepsOf('X').length === 2, `${x.line} ${tail(result.output)}`)
+  check('dropped stream: retried and completed (max_attempts 1)', result.code === 0 && x.status === 'completed' && w.server.stepsOf('X').length === 2, `${x.line} exit ${result.code ?? result.signal}: ${tail(result.output)}`)
   debug(w, result)
   await w.server.close()
 }

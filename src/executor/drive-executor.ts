@@ -14,6 +14,7 @@ import {childPlanPath} from '../nested/child-plan-path.js'
 import {watchPlan, type PlanWatch} from './watch-plan.js'
 import type {HostRuntime} from '../hosts/host-runtime.js'
 import type {JournalKeeper} from './journal-keeper.js'
+import {armTimer} from './arm-timer.js'
 
 /** Everything the driver needs to perform effects: the edges of the run. */
 export interface DriverInput {
@@ -188,11 +189,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
       case 'timer': {
         // Referenced: a pause with nothing running must keep the process alive until it ends;
         // cleared at `finish`, so Ctrl-C or SIGTERM during a 15-minute pause exits at once.
-        const timer = setTimeout(() => {
-          timers.delete(timer)
-          dispatch({type: 'tick'})
-        }, Math.max(0, effect.at - now()))
-        timers.add(timer)
+        armTimer(effect.at, now, () => dispatch({type: 'tick'}), timers)
         return
       }
       case 'look':

@@ -5,6 +5,16 @@ import type {PreflightInput} from './runner.js'
 import {runStatusCommand} from './run-status-command.js'
 
 /**
+ * How long `opencode auth list` may take. It is a whole opencode start (about
+ * 2 s of CPU): on a loaded machine it took over 20 s (load 13 on 2 cores,
+ * beside six opencode agents), and the 20 s every other status command gets
+ * let the run launch with no provider, the very wait this check exists to
+ * spare. An opencode that answers late is still asked; one that never answers
+ * is not held against it.
+ */
+export const opencodeAuthListTimeoutMs = 120_000
+
+/**
  * Before launching opencode: some provider can answer. With none, opencode
  * 1.18 falls back to its hosted default model, and with no network that
  * attempt waits about 71 s and ends as a transient error, so a run would
@@ -15,14 +25,15 @@ import {runStatusCommand} from './run-status-command.js'
  * does not answer in the shape we know is not held against it.
  */
 export async function opencodePreflight(input: PreflightInput): Promise<string[]> {
-  const status = await runStatusCommand(input.executable, ['auth', 'list'], {env: input.env, cwd: input.cwd})
+  // A config file needs no process: read first, so a configured provider never waits on opencode.
+  if (configuresProvider(input.env, input.cwd)) return []
+  const status = await runStatusCommand(input.executable, ['auth', 'list'], {env: input.env, cwd: input.cwd, timeoutMs: opencodeAuthListTimeoutMs})
   if (status.exitCode !== 0) return []
   const text = status.stdout.replace(/\u001b\[[0-9;]*m/g, '')
   const credentials = /(\d+)\s+credentials?\b/.exec(text)
   if (credentials === null) return []
   const variables = /(\d+)\s+environment variables?\b/.exec(text)
   if (Number(credentials[1]) > 0 || (variables !== null && Number(variables[1]) > 0)) return []
-  if (configuresProvider(input.env, input.cwd)) return []
   return [
     'opencode has no provider (`opencode auth list` shows 0 credentials and no provider variable, and no opencode.json configures one): run `opencode auth login`, or set a provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, or configure a provider in opencode.json'
   ]
