@@ -95,3 +95,11 @@ describe('a plan with conflict markers', () => {
     }
   })
 })
+
+describe('front matter YAML that parses but has no value', () => {
+  it('an alias with no anchor (`- **prompt**:` pasted into the front matter) is an invalid-front-matter error, not a crash', async () => {
+    const {parsePlan} = await import('../src/plan/parse-plan.js')
+    const plan = parsePlan('---\n- **prompt**:\n---\n', 'fuzz.md')
+    expect(plan.messages.map((message) => message.rule)).toContain('invalid-front-matter')
+  })
+})

@@ -29,7 +29,14 @@ export function readFrontMatter(text: string, start: number, end: number, at: Lo
     }
     return settings
   }
-  const value: unknown = doc.toJS()
+  let value: unknown
+  try {
+    value = doc.toJS()
+  } catch (error) {
+    // YAML that parses but cannot become a value (`*name` with no `&name` anchor, as `- **prompt**:` reads).
+    messages.push({severity: 'error', rule: 'invalid-front-matter', reason: `invalid YAML front matter: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, file, place: at.point(valueStart)})
+    return settings
+  }
   if (value === null || value === undefined) return settings
   if (typeof value !== 'object' || Array.isArray(value)) {
     messages.push({severity: 'error', rule: 'invalid-front-matter', reason: 'front matter must be a YAML mapping of `key: value` settings', file, place: at.point(start)})
