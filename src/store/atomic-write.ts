@@ -8,8 +8,8 @@ export interface AtomicWriteOptions {
   mode?: number
   /** Called after the data is on disk, just before the rename: return false to give up (the temp file is removed). */
   beforeRename?: () => boolean
-  /** Called right after the rename, still inside `exclusive`. */
-  afterRename?: () => void
+  /** Called right after the rename, still inside `exclusive`, with the new file's inode and mtime as written. */
+  afterRename?: (written: fs.BigIntStats) => void
   /** Runs the check and the rename, as one step other writers respect (a lock). */
   exclusive?: (checkAndRename: () => boolean) => boolean
 }
@@ -31,13 +31,14 @@ export function atomicWrite(file: string, data: Uint8Array, options: AtomicWrite
     for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written)
     if (options.mode !== undefined) fs.fchmodSync(fd, options.mode)
     fs.fsyncSync(fd)
+    const written = fs.fstatSync(fd, {bigint: true})
     fs.closeSync(fd)
     fd = undefined
     const checkAndRename = (): boolean => {
       if (options.beforeRename && !options.beforeRename()) return false
       fs.renameSync(temp, file)
       renamed = true
-      options.afterRename?.()
+      options.afterRename?.(written)
       return true
     }
     return options.exclusive ? options.exclusive(checkAndRename) : checkAndRename()

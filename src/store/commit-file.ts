@@ -121,7 +121,7 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       const written = atomicWrite(target, data, {
         mode: stat.mode & 0o7777,
         beforeRename: () => fs.statSync(target).ino === stat.ino,
-        afterRename: () => (io.written = stampOf(fs.statSync(target, {bigint: true}))),
+        afterRename: (mine) => (io.written = ownStamp(fs.statSync(target, {bigint: true}), mine)),
         exclusive: (checkAndRename) => withWriteMutex(target, checkAndRename)
       })
       if (!written) {
@@ -157,6 +157,15 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
 
 function stampOf(stat: fs.BigIntStats): FileStamp {
   return {ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs}
+}
+
+/**
+ * The stamp of the file at the path, if it is still the one we wrote: another save between our rename
+ * and this stat (a rename onto the path, or an in-place write that moved its mtime) must not be taken
+ * for ours, or the next write would skip reading it and overwrite it.
+ */
+function ownStamp(now: fs.BigIntStats, mine: fs.BigIntStats): FileStamp | undefined {
+  return now.ino === mine.ino && now.mtimeNs === mine.mtimeNs && now.size === mine.size ? stampOf(now) : undefined
 }
 
 function sameStamp(fd: number, stamp: FileStamp | undefined, size: number): boolean {
