@@ -1,4 +1,5 @@
 import {appendJournal, type JournalEntry} from '../store/append-journal.js'
+import {journalLines} from '../store/journal-lines.js'
 import {atomicWrite} from '../store/atomic-write.js'
 import {journalFile} from '../store/journal-file.js'
 import {removeJournal} from '../store/read-journal.js'
@@ -65,16 +66,10 @@ export function journalKeeper(input: {file: string; emit: (event: Emitted) => vo
       try {
         if (kept.size === 0) removeJournal(input.file)
         // The rows still unrecorded, alone: a later run must not apply a row the table has since moved on from.
-        else atomicWrite(journalFile(input.file), Buffer.from(lines(input.file, kept)))
+        else atomicWrite(journalFile(input.file), Buffer.from(journalLines(input.file, [...kept].map(([agent, {row, base}]) => ({agent, row, base})))))
       } catch {
         // Left as it was: applying a row the table already says is a no-op.
       }
     }
   }
-}
-
-function lines(file: string, kept: ReadonlyMap<string, Kept>): string {
-  const plan = journalFile(file).replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '')
-  const time = new Date().toISOString()
-  return [...kept].map(([agent, {row, base}]) => JSON.stringify({v: 1, plan, agent, row, base, time} satisfies JournalEntry) + '\n').join('')
 }

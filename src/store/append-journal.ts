@@ -1,8 +1,9 @@
 import fs from 'node:fs'
-import {basename, dirname} from 'node:path'
+import {dirname} from 'node:path'
 import type {RowState} from './table-state.js'
 import {journalFile} from './journal-file.js'
 import {makeDir} from '../util/make-dir.js'
+import {journalLines} from './journal-lines.js'
 
 /** One line of a plan's journal: a row the run knew and could not write into the table. */
 export interface JournalEntry {
@@ -26,8 +27,7 @@ export function appendJournal(planFile: string, rows: ReadonlyArray<{agent: stri
   const file = journalFile(planFile)
   if (rows.length === 0) return file
   makeDir(dirname(file))
-  const plan = basename(file).replace(/\.jsonl$/, '')
-  const text = rows.map(({agent, row, base}) => JSON.stringify({v: 1, plan, agent, row, base, time: now.toISOString()} satisfies JournalEntry) + '\n').join('')
+  const text = journalLines(planFile, rows, now)
   const fd = fs.openSync(file, 'a')
   try {
     fs.writeSync(fd, text)
