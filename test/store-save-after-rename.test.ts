@@ -7,50 +7,53 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
+/**
+ * Open the `basic` fixture, record A completed, and have `save` write the plan's new text (its title in
+ * capitals: the same length) right after the store renamed that write into place; then record B in
+ * progress. Returns the file's text in the end and the text `save` wrote.
+ */
+async function saveRightAfterRename(save: (file: string, text: string) => void): Promise<{text: string; saved: string}> {
+  const file = copyFixture('basic')
+  const store = await PlanStore.open(file, {now: tickingClock()})
+  let state = store.state
+  const rename = fs.renameSync
+  let saved = ''
+  vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+    rename(from, to)
+    if (saved || String(to) !== file) return
+    const text = fs.readFileSync(file, 'utf8')
+    saved = text.replace(/^# (.*)$/m, (_, title: string) => `# ${title.toUpperCase()}`)
+    expect(saved).not.toBe(text)
+    save(file, saved)
+  })
+  state.rows.get('A')!.status = 'completed'
+  state = (await store.write(state, {running: new Set()})).state
+  vi.restoreAllMocks()
+  expect(saved).not.toBe('')
+  state.rows.get('B')!.status = 'in_progress'
+  await store.write(state, {running: new Set(['B'])})
+  store.close()
+  return {text: fs.readFileSync(file, 'utf8'), saved}
+}
+
+const title = (text: string): string => text.match(/^# .*$/m)![0]
+
 // The store skips reading a plan whose inode, size and times are those it saw right after its own
 // rename. A person's save that lands between that rename and that look must not be taken for ours:
 // the next write would skip reading it and write over it.
 describe('a save that lands right after the store renamed its write into place', () => {
   it('an editor’s temp + rename of the same length is read and kept by the next write', async () => {
-    const file = copyFixture('basic')
-    const store = await PlanStore.open(file, {now: tickingClock()})
-    let state = store.state
-    const rename = fs.renameSync
-    let saved = ''
-    vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
-      rename(from, to)
-      if (saved || String(to) !== file) return
-      // Same length as what the store just wrote: only the title's case changes.
-      const text = fs.readFileSync(file, 'utf8')
-      saved = text.replace(/^# (.*)$/m, (_, title: string) => `# ${title.toUpperCase()}`)
-      expect(saved).not.toBe(text)
+    const {text, saved} = await saveRightAfterRename((file, saved) => {
       fs.writeFileSync(`${file}.swp`, saved)
-      rename(`${file}.swp`, file)
+      fs.renameSync(`${file}.swp`, file)
     })
-    state.rows.get('A')!.status = 'completed'
-    state = (await store.write(state, {running: new Set()})).state
-    vi.restoreAllMocks()
-    expect(saved).not.toBe('')
-    state.rows.get('B')!.status = 'in_progress'
-    await store.write(state, {running: new Set(['B'])})
-    const text = fs.readFileSync(file, 'utf8')
-    expect(text.match(/^# .*$/m)![0]).toBe(saved.match(/^# .*$/m)![0])
+    expect(title(text)).toBe(title(saved))
     expect(text).toMatch(/\| A \| completed /)
     expect(text).toMatch(/\| B \| in_progress /)
-    store.close()
   })
 
   it('an in-place write of the same length is read and kept by the next write', async () => {
-    const file = copyFixture('basic')
-    const store = await PlanStore.open(file, {now: tickingClock()})
-    let state = store.state
-    const rename = fs.renameSync
-    let saved = ''
-    vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
-      rename(from, to)
-      if (saved || String(to) !== file) return
-      const text = fs.readFileSync(file, 'utf8')
-      saved = text.replace(/^# (.*)$/m, (_, title: string) => `# ${title.toUpperCase()}`)
+    const {text, saved} = await saveRightAfterRename((file, saved) => {
       // In place (same inode), a moment later, as an editor that writes through its open file does.
       const fd = fs.openSync(file, 'r+')
       const later = new Date(Date.now() + 5000)
@@ -58,15 +61,7 @@ describe('a save that lands right after the store renamed its write into place',
       fs.futimesSync(fd, later, later)
       fs.closeSync(fd)
     })
-    state.rows.get('A')!.status = 'completed'
-    state = (await store.write(state, {running: new Set()})).state
-    vi.restoreAllMocks()
-    expect(saved).not.toBe('')
-    state.rows.get('B')!.status = 'in_progress'
-    await store.write(state, {running: new Set(['B'])})
-    const text = fs.readFileSync(file, 'utf8')
-    expect(text.match(/^# .*$/m)![0]).toBe(saved.match(/^# .*$/m)![0])
+    expect(title(text)).toBe(title(saved))
     expect(text).toMatch(/\| B \| in_progress /)
-    store.close()
   })
 })
