@@ -1,9 +1,9 @@
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
+import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
 
 /**
  * A person sets a running agent's row to `pending`: mdplan keeps its own
@@ -36,10 +36,7 @@ describe('a running agent set to pending by hand', () => {
         void run.then((result) => reject(new Error(`the run ended first: ${result.all}`)))
       })
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
-    for (let waited = 0; !existsSync(log); waited += 50) {
-      if (waited > 15_000) throw new Error('A never started')
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await waitForFirstStart(log)
     writeFileSync(plan, readFileSync(plan, 'utf8').replace(/^\| A \| in_progress \|/m, '| A | pending |'))
     await said("kept mdplan's value")
     writeFileSync(join(repo.root, 'go'), '')

@@ -6,7 +6,7 @@ import {parsePlan} from '../src/plan/parse-plan.js'
 import {tableStateFromPlan} from '../src/store/table-state.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
+import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
 
 /**
  * A completion the damaged table cannot take is journaled as soon as the write fails, not only when the
@@ -40,10 +40,7 @@ describe('the journal is written when a write fails', () => {
       void run.then((result) => reject(new Error(`the run ended before it waited for a repair: ${result.all}`)))
     })
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
-    for (let waited = 0; !existsSync(log); waited += 50) {
-      if (waited > 15_000) throw new Error('A never started')
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await waitForFirstStart(log)
     const damaged = readFileSync(plan, 'utf8').replace(delimiter, '')
     writeFileSync(plan, damaged)
     writeFileSync(join(repo.root, 'go'), '')
@@ -80,10 +77,7 @@ describe('the journal is written when a write fails', () => {
       })
     })
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
-    for (let waited = 0; !existsSync(log); waited += 50) {
-      if (waited > 15_000) throw new Error('A never started')
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await waitForFirstStart(log)
     const damaged = readFileSync(plan, 'utf8').replace(delimiter, '')
     writeFileSync(plan, damaged)
     writeFileSync(join(repo.root, 'go'), '')

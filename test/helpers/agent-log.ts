@@ -15,6 +15,14 @@ export function logged(logFile: string, body: string): string {
   return [mark('start'), body, mark('end')].join('\n')
 }
 
+/** Resolves once the first agent has written to the log (it has started); throws after 15 s. */
+export async function waitForFirstStart(logFile: string): Promise<void> {
+  for (let waited = 0; !existsSync(logFile); waited += 50) {
+    if (waited > 15_000) throw new Error(`no agent started: ${logFile} was never written`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 export interface AgentSide {
   /** `ID#ATTEMPT` → how many times that attempt started. */
   starts: Map<string, number>
