@@ -1,36 +1,42 @@
-import {chmod, copyFile, link, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {rmSync} from 'node:fs'
+import {createReadStream, createWriteStream, rmSync} from 'node:fs'
+import {mkdtemp, rm, stat} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {execa} from 'execa'
+import {pipeline} from 'node:stream/promises'
+import tarStream from 'tar-stream'
 import {identityArgs} from '../git/identity-args.js'
 import {gitReason, runGit} from '../git/run-git.js'
 import type {HostCommand, HostJob} from './host.js'
 import {runScript} from './job-scripts.js'
 
 /**
+ * What of the base commit travels with a job: all of its history (`full`),
+ * nothing (the host already holds it), or what the host lacks beyond commits
+ * it is known to hold (`not`).
+ */
+export type BaseShipping = 'full' | 'none' | {not: readonly string[]}
+
+/**
  * Everything a job needs on its host, as one tar file: the base commit as a
  * git bundle, argv (NUL-separated, so it stays an array), stdin, the
  * environment (a 0600 file that run.sh reads and deletes: credentials never
- * in argv), and the commit message that carries the key. Returns the tar's path.
+ * in argv), and the commit message that carries the key. Written here
+ * (tar-stream), not by a `tar` process. Returns the tar's path.
  */
-export async function jobArchive(job: HostJob, command: HostCommand, env: Record<string, string>): Promise<{file: string; dispose: () => Promise<void>} | {error: string}> {
+export async function jobArchive(job: HostJob, command: HostCommand, env: Record<string, string>, shipping: BaseShipping = 'full'): Promise<{file: string; dispose: () => Promise<void>} | {error: string}> {
   const dir = await mkdtemp(join(tmpdir(), 'mdplan-job-'))
   const dispose = (): Promise<void> => rm(dir, {recursive: true, force: true})
-  const spec = join(dir, 'spec')
   const {root, base, branch, prefix, message} = job.git
   try {
-    await mkdir(spec)
-    const bundle = await baseBundle(root, base)
-    if (typeof bundle !== 'string') return await fail(dispose, bundle.error)
-    await link(bundle, join(spec, 'base.bundle')).catch(() => copyFile(bundle, join(spec, 'base.bundle')))
-    const ref = bundleRef(base)
+    const bundle = shipping === 'none' ? undefined : await baseBundle(root, base, shipping === 'full' ? [] : shipping.not)
+    if (bundle !== undefined && typeof bundle !== 'string') return await fail(dispose, bundle.error)
+    // Undefined: the host holds all of it already (a commit it holds descends from the base).
     const identity = await identityOf(root)
     const files: Record<string, string> = {
       'run.sh': runScript,
       argv: [command.file, ...command.args].map((arg) => `${arg}\0`).join(''),
       'env.sh': Object.entries(env).map(([key, value]) => `${key}=${shellQuote(value)}\n`).join(''),
-      ref,
+      ref: bundleRef(base),
       base,
       branch,
       prefix,
@@ -39,10 +45,17 @@ export async function jobArchive(job: HostJob, command: HostCommand, env: Record
       email: identity.email
     }
     if (command.input !== undefined) files.input = command.input
-    for (const [name, text] of Object.entries(files)) await writeFile(join(spec, name), text)
-    await chmod(join(spec, 'env.sh'), 0o600)
     const file = join(dir, 'job.tar')
-    await execa('tar', ['-c', '-f', file, '-C', spec, '.'])
+    const pack = tarStream.pack()
+    const written = pipeline(pack, createWriteStream(file, {mode: 0o600}))
+    const mtime = new Date()
+    for (const [name, text] of Object.entries(files)) pack.entry({name, mode: name === 'env.sh' ? 0o600 : 0o644, mtime}, Buffer.from(text))
+    if (bundle !== undefined) {
+      const entry = pack.entry({name: 'base.bundle', mode: 0o644, mtime, size: (await stat(bundle)).size})
+      await pipeline(createReadStream(bundle), entry)
+    }
+    pack.finalize()
+    await written
     return {file, dispose}
   } catch (error) {
     return await fail(dispose, error instanceof Error ? error.message : String(error))
@@ -55,25 +68,29 @@ async function fail(dispose: () => Promise<void>, error: string): Promise<{error
 }
 
 // Launches made together start from the same commit: one bundle serves them all (and each rerun of it).
-const bundles = new Map<string, Promise<string | {error: string}>>()
+const bundles = new Map<string, Promise<string | undefined | {error: string}>>()
+let made = 0
+// One at a time: each names the base by the same ref while it is made.
+let making: Promise<unknown> = Promise.resolve()
 let bundleDir: string | undefined
 
 function bundleRef(base: string): string {
   return `refs/mdplan/bases/${base}`
 }
 
-function baseBundle(root: string, base: string): Promise<string | {error: string}> {
-  const key = `${root}\0${base}`
-  let made = bundles.get(key)
-  if (!made) {
-    made = makeBundle(root, base)
-    bundles.set(key, made)
-    void made.then((result) => typeof result !== 'string' && bundles.delete(key))
+function baseBundle(root: string, base: string, not: readonly string[]): Promise<string | undefined | {error: string}> {
+  const key = [root, base, ...not].join('\0')
+  let bundle = bundles.get(key)
+  if (!bundle) {
+    bundle = making.then(() => makeBundle(root, base, not))
+    making = bundle
+    bundles.set(key, bundle)
+    void bundle.then((result) => typeof result === 'object' && bundles.delete(key))
   }
-  return made
+  return bundle
 }
 
-async function makeBundle(root: string, base: string): Promise<string | {error: string}> {
+async function makeBundle(root: string, base: string, not: readonly string[]): Promise<string | undefined | {error: string}> {
   if (!bundleDir) {
     bundleDir = await mkdtemp(join(tmpdir(), 'mdplan-bundles-'))
     const made = bundleDir
@@ -81,11 +98,15 @@ async function makeBundle(root: string, base: string): Promise<string | {error: 
   }
   // A bundle carries refs, not bare commits: a ref of its own names the base while the bundle is made.
   const ref = bundleRef(base)
-  const file = join(bundleDir, `${base}-${bundles.size}.bundle`)
+  const file = join(bundleDir, `${base}-${++made}.bundle`)
   const updated = await runGit(root, ['update-ref', ref, base])
   if (!updated.ok) return {error: gitReason(updated, 'git update-ref')}
-  const bundled = await runGit(root, ['bundle', 'create', file, ref])
+  // The host's cache may hold commits this repository never had (another repository's): those are passed over.
+  let bundled = await runGit(root, ['bundle', 'create', file, ref, ...(not.length > 0 ? ['--ignore-missing', '--not', ...not] : [])])
+  const empty = !bundled.ok && /empty bundle/i.test(bundled.stderr)
+  if (!bundled.ok && !empty && not.length > 0) bundled = await runGit(root, ['bundle', 'create', file, ref])
   await runGit(root, ['update-ref', '-d', ref])
+  if (empty && not.length > 0) return undefined
   return bundled.ok ? file : {error: gitReason(bundled, 'git bundle create')}
 }
 

@@ -13,17 +13,39 @@
 /**
  * `$1` dir, `$2` key, `$3` byte offset; stdin: the job's tar archive. `mkdir`
  * of the folder is the guard: one process per key, however often the same
- * key is submitted. Says `mdplan-job submitted` or `exists` on stderr, then
- * follows the job's output in the same call (one round trip per launch).
+ * key is submitted. The base commit goes into the host's cache repository
+ * (`<dir>/cache.git`) once, from a bundle of what the cache lacks; every job
+ * checks out from there (git alternates), so a job carries no history of its
+ * own. Says `mdplan-job submitted` or `exists` on stderr, then follows the
+ * job's output in the same call (one round trip per launch); `need-base`
+ * (nothing submitted) when the cache lacks the base and the archive did not
+ * bring what it needs.
  */
 export const submitScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 j=$d/jobs/$2
-mkdir -p "$d/jobs" "$d/staging" || exit 3
+c=$d/cache.git
+[ -d "$d/staging" ] && [ -d "$d/jobs" ] || mkdir -p "$d/jobs" "$d/staging" || exit 3
 umask 077
 s=$d/staging/$2.$$
 # Unpacked before the guard: a submit cut off mid-archive (its coordinator killed) leaves no job folder behind.
 mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s"; echo "mdplan-job bad-archive" >&2; exit 3; }
+read -r b < "$s/base"
+# Two first jobs may make it at once: git init of an existing repository only says so.
+[ -d "$c" ] || { git init -q --bare "$c" && git -C "$c" config gc.auto 0; }
+# A base's ref is written by a fetch that checked the objects are all there: the ref alone says the cache holds it.
+if [ -f "$s/base.bundle" ]; then
+  read -r r < "$s/ref"
+  [ -f "$c/$r" ] || git -C "$c" fetch -q "$s/base.bundle" "+$r:$r" 2> "$s/fetch.err" || git -C "$c" cat-file -e "$b^{commit}" 2> /dev/null
+  rm -f "$s/base.bundle"
+fi
+if [ ! -f "$c/refs/mdplan/bases/$b" ] && ! { git -C "$c" cat-file -e "$b^{commit}" 2> /dev/null && git -C "$c" update-ref "refs/mdplan/bases/$b" "$b"; }; then
+  [ -s "$s/fetch.err" ] && sed 's/^/mdplan-job fetch: /' "$s/fetch.err" >&2
+  rm -rf "$s"
+  echo "mdplan-job need-base" >&2
+  exit 0
+fi
+echo "$c" > "$s/cache"
 if mkdir "$j" 2>/dev/null; then
   mv "$s"/* "$j"/ && rmdir "$s"
   (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
@@ -36,7 +58,11 @@ else
 fi
 `
 
-/** The job itself, its own session and process group; `$1` the job folder. */
+/**
+ * The job itself, its own session and process group; `$1` the job folder.
+ * Its base comes from the host's cache (`cache` names it: ssh hosts) or from
+ * the bundle in the folder (containers, Slurm).
+ */
 export const runScript = `
 j=$1
 cd "$j" || exit 1
@@ -44,13 +70,19 @@ cd "$j" || exit 1
 # do only where init reaps at once; under one that reaps late (a container's, a VM agent's) a finished job
 # stays a zombie that kill -0 still finds, for seconds. Killed with the job's process group on a cancel.
 sleep 2147483647 & echo $! > beacon
-echo $$ > pid.tmp && mv pid.tmp pid
+echo $$ > pid
 : > out; : > err
+read -r base < base; read -r branch < branch; read -r prefix < prefix
 work() {
-  git init -q "$j/work" && cd "$j/work" &&
-    git fetch -q "$j/base.bundle" "$(cat "$j/ref"):refs/heads/$(cat "$j/branch")" &&
-    git checkout -q "$(cat "$j/branch")" || { echo "mdplan: could not check out the base commit" >&2; echo 125 > "$j/agent.rc"; return; }
-  cd "$j/work/$(cat "$j/prefix")" || { echo 125 > "$j/agent.rc"; return; }
+  if [ -f "$j/cache" ]; then
+    read -r cache < "$j/cache"
+    git init -q "$j/work" && echo "$cache/objects" > "$j/work/.git/objects/info/alternates" && cd "$j/work" &&
+      git checkout -q -b "$branch" "$base"
+  else
+    read -r ref < "$j/ref"
+    git init -q "$j/work" && cd "$j/work" && git fetch -q "$j/base.bundle" "$ref:refs/heads/$branch" && git checkout -q "$branch"
+  fi || { echo "mdplan: could not check out the base commit" >&2; echo 125 > "$j/agent.rc"; return; }
+  cd "$j/work/$prefix" || { echo 125 > "$j/agent.rc"; return; }
   set -a; . "$j/env.sh"; set +a
   rm -f "$j/env.sh"
   if [ -f "$j/input" ]; then in=$j/input; else in=/dev/null; fi
@@ -59,10 +91,12 @@ work() {
 MDPLAN_JOB=$j; export MDPLAN_JOB
 work > "$j/out" 2> "$j/err"
 cd "$j/work" 2>/dev/null && {
-  git add -A && { git diff --cached --quiet || git -c user.name="$(cat "$j/name")" -c user.email="$(cat "$j/email")" commit -q --no-verify -F "$j/message"; }
-  if [ "$(git rev-parse HEAD)" != "$(cat "$j/base")" ]; then git bundle create "$j/result.bundle" "$(cat "$j/branch")" "^$(cat "$j/base")" 2>> "$j/err"; fi
+  read -r name < "$j/name"; read -r email < "$j/email"
+  git add -A && { git diff --cached --quiet || git -c user.name="$name" -c user.email="$email" commit -q --no-verify -F "$j/message"; }
+  if [ "$(git rev-parse HEAD)" != "$base" ]; then git bundle create "$j/result.bundle" "$branch" "^$base" 2>> "$j/err"; fi
 } >> "$j/err" 2>&1
-cat "$j/agent.rc" > "$j/rc.tmp" 2>/dev/null || echo 125 > "$j/rc.tmp"
+{ read -r rc < "$j/agent.rc" && [ -n "$rc" ]; } 2> /dev/null || rc=125
+echo "$rc" > "$j/rc.tmp"
 mv "$j/rc.tmp" "$j/rc"
 kill "$(cat "$j/beacon")" 2>/dev/null; wait
 `
@@ -76,17 +110,19 @@ kill "$(cat "$j/beacon")" 2>/dev/null; wait
 export const followScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 cd "$d/jobs/$2" 2>/dev/null || { echo "mdplan-job unknown" >&2; exit 0; }
+# A job just submitted writes its pid within milliseconds: look often at first, then every 0.1 s for a minute.
 i=0
-while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 600 ] && { echo "mdplan-job lost" >&2; exit 0; }; sleep 0.1; done
-touch out
+while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 650 ] && { echo "mdplan-job lost" >&2; exit 0; }; if [ $i -le 50 ]; then sleep 0.01; else sleep 0.1; fi; done
+: >> out
 # The job's beacon (run.sh) ends, reaped, once the result is ready; jobs from before it had none.
-p=$(cat beacon 2>/dev/null || cat pid)
+{ read -r p < beacon && [ -n "$p" ]; } 2> /dev/null || read -r p < pid
 tail -c +$(($3+1)) -s 0.05 --pid="$p" -f out
 if [ -f rc ]; then
   cat err >&2
   # The result rides home on the same call (base64 on stderr, before the last line): no second round trip.
   [ -f result.bundle ] && { echo "mdplan-job bundle" >&2; base64 result.bundle >&2; }
-  echo "mdplan-job rc $(cat rc)" >&2
+  read -r r < rc
+  echo "mdplan-job rc $r" >&2
 else echo "mdplan-job lost" >&2; fi
 `
 
@@ -137,6 +173,8 @@ for x in git tar setsid tail xargs base64; do command -v "$x" > /dev/null 2>&1 |
 while [ $# -gt 0 ] && [ "$1" != -- ]; do command -v "$1" > /dev/null 2>&1 || echo "missing $1"; shift; done
 [ $# -gt 0 ] && shift
 echo "disk $(df -Pk "$d" 2>/dev/null | awk 'NR==2 {print $4}')"
+# The bases the host's cache holds, newest first: a job's bundle need not carry what they hold.
+[ -d "$d/cache.git/refs/mdplan/bases" ] && ls -t "$d/cache.git/refs/mdplan/bases" | head -n 64 | sed 's/^/base /'
 t=; command -v timeout > /dev/null 2>&1 && t="timeout 20"
 i=0
 while [ $# -ge 3 ]; do

@@ -6,10 +6,12 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {fetchResult} from './fetch-result.js'
 import type {Collected, Host, HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
+import {hostBases, type HostBases} from './host-bases.js'
 import {jobArchive} from './job-archive.js'
 import {isSafeKey} from './job-key.js'
 import {followScript, listScript, preflightScript, removeScript, resultScript, submitScript} from './job-scripts.js'
 import {lineSplitter} from './line-splitter.js'
+import type {RemoteOutcome} from './remote-call.js'
 import {sshUnreachable, type SshTransport} from './ssh-transport.js'
 
 /** How long ssh takes to notice a dead connection (ServerAliveInterval × ServerAliveCountMax in ssh-transport.ts). */
@@ -27,6 +29,7 @@ const minFreeKb = 512 * 1024
 export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
   const dir = spec.dir ?? '~/.mdplan'
   const results = new Map<string, Buffer>()
+  const bases = hostBases()
   const {exec} = transport
   const checked = (key: string): string => {
     if (!isSafeKey(key)) throw new Error(`not a job key: ${key}`)
@@ -34,7 +37,7 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
   }
 
   /** Call until the host answers (not ssh's 255), or the lease since `since` runs out. */
-  const reach = async <T>(call: () => Promise<T & {exitCode?: number}>, since = Date.now()): Promise<(T & {exitCode?: number}) | undefined> => {
+  const reach = async (call: () => PromiseLike<RemoteOutcome>, since = Date.now()): Promise<RemoteOutcome | undefined> => {
     for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
       if ((await transport.connect()).ok) {
         const result = await call()
@@ -49,7 +52,7 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
     spec,
 
     async run(job, command) {
-      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key]), results})
+      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key]), results, bases})
     },
 
     async collect({key, root, branch, base}): Promise<Collected> {
@@ -88,6 +91,7 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
       const answer = await exec(preflightScript, [dir, ...executables, '--', ...auth.flatMap((check) => [check.executable, ...check.args])])
       if (answer.exitCode !== 0) return [`${name}: the checks could not run (${String(answer.stderr).trim().split('\n').at(-1) ?? answer.exitCode})`]
       const problems: string[] = []
+      const held: string[] = []
       for (const line of String(answer.stdout).split('\n')) {
         const [what, value] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]
         if (what === 'missing') problems.push(`${name}: \`${value}\` is not installed there; install it on ${transport.label} or run these agents on another host`)
@@ -97,8 +101,10 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
           const problem = auth[Number(index)]?.verdict({exitCode: Number(rc), stdout: decode(stdout), stderr: decode(stderr)})
           if (problem) problems.push(`${name}: ${problem}`)
         }
+        if (what === 'base' && /^[0-9a-f]{40}$/.test(value)) held.push(value)
         if (what === 'disk' && Number(value) > 0 && Number(value) < minFreeKb) problems.push(`${name}: only ${Math.round(Number(value) / 1024)} MB free under ${dir}; free some space or set \`dir:\` elsewhere`)
       }
+      bases.learn(held)
       return problems
     },
 
@@ -119,9 +125,11 @@ interface RunInput {
   cancel: (key: string) => Promise<void>
   /** Result bundles that came home with the end of a job's output, by key. */
   results: Map<string, Buffer>
+  /** What the host's cache holds: what of the base a submit must carry. */
+  bases: HostBases
 }
 
-async function runJob({spec, dir, transport, job, command, cancel, results}: RunInput): Promise<HostRun> {
+async function runJob({spec, dir, transport, job, command, cancel, results, bases}: RunInput): Promise<HostRun> {
   const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
   if (job.signal?.aborted) return {...base, interrupted: true}
   mkdirSync(dirname(job.logFile), {recursive: true})
@@ -138,6 +146,9 @@ async function runJob({spec, dir, transport, job, command, cancel, results}: Run
   job.signal?.addEventListener('abort', onAbort, {once: true})
   const timer = job.timeoutMs ? setTimeout(() => ((timedOut = true), stop.abort()), job.timeoutMs) : undefined
   let archive: Awaited<ReturnType<typeof jobArchive>> | undefined
+  /** This submit holds the host's first turn (see HostBases.turn). */
+  let turn = false
+  let wholeBase = false
   let offset = 0
   let lastContact = Date.now()
   let phase: 'submit' | 'follow' = job.reattach ? 'follow' : 'submit'
@@ -153,6 +164,7 @@ async function runJob({spec, dir, transport, job, command, cancel, results}: Run
     if (result.stderr) log.write(result.stderr)
     log.end()
     if (archive && 'dispose' in archive) await archive.dispose()
+    if (turn) bases.release()
     return {...base, stdout: Buffer.concat(out).toString('utf8'), attached, ...result}
   }
 
@@ -165,14 +177,27 @@ async function runJob({spec, dir, transport, job, command, cancel, results}: Run
     const connected = await transport.connect()
     if (connected.ok) {
       // Submitting follows in the same call: one round trip per launch. A rerun first follows only (attach).
-      if (phase === 'submit') {
-        archive ??= await jobArchive(job, command, env)
+      if (phase === 'submit' && !archive) {
+        turn ||= await bases.turn()
+        archive = await jobArchive(job, command, env, wholeBase ? 'full' : bases.shipping(job.git.base))
         if ('error' in archive) return finish({spawnFailed: true, error: archive.error})
       }
       const call =
         phase === 'submit' && archive && 'file' in archive
           ? transport.exec(submitScript + followScript, [dir, job.key, String(offset)], {inputFile: archive.file, signal: stop.signal})
           : transport.exec(followScript, [dir, job.key, String(offset)], {signal: stop.signal})
+      // The answer to the submit comes first, while the job runs: the host's first base is there, others may go.
+      let said = ''
+      const hear = (chunk: Buffer): void => {
+        said += chunk.toString('latin1')
+        const taken = /^mdplan-job (submitted|exists)$/m.test(said)
+        if (taken) {
+          bases.learn([job.git.base])
+          turn = false
+        }
+        if (taken || said.length > 65_536) call.stderr?.off('data', hear)
+      }
+      if (phase === 'submit') call.stderr?.on('data', hear)
       call.stdout?.on('data', (chunk: Buffer) => {
         lastContact = Date.now()
         offset += chunk.length
@@ -191,6 +216,15 @@ async function runJob({spec, dir, transport, job, command, cancel, results}: Run
         phase = 'follow'
       } else if (phase === 'submit' && /^mdplan-job bad-archive$/m.test(stderr)) {
         return finish({spawnFailed: true, error: `${spec.name}: could not unpack the job ${job.key} there (disk full?)`})
+      } else if (phase === 'submit' && /^mdplan-job need-base$/m.test(stderr)) {
+        // The cache lacks what the bundle was cut against (removed, or another repository's): ship the whole history once.
+        const why = /^mdplan-job fetch: (.*)$/m.exec(stderr)?.[1]
+        if (wholeBase) return finish({spawnFailed: true, error: `${spec.name}: could not store the base commit in ${dir}/cache.git${why ? `: ${why}` : ''}`})
+        bases.forget()
+        wholeBase = true
+        if (archive && 'dispose' in archive) await archive.dispose()
+        archive = undefined
+        continue
       }
       const control = /(?:^|\n)mdplan-job (rc|lost|unknown)(?: (\d+))?\s*$/.exec(stderr)
       if (control) {

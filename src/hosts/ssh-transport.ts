@@ -2,9 +2,10 @@ import {mkdirSync} from 'node:fs'
 import {readFile, rm} from 'node:fs/promises'
 import {tmpdir, userInfo} from 'node:os'
 import {join} from 'node:path'
-import {execa, type ResultPromise} from 'execa'
+import {execa} from 'execa'
 import type {HostSpec} from './host-spec.js'
 import {shellQuote} from './job-archive.js'
+import {remoteCall, type RemoteCall} from './remote-call.js'
 
 /** ssh's own exit status for "could not connect or the connection broke". */
 export const sshUnreachable = 255
@@ -13,7 +14,7 @@ let masters = 0
 
 export interface SshTransport {
   /** Run a constant script there with arguments (each quoted for the remote shell). */
-  exec(script: string, args: readonly string[], options?: {inputFile?: string; stdoutFile?: string; signal?: AbortSignal}): ResultPromise<{reject: false}>
+  exec(script: string, args: readonly string[], options?: {inputFile?: string; stdoutFile?: string; signal?: AbortSignal}): RemoteCall
   /** Make sure a shared connection is up (ControlMaster), so each call costs one round trip, not a login. */
   connect(): Promise<{ok: true} | {ok: false; reason: string}>
   close(): Promise<void>
@@ -76,18 +77,12 @@ export function sshTransport(spec: HostSpec): SshTransport {
     },
     exec(script, args, options = {}) {
       const command = ['sh', '-c', script, 'mdplan', ...args].map(shellQuote).join(' ')
-      const child = execa('ssh', [...common, '-o', 'ControlMaster=no', '--', address, command], {
-        reject: false,
-        ...(options.inputFile ? {inputFile: options.inputFile} : {stdin: 'ignore' as const}),
-        ...(options.stdoutFile ? {stdout: {file: options.stdoutFile}} : {}),
-        ...(options.signal ? {cancelSignal: options.signal} : {}),
-        buffer: {stdout: options.stdoutFile === undefined, stderr: true}
-      })
+      const call = remoteCall('ssh', [...common, '-o', 'ControlMaster=no', '--', address, command], options)
       // A broken connection must reach a new master next time.
-      void child.then((result) => {
+      void call.then((result) => {
         if (result.exitCode === sshUnreachable) master = undefined
       })
-      return child as ResultPromise<{reject: false}>
+      return call
     },
     async close() {
       master = undefined

@@ -5,7 +5,8 @@
  * from the bundle, from dist/ or from src/ under the tests, so it cannot load
  * any of mdplan's files. Plain CommonJS, Node built-ins only.
  *
- * Messages in: `{type: 'spawn', id, file, args, cwd, env, input?}`.
+ * Messages in: `{type: 'spawn', id, file, args, cwd, env, input?, inputFile?}`
+ * (stdin: `input`'s bytes, or the file's, then closed; else closed from the start).
  * Messages out, per id, in order: `pid` (the agent started), `out`/`err`
  * (chunks of its stdout/stderr), `exit` (the process ended: its code or
  * signal), `done` (its streams closed, or it never started: `error` set).
@@ -31,7 +32,7 @@ process.on('message', (m) => {
   }
   let child
   try {
-    child = spawn(m.file, m.args, {cwd: m.cwd, env: m.env, detached: true, stdio: [m.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
+    child = spawn(m.file, m.args, {cwd: m.cwd, env: m.env, detached: true, stdio: [m.input === undefined && m.inputFile === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
   } catch (error) {
     done({error: {code: error.code, message: String(error.message)}})
     return
@@ -45,10 +46,15 @@ process.on('message', (m) => {
   child.stderr.on('data', (chunk) => send({type: 'err', id, chunk}))
   child.on('exit', (code, signal) => send({type: 'exit', id, code, signal}))
   child.on('close', (code, signal) => done({code, signal}))
-  if (m.input !== undefined) {
+  if (m.input !== undefined || m.inputFile !== undefined) {
     // An agent that exits without reading its stdin is not an error of ours.
     child.stdin.on('error', () => {})
-    child.stdin.end(m.input)
+    if (m.inputFile === undefined) child.stdin.end(m.input)
+    else {
+      const source = require('node:fs').createReadStream(m.inputFile)
+      source.on('error', () => child.stdin.end())
+      source.pipe(child.stdin)
+    }
   }
 })
 // A terminal's Ctrl-C is mdplan's to handle (it ends the agents and records them): never the helper's.

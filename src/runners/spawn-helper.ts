@@ -32,7 +32,7 @@ export function helperSpawn(file: string, args: readonly string[], options: Spaw
   refHelper()
   const env = options.env ?? {...process.env}
   try {
-    channel.send({type: 'spawn', id, file, args, cwd: options.cwd, env, input: options.input})
+    channel.send({type: 'spawn', id, file, args, cwd: options.cwd, env, input: options.input, inputFile: options.inputFile})
   } catch (error) {
     finish(id, {error: {message: `the spawn helper is gone: ${(error as Error).message}`}})
   }

@@ -6,8 +6,10 @@ export interface SpawnProcessOptions {
   cwd: string
   /** The process's whole environment (not added to mdplan's own); undefined values are left out. Default: mdplan's. */
   env?: Record<string, string | undefined> | undefined
-  /** Written to stdin, which is then closed; without it stdin is closed from the start. */
-  input?: string | undefined
+  /** Written to stdin, which is then closed; without it (or `inputFile`) stdin is closed from the start. */
+  input?: string | Uint8Array | undefined
+  /** A file streamed to stdin, which is then closed (a large archive, never held in memory). */
+  inputFile?: string | undefined
 }
 
 /** How the process ended; `exitCode` and `signal` both undefined: it never started (`shortMessage` says why). */
@@ -41,7 +43,7 @@ export function spawnProcess(file: string, args: readonly string[], options: Spa
     env: options.env,
     extendEnv: options.env === undefined,
     // Never an open pipe: codex exec and opencode run wait on it forever. `input` is written, then closed.
-    ...(options.input === undefined ? {stdin: 'ignore' as const} : {input: options.input}),
+    ...(options.inputFile !== undefined ? {inputFile: options.inputFile} : options.input === undefined ? {stdin: 'ignore' as const} : {input: options.input}),
     stdout: 'pipe',
     stderr: 'pipe',
     detached: true,
