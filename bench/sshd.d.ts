@@ -18,4 +18,4 @@ export interface SshdFixture {
   close(): Promise<void>
 }
 /** Real sshd daemons on 127.0.0.1, one per host, children of the caller, each ready when it says it listens. */
-export declare function startSshd(count: number): Promise<SshdFixture>
+export declare function startSshd(count: number, options?: {leanShell?: boolean}): Promise<SshdFixture>

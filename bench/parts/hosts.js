@@ -1,10 +1,17 @@
 // Agents on other machines (issues 21 and 24): agents of 100 ms on two localhost ssh hosts (real sshd
 // daemons, bench/sshd.js) against the same plan run locally, both in a git repository.
-// 1. The cost of a remote launch (BENCH_HOST_AGENTS, default 200): (remote makespan − local makespan) × slots
-//    ÷ agents, the time each launch adds while it holds a slot (ship the base, submit, follow, collect, merge);
-//    the DAG's longest chain is short (14 agents), so the run is bound by slots, not by waiting.
+// 1. The cost of a remote launch (BENCH_HOST_AGENTS, default 200), two ways:
+//    - in a crowd: (remote makespan − local makespan) × slots ÷ agents, the time each launch adds while it
+//      holds a slot (ship the base, submit, follow, collect, merge); the DAG's longest chain is short
+//      (14 agents), so the run is bound by slots, not by waiting. On this machine the two "hosts" are the
+//      coordinator's own 2 cores, so with 16 jobs at once this is bound by CPU as well: it counts the hosts'
+//      work (sshd, the job scripts, git) as if it were the coordinator's.
+//    - one at a time: a chain of 20 agents, each waiting for the one before, (remote − local) ÷ 20: what a
+//      launch adds to an agent's time when nothing else competes for the CPU.
+//    Each with hosts whose login shell starts bare (the target) and with this machine's root ~/.bashrc
+//    (pyenv init: every ssh call runs it), reported beside it.
 // 2. The coordinator's CPU per agent (BENCH_HOST_CPU_AGENTS, default 500; 0 skips it): user + sys of the
-//    `mdplan run` process and every process it waits for (its ssh clients, git, tar), from the shell's `times`,
+//    `mdplan run` process and every process it waits for (its ssh clients, git), from the shell's `times`,
 //    plus the ssh ControlMaster connections it starts (detached, so sampled from /proc while they live),
 //    against the same plan run locally (there the agents themselves are children and are counted too).
 //    The sshd side (sessions, job scripts, the agents, their git) is the "host" and is not counted.
@@ -23,36 +30,55 @@ import {sshdMissing, startSshd} from '../sshd.js'
 const bin = fileURLToPath(new URL('../../bin/mdplan.js', import.meta.url))
 const agents = Number(process.env.BENCH_HOST_AGENTS ?? 200)
 const cpuAgents = Number(process.env.BENCH_HOST_CPU_AGENTS ?? 500)
+const chainAgents = 20
 const slots = 8
 
 export async function run() {
   if (!process.argv.slice(2).some((arg) => arg.includes('hosts'))) return []
   const missing = sshdMissing()
   if (missing) return [{figure: 'agents on ssh hosts', value: `skipped: ${missing}`, target: null, holds: null}]
-  const sshd = await startSshd(2)
+  const lean = await startSshd(2, {leanShell: true})
+  const rc = await startSshd(2)
   const rows = []
   try {
-    const hosts = sshd.hosts.map((h) => `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${sshd.config}', dir: '${h.dir}', slots: ${slots}}`)
-    const front = ['hosts:', ...hosts, `host: [${sshd.hosts.map((h) => h.alias).join(', ')}]`]
+    const front = (sshd) => [
+      'hosts:',
+      ...sshd.hosts.map((h) => `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${sshd.config}', dir: '${h.dir}', slots: ${slots}}`),
+      `host: [${sshd.hosts.map((h) => h.alias).join(', ')}]`
+    ]
+    const call = async (sshd) => `${(await sshCallMs(sshd)).toFixed(0)} ms`
+    rows.push({figure: 'one ssh call through the shared connection (`sh -c true`): hosts with a bare shell / with this machine\'s ~/.bashrc', value: `${await call(lean)} / ${await call(rc)} (${loadAverage()})`, target: 'reported', holds: null})
     if (agents > 0) {
       const nodes = sleepDag({agents, seed: 7, minMs: 100, maxMs: 100})
-      const local = await runPlan(nodes, [], sshd.config)
-      const remote = await runPlan(nodes, front, sshd.config)
+      const local = await runPlan(nodes, [], lean.config)
+      const remote = await runPlan(nodes, front(lean), lean.config)
+      const withRc = await runPlan(nodes, front(rc), rc.config)
       const load = loadAverage()
-      const perLaunch = ((remote.wallMs - local.wallMs) * 2 * slots) / agents / 1000
+      const perLaunch = (wallMs) => ((wallMs - local.wallMs) * 2 * slots) / agents / 1000
       rows.push(
-        {figure: `makespan, ${agents} agents of 100 ms, 16 at once: two ssh hosts vs local`, value: `${(remote.wallMs / 1000).toFixed(2)}s vs ${(local.wallMs / 1000).toFixed(2)}s (${load})`, target: 'reported', holds: null},
-        {figure: 'cost of a remote launch per agent (connection shared)', value: `${perLaunch.toFixed(3)}s (${load})`, target: '≤ 0.3s', holds: perLaunch <= 0.3}
+        {figure: `makespan, ${agents} agents of 100 ms, 16 at once: two ssh hosts (bare shell / ~/.bashrc) vs local`, value: `${(remote.wallMs / 1000).toFixed(2)}s / ${(withRc.wallMs / 1000).toFixed(2)}s vs ${(local.wallMs / 1000).toFixed(2)}s (${load})`, target: 'reported', holds: null},
+        {figure: 'cost of a remote launch per agent (connection shared), in a crowd: 16 at once on 2 cores shared with both hosts', value: `${perLaunch(remote.wallMs).toFixed(3)}s (${load})`, target: '≤ 0.3s', holds: perLaunch(remote.wallMs) <= 0.3},
+        {figure: 'the same, hosts running this machine\'s ~/.bashrc on every call', value: `${perLaunch(withRc.wallMs).toFixed(3)}s (${load})`, target: 'reported', holds: null}
+      )
+      const chain = Array.from({length: chainAgents}, (_, index) => ({id: `T${index}`, deps: index === 0 ? [] : [`T${index - 1}`], ms: 100}))
+      const chainLocal = await runPlan(chain, [], lean.config)
+      const chainRemote = await runPlan(chain, front(lean), lean.config)
+      const chainRc = await runPlan(chain, front(rc), rc.config)
+      const chainLoad = loadAverage()
+      const added = (wallMs) => (wallMs - chainLocal.wallMs) / chainAgents / 1000
+      rows.push(
+        {figure: `cost of a remote launch per agent (connection shared), one at a time: a chain of ${chainAgents}`, value: `${added(chainRemote.wallMs).toFixed(3)}s (${chainLoad})`, target: '≤ 0.3s', holds: added(chainRemote.wallMs) <= 0.3},
+        {figure: 'the same, hosts running this machine\'s ~/.bashrc on every call', value: `${added(chainRc.wallMs).toFixed(3)}s (${chainLoad})`, target: 'reported', holds: null}
       )
     }
     if (cpuAgents > 0) {
       const nodes = sleepDag({agents: cpuAgents, seed: 11, minMs: 100, maxMs: 100})
-      const local = await runPlan(nodes, [], sshd.config)
-      const remote = await runPlan(nodes, front, sshd.config)
+      const local = await runPlan(nodes, [], lean.config)
+      const remote = await runPlan(nodes, front(lean), lean.config)
       const load = loadAverage()
       const per = (ms) => `${(ms / cpuAgents).toFixed(1)} ms`
       rows.push({
-        figure: `coordinator CPU per agent, ${cpuAgents} agents on two ssh hosts (mdplan + its ssh clients, git, tar; + ssh masters) vs local (mdplan + agents)`,
+        figure: `coordinator CPU per agent, ${cpuAgents} agents on two ssh hosts (mdplan + its ssh clients, git; + ssh masters) vs local (mdplan + agents)`,
         value: `${per(remote.cpuMs + remote.masterCpuMs)} (${per(remote.cpuMs)} + masters ${per(remote.masterCpuMs)}) vs ${per(local.cpuMs)}; makespan ${(remote.wallMs / 1000).toFixed(1)}s vs ${(local.wallMs / 1000).toFixed(1)}s (${load})`,
         target: 'reported',
         holds: null
@@ -60,7 +86,27 @@ export async function run() {
     }
     return rows
   } finally {
-    await sshd.close()
+    await lean.close()
+    await rc.close()
+  }
+}
+
+/** The median of 10 calls of `sh -c true` on the fixture's first host, its master connection up. */
+async function sshCallMs(sshd) {
+  const host = sshd.hosts[0].alias
+  const control = ['-F', sshd.config, '-o', 'BatchMode=yes', '-o', `ControlPath=${join(tmpdir(), `mdplan-bench-cm-${process.pid}-%C`)}`]
+  const ssh = promisify(execFile)
+  await ssh('ssh', [...control, '-o', 'ControlMaster=yes', '-o', 'ControlPersist=30', '-f', '-N', host])
+  try {
+    const times = []
+    for (let index = 0; index < 10; index++) {
+      const start = process.hrtime.bigint()
+      await ssh('ssh', [...control, '-o', 'ControlMaster=no', host, 'sh -c true'])
+      times.push(Number(process.hrtime.bigint() - start) / 1e6)
+    }
+    return times.sort((a, b) => a - b)[5]
+  } finally {
+    await ssh('ssh', [...control, '-O', 'exit', host]).catch(() => undefined)
   }
 }
 

@@ -30,12 +30,12 @@ umask 077
 s=$d/staging/$2.$$
 # Unpacked before the guard: a submit cut off mid-archive (its coordinator killed) leaves no job folder behind.
 mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s"; echo "mdplan-job bad-archive" >&2; exit 3; }
-read -r b < "$s/base"
+read -r b < "$s/job"
 # Two first jobs may make it at once: git init of an existing repository only says so.
 [ -d "$c" ] || { git init -q --bare "$c" && git -C "$c" config gc.auto 0; }
 # A base's ref is written by a fetch that checked the objects are all there: the ref alone says the cache holds it.
 if [ -f "$s/base.bundle" ]; then
-  read -r r < "$s/ref"
+  { read -r _; read -r r; } < "$s/job"
   [ -f "$c/$r" ] || git -C "$c" fetch -q "$s/base.bundle" "+$r:$r" 2> "$s/fetch.err" || git -C "$c" cat-file -e "$b^{commit}" 2> /dev/null
   rm -f "$s/base.bundle"
 fi
@@ -72,15 +72,14 @@ cd "$j" || exit 1
 sleep 2147483647 & echo $! > beacon
 echo $$ > pid
 : > out; : > err
-read -r base < base; read -r branch < branch; read -r prefix < prefix
+{ read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; } < job
 work() {
   if [ -f "$j/cache" ]; then
     read -r cache < "$j/cache"
-    git init -q "$j/work" && echo "$cache/objects" > "$j/work/.git/objects/info/alternates" && cd "$j/work" &&
+    git init -q --template= "$j/work" && echo "$cache/objects" > "$j/work/.git/objects/info/alternates" && cd "$j/work" &&
       git checkout -q -b "$branch" "$base"
   else
-    read -r ref < "$j/ref"
-    git init -q "$j/work" && cd "$j/work" && git fetch -q "$j/base.bundle" "$ref:refs/heads/$branch" && git checkout -q "$branch"
+    git init -q --template= "$j/work" && cd "$j/work" && git fetch -q "$j/base.bundle" "$ref:refs/heads/$branch" && git checkout -q "$branch"
   fi || { echo "mdplan: could not check out the base commit" >&2; echo 125 > "$j/agent.rc"; return; }
   cd "$j/work/$prefix" || { echo 125 > "$j/agent.rc"; return; }
   set -a; . "$j/env.sh"; set +a
@@ -91,14 +90,13 @@ work() {
 MDPLAN_JOB=$j; export MDPLAN_JOB
 work > "$j/out" 2> "$j/err"
 cd "$j/work" 2>/dev/null && {
-  read -r name < "$j/name"; read -r email < "$j/email"
   git add -A && { git diff --cached --quiet || git -c user.name="$name" -c user.email="$email" commit -q --no-verify -F "$j/message"; }
   if [ "$(git rev-parse HEAD)" != "$base" ]; then git bundle create "$j/result.bundle" "$branch" "^$base" 2>> "$j/err"; fi
 } >> "$j/err" 2>&1
 { read -r rc < "$j/agent.rc" && [ -n "$rc" ]; } 2> /dev/null || rc=125
 echo "$rc" > "$j/rc.tmp"
 mv "$j/rc.tmp" "$j/rc"
-kill "$(cat "$j/beacon")" 2>/dev/null; wait
+read -r beacon < "$j/beacon"; kill "$beacon" 2>/dev/null; wait
 `
 
 /**

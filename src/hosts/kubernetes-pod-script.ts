@@ -14,19 +14,20 @@ m=$1
 j=\${TMPDIR:-/tmp}/mdplan-job
 rm -rf "$j" && mkdir -p "$j" && tar -x -f "\${MDPLAN_IN:-/mdplan/in}/job.tar" -C "$j" || { echo "mdplan: could not unpack the job" >&2; exit 125; }
 MDPLAN_JOB=$j; export MDPLAN_JOB
+{ read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; } < "$j/job"
 echo 125 > "$j/agent.rc"
 work() {
   git init -q "$j/work" && cd "$j/work" &&
-    git fetch -q "$j/base.bundle" "$(cat "$j/ref"):refs/heads/$(cat "$j/branch")" &&
-    git checkout -q "$(cat "$j/branch")" || { echo "mdplan: could not check out the base commit" >&2; return; }
-  cd "$j/work/$(cat "$j/prefix")" || return
+    git fetch -q "$j/base.bundle" "$ref:refs/heads/$branch" &&
+    git checkout -q "$branch" || { echo "mdplan: could not check out the base commit" >&2; return; }
+  cd "$j/work/$prefix" || return
   if [ -f "$j/input" ]; then in=$j/input; else in=/dev/null; fi
   xargs -0 -x sh -c 'in=$1; shift; "$@" < "$in"; echo $? > "$MDPLAN_JOB/agent.rc"' mdplan-agent "$in" < "$j/argv"
 }
 work 2> "$j/err"
 cd "$j/work" 2>/dev/null && {
-  git add -A && { git diff --cached --quiet || git -c user.name="$(cat "$j/name")" -c user.email="$(cat "$j/email")" commit -q --no-verify -F "$j/message"; }
-  if [ "$(git rev-parse HEAD)" != "$(cat "$j/base")" ]; then git bundle create "$j/result.bundle" "$(cat "$j/branch")" "^$(cat "$j/base")"; fi
+  git add -A && { git diff --cached --quiet || git -c user.name="$name" -c user.email="$email" commit -q --no-verify -F "$j/message"; }
+  if [ "$(git rev-parse HEAD)" != "$base" ]; then git bundle create "$j/result.bundle" "$branch" "^$base"; fi
 } >> "$j/err" 2>&1
 rc=$(cat "$j/agent.rc")
 printf '\\n%s rc %s\\n' "$m" "$rc"
