@@ -79,7 +79,7 @@ export async function run() {
       const per = (ms) => `${(ms / cpuAgents).toFixed(1)} ms`
       rows.push({
         figure: `coordinator CPU per agent, ${cpuAgents} agents on two ssh hosts (mdplan + its ssh clients, git; + ssh masters) vs local (mdplan + agents)`,
-        value: `${per(remote.cpuMs + remote.masterCpuMs)} (${per(remote.cpuMs)} + masters ${per(remote.masterCpuMs)}) vs ${per(local.cpuMs)}; makespan ${(remote.wallMs / 1000).toFixed(1)}s vs ${(local.wallMs / 1000).toFixed(1)}s (${load})`,
+        value: `${per(remote.cpuMs + remote.masterCpuMs)} (${per(remote.cpuMs)} + masters ${per(remote.masterCpuMs)}) vs ${per(local.cpuMs)}; the whole machine (hosts included, and whatever else runs): ${per(remote.machineMs)} vs ${per(local.machineMs)}; makespan ${(remote.wallMs / 1000).toFixed(1)}s vs ${(local.wallMs / 1000).toFixed(1)}s (${load})`,
         target: 'reported',
         holds: null
       })
@@ -119,6 +119,7 @@ async function runPlan(nodes, front, sshConfig) {
     const text = toPlan(nodes, {concurrency: 2 * slots}).replace('---\n\n#', `${front.length ? `${front.join('\n')}\n` : ''}---\n\n#`)
     writeFileSync(join(dir, 'plan.md'), text)
     gitInit(dir)
+    const busyBefore = busyMs()
     const start = process.hrtime.bigint()
     // `times`: the shell's children (mdplan, and every process mdplan waited for) in user and sys time.
     const {stdout: times} = await promisify(execFile)('sh', ['-c', '"$@" > /dev/null 2>&1; times', 'bench', process.execPath, bin, 'run', 'plan.md', '--quiet'], {
@@ -128,10 +129,11 @@ async function runPlan(nodes, front, sshConfig) {
       maxBuffer: 1 << 20
     })
     const wallMs = Number(process.hrtime.bigint() - start) / 1e6
+    const machineMs = busyMs() - busyBefore
     sampleMasters(sshConfig, masters)
     const [, children = ''] = times.trim().split('\n')
     const cpuMs = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + (Number(m[1]) * 60 + Number(m[2])) * 1000, 0)
-    return {wallMs, cpuMs, masterCpuMs: [...masters.values()].reduce((a, b) => a + b, 0)}
+    return {wallMs, cpuMs, machineMs, masterCpuMs: [...masters.values()].reduce((a, b) => a + b, 0)}
   } finally {
     clearInterval(sample)
     rmSync(dir, {recursive: true, force: true})
@@ -139,6 +141,13 @@ async function runPlan(nodes, front, sshConfig) {
 }
 
 const ticks = 100
+
+/** CPU time every process of the machine spent so far (all cores, user + nice + system + irq + softirq), in ms. */
+function busyMs() {
+  const [cpu] = readFileSync('/proc/stat', 'utf8').split('\n')
+  const [user, nice, system, , , irq, softirq] = cpu.split(/\s+/).slice(1).map(Number)
+  return ((user + nice + system + irq + softirq) * 1000) / ticks
+}
 
 /** The ssh ControlMaster processes of this bench's ssh config: their CPU so far (ms), by pid. */
 function sampleMasters(sshConfig, masters) {
