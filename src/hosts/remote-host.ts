@@ -179,6 +179,8 @@ async function runJob({spec, dir, transport, job, command, cancel, results, base
       // Submitting follows in the same call: one round trip per launch. A rerun first follows only (attach).
       if (phase === 'submit' && !archive) {
         turn ||= await bases.turn()
+        // Stopped while it waited for the host's first base: nothing was sent, nothing is.
+        if (stop.signal.aborted) continue
         archive = await jobArchive(job, command, env, wholeBase ? 'full' : bases.shipping(job.git.base))
         if ('error' in archive) return finish({spawnFailed: true, error: archive.error})
       }
