@@ -1,5 +1,5 @@
 import type {Plan} from '../plan/types.js'
-import {logFile} from '../run/log-file.js'
+import {logFile} from '../runners/log-file.js'
 import {runCommands} from './run-commands.js'
 import type {Emitted} from './exec-effect.js'
 

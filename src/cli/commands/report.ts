@@ -8,7 +8,7 @@ import {computeScorecard} from '../../report/compute-scorecard.js'
 import {formatScorecard} from '../../report/format-scorecard.js'
 import {childStatuses, formatChildStatuses, type ChildStatus} from '../../nested/child-statuses.js'
 import {resolve} from 'node:path'
-import {readRunLog, runLogFile} from '../../run/run-log.js'
+import {readRunLog, runLogFile} from '../../report/run-log.js'
 import {timedAgents} from '../../report/agent-times.js'
 
 export const registerReport: RegisterCommand = (program, io, done) => {
