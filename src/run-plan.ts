@@ -216,7 +216,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
 
       // This plan's jobs that no row names any more (collected results, a lost attempt's leftovers): ended and removed.
       const sweep = async (): Promise<void> => {
-        if (!hosts.runtime) return
+        // After a lost lock the plan may be another run's, and so may the jobs under its prefix: none is touched.
+        if (!hosts.runtime || state.lockLost !== undefined) return
         const keep = new Set([...state.table.rows.values()].filter((row) => row.status === 'in_progress').map((row) => parseJobNote(getNote(row.notes, 'job'))?.key ?? ''))
         await hosts.runtime.sweep(keep, hosts.used)
       }

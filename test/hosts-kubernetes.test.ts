@@ -37,7 +37,7 @@ const env = (extra: Record<string, string> = {}) => ({KUBECONFIG: fake!.kubeconf
 
 describe('kubernetesName', () => {
   it('is a DNS-1123 label of at most 63 characters, the same for the same key, different for keys that differ only in case', () => {
-    const keys = ['mdplan-plan-A-a1-3f9c1a', 'mdplan-plan-a-a1-3f9c1a', `mdplan-${'very-long-plan-name-'.repeat(5)}-Agent_1-a12-abcdef`, 'mdplan-p-x-a1-000000']
+    const keys = ['mdplan4-plan-A-a1-3f9c1a', 'mdplan4-plan-a-a1-3f9c1a', `mdplan-${'very-long-plan-name-'.repeat(5)}-Agent_1-a12-abcdef`, 'mdplan-p-x-a1-000000']
     const names = keys.map(kubernetesName)
     for (const name of names) expect(name).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/)
     expect(new Set(names).size).toBe(keys.length)
@@ -67,7 +67,7 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect(result.all).not.toContain('s3cret')
     for (const id of ['A', 'B', 'C', 'D']) {
       expect(rows[id]!.status).toBe('completed')
-      expect(rows[id]!.notes).toMatch(/kubernetes: agents\/mdplan-plan-[a-z]-a1-[0-9a-f]{6}-[0-9a-f]{8}/)
+      expect(rows[id]!.notes).toMatch(/kubernetes: agents\/mdplan4-plan-[a-z]-a1-[0-9a-f]{6}-[0-9a-f]{8}/)
       expect(rows[id]!.notes).toMatch(/queued: \d+(ms|s)/)
       expect(await repo.read(`out/${id}.txt`)).toBe(`${id} 1\n`)
     }
@@ -156,8 +156,8 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect(again.exitCode, again.all).toBe(0)
     expect(await repo.read('out/A.txt')).toBe('A 2\n')
     const bodies = await repo.git('log', '--format=%B')
-    expect(bodies).toMatch(/Mdplan-Key: mdplan-plan-A-a2-/)
-    expect(bodies).not.toMatch(/Mdplan-Key: mdplan-plan-A-a1-/)
+    expect(bodies).toMatch(/Mdplan-Key: mdplan4-plan-A-a2-/)
+    expect(bodies).not.toMatch(/Mdplan-Key: mdplan4-plan-A-a1-/)
     expect([...(await readAgentLog(log)).starts.keys()].sort()).toEqual(['A#1', 'A#2'])
     await repo.cleanup()
   }, 60_000)
