@@ -218,7 +218,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       const sweep = async (): Promise<void> => {
         // After a lost lock the plan may be another run's, and so may the jobs under its prefix: none is touched.
         if (!hosts.runtime || state.lockLost !== undefined) return
-        const keep = new Set([...state.table.rows.values()].filter((row) => row.status === 'in_progress').map((row) => parseJobNote(getNote(row.notes, 'job'))?.key ?? ''))
+        // A job is kept while the file still names it too: its outcome is not recorded until a write says so,
+        // and a Kubernetes Job's pod log is the only copy of its result (a run that ends unable to write leaves
+        // it to the next run, whose first write records the outcome).
+        const named = [...state.table.rows.values(), ...state.write.onDisk.rows.values()]
+        const keep = new Set(named.filter((row) => row.status === 'in_progress').map((row) => parseJobNote(getNote(row.notes, 'job'))?.key ?? ''))
         await hosts.runtime.sweep(keep, hosts.used)
       }
       await sweep()

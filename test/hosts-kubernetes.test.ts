@@ -81,7 +81,7 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     await repo.cleanup()
   }, 60_000)
 
-  it('the Job spec: backoffLimit 0, restartPolicy Never, podReplacementPolicy Failed, a TTL, labels, envFrom, resources', async () => {
+  it('the Job spec: backoffLimit 0, restartPolicy Never, podReplacementPolicy Failed, no TTL, labels, envFrom, resources', async () => {
     fake = await startFakeK8s()
     const log = await logFile()
     const {repo, plan} = await k8sPlan(log, {A: {sleep: 30}}, '{type: kubernetes, image: localhost/agent:1, cpus: 2, memory: 2Gi, service-account: agents, secret: team-keys, env: [MDPLAN_TEST_TOKEN]}')
@@ -98,7 +98,8 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect(ended.exitCode, ended.all).toBe(130)
     expect(job.spec.backoffLimit).toBe(0)
     expect(job.spec.podReplacementPolicy).toBe('Failed')
-    expect(job.spec.ttlSecondsAfterFinished).toBeGreaterThan(0)
+    // The pod's log is the only copy of the result: the Job lives until a run has recorded its outcome.
+    expect(job.spec.ttlSecondsAfterFinished).toBeUndefined()
     expect(job.spec.template.spec.restartPolicy).toBe('Never')
     expect(job.spec.template.spec.serviceAccountName).toBe('agents')
     expect(job.metadata.labels).toMatchObject({'mdplan/plan': 'plan', 'mdplan/agent': 'A', 'app.kubernetes.io/managed-by': 'mdplan'})
@@ -139,6 +140,49 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect([...side.starts.keys()].sort()).toEqual(['A#1', 'B#1', 'C#1'])
     expect(fake.created).toHaveLength(3)
     for (const id of ['A', 'B', 'C']) expect(await repo.read(`out/${id}.txt`)).toBe(`${id} 1\n`)
+    await repo.cleanup()
+  }, 60_000)
+
+  // With `ttlSecondsAfterFinished: 86400` the cluster deleted a finished Job (and its log, the only copy of its
+  // result) a day after it ended: a coordinator away longer found nothing under the key and ran the agent again.
+  it('a coordinator away for more than a day after its agent finished: the rerun still finds the Job, collects its result, the agent ran once; the Job goes once the completion is in the plan', async () => {
+    fake = await startFakeK8s()
+    const log = await logFile()
+    const {repo, plan} = await k8sPlan(log, {A: {sleep: 1}})
+    const first = startCli(['run', plan, '--max-attempts', '1'], {cwd: repo.root, env: env()})
+    await waitFor(async () => (await readAgentLog(log)).starts.size === 1)
+    first.kill('SIGKILL')
+    await first
+    await waitFor(() => [...fake!.jobs.values()].some((job) => job.status?.succeeded === 1))
+    // The cluster's TTL controller, a day and a minute later.
+    fake.passTime(86_400 + 60)
+    const second = await runCli(['run', plan, '--max-attempts', '1'], {cwd: repo.root, env: env()})
+    expect(second.exitCode, second.all).toBe(0)
+    const side = await readAgentLog(log)
+    expect(side.starts).toEqual(new Map([['A#1', 1]]))
+    expect(side.unfinished).toEqual([])
+    expect(fake.created).toHaveLength(1)
+    expect(await repo.read('out/A.txt')).toBe('A 1\n')
+    expect((await readTable(plan)).rows.A!.status).toBe('completed')
+    expect(fake.jobs.size + fake.configMaps.size).toBe(0)
+    await repo.cleanup()
+  }, 60_000)
+
+  it('a finished Job whose pod the cluster removed (its log with it): the rerun says so as host lost and retries, instead of waiting for a pod forever', async () => {
+    fake = await startFakeK8s()
+    const log = await logFile()
+    const {repo, plan} = await k8sPlan(log, {A: {sleep: 1}})
+    const first = startCli(['run', plan, '--max-attempts', '2'], {cwd: repo.root, env: env()})
+    await waitFor(async () => (await readAgentLog(log)).starts.size === 1)
+    first.kill('SIGKILL')
+    await first
+    await waitFor(() => [...fake!.jobs.values()].some((job) => job.status?.succeeded === 1))
+    fake.removePods([...fake.jobs.keys()][0]!)
+    const second = await runCli(['run', plan, '--max-attempts', '2'], {cwd: repo.root, env: env()})
+    expect(second.exitCode, second.all).toBe(0)
+    const {rows} = await readTable(plan)
+    expect(rows.A!.notes).toMatch(/attempt 1: host lost: kube \(the Job \S+ finished but its pod, whose log held the result, is gone\)/)
+    expect(await repo.read('out/A.txt')).toBe('A 2\n')
     await repo.cleanup()
   }, 60_000)
 

@@ -24,8 +24,8 @@ export interface HostRuntime {
   host: (name: string) => Host
   /** Fix the attempt's base commit (a rerun's recorded `base:`, else HEAD after its dependencies' merges). */
   prepare(agent: Agent, job: JobRef, notes: string): Promise<LaunchGit>
-  /** A runner's command, run as the attempt's job; `lost()` says whether its host went silent past the lease. */
-  attach(agent: Agent, job: JobRef, io: {logFile: string; timeoutMs?: number; signal?: AbortSignal; onNotes?: (notes: Record<string, string | undefined>) => void}): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => boolean}
+  /** A runner's command, run as the attempt's job; `lost()` says why its host lost it (silent past the lease, a worker gone), if it did. */
+  attach(agent: Agent, job: JobRef, io: {logFile: string; timeoutMs?: number; signal?: AbortSignal; onNotes?: (notes: Record<string, string | undefined>) => void}): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => string | undefined}
   /** Fetch the result, check its scope, merge it: the same rules as a worktree's. */
   check(agent: Agent, job: JobRef, succeeded: boolean): Promise<CompletionGit>
   /**
@@ -83,7 +83,7 @@ export function createHostRuntime(input: {
     },
 
     attach(agent, job, io) {
-      let lost = false
+      let lost: string | undefined
       const {branch} = worktreeNames(root, slug, agent.id)
       return {
         lost: () => lost,
@@ -93,7 +93,7 @@ export function createHostRuntime(input: {
             {key: job.key, ...io, git: {root, base, branch, prefix, message: commitMessage(title, agent)}, reattach: job.reattach},
             command
           )
-          lost = result.lost === true
+          lost = result.lost === true ? result.error || `host lost: ${job.host}` : undefined
           return result
         }
       }
