@@ -216,8 +216,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
 
       // This plan's jobs that no row names any more (collected results, a lost attempt's leftovers): ended and removed.
       const sweep = async (): Promise<void> => {
-        if (!hosts.runtime) return
-        const keep = new Set([...state.table.rows.values()].filter((row) => row.status === 'in_progress').map((row) => parseJobNote(getNote(row.notes, 'job'))?.key ?? ''))
+        // After a lost lock the plan may be another run's, and so may the jobs under its prefix: none is touched.
+        if (!hosts.runtime || state.lockLost !== undefined) return
+        // A job is kept while the file still names it too: its outcome is not recorded until a write says so,
+        // and a Kubernetes Job's pod log is the only copy of its result (a run that ends unable to write leaves
+        // it to the next run, whose first write records the outcome).
+        const named = [...state.table.rows.values(), ...state.write.onDisk.rows.values()]
+        const keep = new Set(named.filter((row) => row.status === 'in_progress').map((row) => parseJobNote(getNote(row.notes, 'job'))?.key ?? ''))
         await hosts.runtime.sweep(keep, hosts.used)
       }
       await sweep()

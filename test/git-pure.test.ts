@@ -214,8 +214,10 @@ describe('mergeOrder', () => {
 
 describe('worktreeNames', () => {
   it('names branches and folders', () => {
-    expect(planSlug('plans/Add Auth.md')).toBe('add-auth')
-    expect(planSlug('plans/---.md')).toBe('plan')
+    expect(planSlug('plans/add-auth.md')).toBe('add-auth')
+    // A name that is not its own slug gets a digest of its path (`Add Auth.md` and `add-auth.md` are two plans).
+    expect(planSlug('plans/Add Auth.md')).toMatch(/^add-auth---[0-9a-f]{8}$/)
+    expect(planSlug('plans/---.md')).toMatch(/^plan---[0-9a-f]{8}$/)
     const names = worktreeNames('/repo', 'add-auth', 'B2')
     expect(names).toEqual({branch: 'mdplan/add-auth/B2', path: '/repo/.mdplan/worktrees/add-auth/B2', planDir: '/repo/.mdplan/worktrees/add-auth', name: 'B2'})
   })

@@ -37,7 +37,7 @@ const env = (extra: Record<string, string> = {}) => ({KUBECONFIG: fake!.kubeconf
 
 describe('kubernetesName', () => {
   it('is a DNS-1123 label of at most 63 characters, the same for the same key, different for keys that differ only in case', () => {
-    const keys = ['mdplan-plan-A-a1-3f9c1a', 'mdplan-plan-a-a1-3f9c1a', `mdplan-${'very-long-plan-name-'.repeat(5)}-Agent_1-a12-abcdef`, 'mdplan-p-x-a1-000000']
+    const keys = ['mdplan4-plan-A-a1-3f9c1a', 'mdplan4-plan-a-a1-3f9c1a', `mdplan-${'very-long-plan-name-'.repeat(5)}-Agent_1-a12-abcdef`, 'mdplan-p-x-a1-000000']
     const names = keys.map(kubernetesName)
     for (const name of names) expect(name).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/)
     expect(new Set(names).size).toBe(keys.length)
@@ -67,7 +67,7 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect(result.all).not.toContain('s3cret')
     for (const id of ['A', 'B', 'C', 'D']) {
       expect(rows[id]!.status).toBe('completed')
-      expect(rows[id]!.notes).toMatch(/kubernetes: agents\/mdplan-plan-[a-z]-a1-[0-9a-f]{6}-[0-9a-f]{8}/)
+      expect(rows[id]!.notes).toMatch(/kubernetes: agents\/mdplan4-plan-[a-z]-a1-[0-9a-f]{6}-[0-9a-f]{8}/)
       expect(rows[id]!.notes).toMatch(/queued: \d+(ms|s)/)
       expect(await repo.read(`out/${id}.txt`)).toBe(`${id} 1\n`)
     }
@@ -81,7 +81,7 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     await repo.cleanup()
   }, 60_000)
 
-  it('the Job spec: backoffLimit 0, restartPolicy Never, podReplacementPolicy Failed, a TTL, labels, envFrom, resources', async () => {
+  it('the Job spec: backoffLimit 0, restartPolicy Never, podReplacementPolicy Failed, no TTL, labels, envFrom, resources', async () => {
     fake = await startFakeK8s()
     const log = await logFile()
     const {repo, plan} = await k8sPlan(log, {A: {sleep: 30}}, '{type: kubernetes, image: localhost/agent:1, cpus: 2, memory: 2Gi, service-account: agents, secret: team-keys, env: [MDPLAN_TEST_TOKEN]}')
@@ -98,7 +98,8 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect(ended.exitCode, ended.all).toBe(130)
     expect(job.spec.backoffLimit).toBe(0)
     expect(job.spec.podReplacementPolicy).toBe('Failed')
-    expect(job.spec.ttlSecondsAfterFinished).toBeGreaterThan(0)
+    // The pod's log is the only copy of the result: the Job lives until a run has recorded its outcome.
+    expect(job.spec.ttlSecondsAfterFinished).toBeUndefined()
     expect(job.spec.template.spec.restartPolicy).toBe('Never')
     expect(job.spec.template.spec.serviceAccountName).toBe('agents')
     expect(job.metadata.labels).toMatchObject({'mdplan/plan': 'plan', 'mdplan/agent': 'A', 'app.kubernetes.io/managed-by': 'mdplan'})
@@ -142,6 +143,49 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     await repo.cleanup()
   }, 60_000)
 
+  // With `ttlSecondsAfterFinished: 86400` the cluster deleted a finished Job (and its log, the only copy of its
+  // result) a day after it ended: a coordinator away longer found nothing under the key and ran the agent again.
+  it('a coordinator away for more than a day after its agent finished: the rerun still finds the Job, collects its result, the agent ran once; the Job goes once the completion is in the plan', async () => {
+    fake = await startFakeK8s()
+    const log = await logFile()
+    const {repo, plan} = await k8sPlan(log, {A: {sleep: 1}})
+    const first = startCli(['run', plan, '--max-attempts', '1'], {cwd: repo.root, env: env()})
+    await waitFor(async () => (await readAgentLog(log)).starts.size === 1)
+    first.kill('SIGKILL')
+    await first
+    await waitFor(() => [...fake!.jobs.values()].some((job) => job.status?.succeeded === 1))
+    // The cluster's TTL controller, a day and a minute later.
+    fake.passTime(86_400 + 60)
+    const second = await runCli(['run', plan, '--max-attempts', '1'], {cwd: repo.root, env: env()})
+    expect(second.exitCode, second.all).toBe(0)
+    const side = await readAgentLog(log)
+    expect(side.starts).toEqual(new Map([['A#1', 1]]))
+    expect(side.unfinished).toEqual([])
+    expect(fake.created).toHaveLength(1)
+    expect(await repo.read('out/A.txt')).toBe('A 1\n')
+    expect((await readTable(plan)).rows.A!.status).toBe('completed')
+    expect(fake.jobs.size + fake.configMaps.size).toBe(0)
+    await repo.cleanup()
+  }, 60_000)
+
+  it('a finished Job whose pod the cluster removed (its log with it): the rerun says so as host lost and retries, instead of waiting for a pod forever', async () => {
+    fake = await startFakeK8s()
+    const log = await logFile()
+    const {repo, plan} = await k8sPlan(log, {A: {sleep: 1}})
+    const first = startCli(['run', plan, '--max-attempts', '2'], {cwd: repo.root, env: env()})
+    await waitFor(async () => (await readAgentLog(log)).starts.size === 1)
+    first.kill('SIGKILL')
+    await first
+    await waitFor(() => [...fake!.jobs.values()].some((job) => job.status?.succeeded === 1))
+    fake.removePods([...fake.jobs.keys()][0]!)
+    const second = await runCli(['run', plan, '--max-attempts', '2'], {cwd: repo.root, env: env()})
+    expect(second.exitCode, second.all).toBe(0)
+    const {rows} = await readTable(plan)
+    expect(rows.A!.notes).toMatch(/attempt 1: host lost: kube \(the Job \S+ finished but its pod, whose log held the result, is gone\)/)
+    expect(await repo.read('out/A.txt')).toBe('A 2\n')
+    await repo.cleanup()
+  }, 60_000)
+
   it('a pod evicted (its node cut off) fails the attempt as host lost; retried under a new Job, the zombie\'s late result never merged', async () => {
     fake = await startFakeK8s()
     fake.faults.evict = '-A-a1-'
@@ -156,8 +200,8 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect(again.exitCode, again.all).toBe(0)
     expect(await repo.read('out/A.txt')).toBe('A 2\n')
     const bodies = await repo.git('log', '--format=%B')
-    expect(bodies).toMatch(/Mdplan-Key: mdplan-plan-A-a2-/)
-    expect(bodies).not.toMatch(/Mdplan-Key: mdplan-plan-A-a1-/)
+    expect(bodies).toMatch(/Mdplan-Key: mdplan4-plan-A-a2-/)
+    expect(bodies).not.toMatch(/Mdplan-Key: mdplan4-plan-A-a1-/)
     expect([...(await readAgentLog(log)).starts.keys()].sort()).toEqual(['A#1', 'A#2'])
     await repo.cleanup()
   }, 60_000)

@@ -6,7 +6,7 @@ import type {ExecConfig} from '../src/executor/exec-config.js'
 import {step} from '../src/executor/step.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
 import {readHosts} from '../src/hosts/read-hosts.js'
-import {jobKey, parseJobNote} from '../src/hosts/job-key.js'
+import {isSafeKey, jobKey, jobKeyPrefix, parseJobKey, parseJobNote} from '../src/hosts/job-key.js'
 import {emptyRow} from '../src/store/table-state.js'
 import {simAgent} from './helpers/exec-sim.js'
 import {mergeBranch} from '../src/git/merge-branch.js'
@@ -86,9 +86,24 @@ describe('declaring hosts', () => {
 
   it('keys are safe names that carry the plan, agent and attempt, and read back from Notes', () => {
     const key = jobKey('add auth', 'B.2', 3, '3f9c1a')
-    expect(key).toBe('mdplan-add-auth-B.2-a3-3f9c1a')
+    expect(key).toBe('mdplan8-add-auth-B.2-a3-3f9c1a')
     expect(parseJobNote(`build1 ${key}`)).toEqual({host: 'build1', key})
     expect(parseJobNote('build1 rm -rf /')).toBeUndefined()
+    // A key an older mdplan wrote in a row still reads back: a rerun re-attaches to its job.
+    expect(parseJobNote('build1 mdplan-auth-B-a2-3f9c1a')).toEqual({host: 'build1', key: 'mdplan-auth-B-a2-3f9c1a'})
+    expect(isSafeKey('mdplan-auth-B-a2-3f9c1a')).toBe(true)
+  })
+
+  it('a key says exactly whose it is: plan `a` agent `b-c` and plan `a-b` agent `c` never share a key or a prefix', () => {
+    const cases: Array<[string, string]> = [['a', 'b-c'], ['a-b', 'c'], ['x', 'plan-A'], ['x--plan', 'A'], ['plan', 'A-a1-ff'], ['p.q_r', 'Z9._-x']]
+    const keys = cases.map(([slug, agent]) => jobKey(slug, agent, 1, 'ff00'))
+    expect(new Set(keys).size).toBe(keys.length)
+    for (const [index, [slug, agent]] of cases.entries()) {
+      expect(parseJobKey(keys[index]!)).toEqual({slug, agent, attempt: 1, nonce: 'ff00'})
+      // Only its own plan's prefix begins it.
+      expect(cases.filter(([other]) => keys[index]!.startsWith(jobKeyPrefix(other))).map(([other]) => other)).toEqual([slug])
+    }
+    expect(parseJobKey('mdplan-a-b-c-a1-ff00')).toBeUndefined()
   })
 })
 

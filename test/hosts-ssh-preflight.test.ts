@@ -28,10 +28,10 @@ afterAll(() => sshd?.close())
  * not) fixed in a wrapper, since the host's sessions do not inherit this
  * process's environment. Every call appends its argv to a log.
  */
-async function hostClaude(loggedIn: boolean): Promise<{file: string; calls: () => string[][]}> {
+async function hostClaude(loggedIn: boolean, authDelayMs = 0): Promise<{file: string; calls: () => string[][]}> {
   const dir = await mkdtemp(join(tmpdir(), 'mdplan-host-claude-'))
   const file = join(dir, 'claude')
-  const env = [`FAKE_STATE_DIR='${join(dir, 'state')}'`, 'FAKE_SCENARIO=ok', ...(loggedIn ? [] : ['FAKE_AUTH=none'])]
+  const env = [`FAKE_STATE_DIR='${join(dir, 'state')}'`, 'FAKE_SCENARIO=ok', `FAKE_AUTH_DELAY_MS=${authDelayMs}`, ...(loggedIn ? [] : ['FAKE_AUTH=none'])]
   await writeFile(file, `#!/bin/sh\necho "$*" >> '${join(dir, 'calls')}'\nexport ${env.join(' ')}\nexec '${process.execPath}' '${fakeClaude}' "$@"\n`)
   await chmod(file, 0o755)
   const calls = () => (existsSync(join(dir, 'calls')) ? readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n').map((line) => line.split(' ')) : [])
@@ -78,6 +78,26 @@ describe.skipIf(missing !== undefined)('preflight of a host: the CLI logged in t
     expect(existsSync(jobs) ? readdirSync(jobs) : []).toEqual([])
     await repo.cleanup()
   })
+
+  // `timeout 20` on the host used to let a check that never answered pass: the run launched claude there unconfirmed.
+  it('a claude whose `auth status` does not answer on the host within the limit: one line naming the command, the limit and what to do, exit 2, nothing launched', async () => {
+    const claude = await hostClaude(true, 6000)
+    const repo = await tempRepo({'plan.md': claudePlan()})
+    const plan = join(repo.root, 'plan.md')
+    const before = await readFile(plan, 'utf8')
+    const result = await runCli(['run', plan], {cwd: repo.root, env: {...gitEnv(), MDPLAN_CLAUDE_BIN: claude.file, MDPLAN_LOGIN_CHECK_TIMEOUT_MS: '1000'}})
+    expect(result.exitCode, result.all).toBe(2)
+    const lines = result.stderr.split('\n').filter((line) => line.includes('could not be confirmed'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(
+      /host h1 \(h1\): claude's login could not be confirmed on h1: `claude auth status` did not answer within 1s, so nothing was launched: run `claude auth status` on h1 yourself .*; or pass a key with `env: \[ANTHROPIC_API_KEY\]` on the host/
+    )
+    expect(await readFile(plan, 'utf8')).toBe(before)
+    expect(claude.calls()).toEqual([['auth', 'status']])
+    const jobs = join(sshd.hosts[0]!.dir, 'jobs')
+    expect(existsSync(jobs) ? readdirSync(jobs) : []).toEqual([])
+    await repo.cleanup()
+  }, 30_000)
 
   it('a claude logged in on the host: the run goes ahead and the agent runs there once', async () => {
     const claude = await hostClaude(true)

@@ -146,6 +146,35 @@ describe('preflightRunners', () => {
     expect(readFileSync(join(home, 'plan.md'), 'utf8')).toBe(text)
   })
 
+  // A login check that did not answer in time used to count as passed (claude's and codex's after 20 s,
+  // opencode's after 120 s): the run launched a CLI whose login nobody had confirmed. The limit is shortened
+  // for the test (MDPLAN_LOGIN_CHECK_TIMEOUT_MS); the fake answers "logged in", but too late.
+  for (const [runner, command, instead] of [
+    ['claude', 'claude auth status', 'set ANTHROPIC_API_KEY'],
+    ['codex', 'codex login status', 'set CODEX_API_KEY'],
+    ['opencode', 'opencode auth list', 'configure a provider in opencode.json']
+  ] as const) {
+    it(`mdplan run whose \`${command}\` does not answer within the limit: exit 2, one line naming the command, the limit and what to do, nothing launched, the plan byte-identical`, async () => {
+      const home = tempDir()
+      const argvLog = join(home, 'argv.log')
+      const text = `---\nrunner: ${runner}\n---\n\n# Parallel Plan: p\n\n## Agents\n\n### A: a\n- **depends_on**: []\n- **prompt**: |\n    Do A.\n`
+      writeFileSync(join(home, 'plan.md'), text)
+      const started = Date.now()
+      const run = await runCli(['run', 'plan.md'], {cwd: home, env: env(home, {FAKE_AUTH_DELAY_MS: '8000', MDPLAN_LOGIN_CHECK_TIMEOUT_MS: '1500', FAKE_ARGV_LOG: argvLog}) as Record<string, string>})
+      expect(run.exitCode, run.all).toBe(2)
+      const lines = run.stderr.split('\n').filter((line) => line.includes('could not be confirmed'))
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toContain(`plan.md:9:1: agent A (${runner} runner): `)
+      expect(lines[0]).toContain(`\`${command}\` did not answer within 2s, so nothing was launched: run \`${command}\` yourself`)
+      expect(lines[0]).toContain(instead)
+      expect(lines[0]).toMatch(/\[runner-not-ready\]$/)
+      // Stopped at the limit, not when the fake finally answered.
+      expect(Date.now() - started).toBeLessThan(7000)
+      expect(existsSync(argvLog)).toBe(false)
+      expect(readFileSync(join(home, 'plan.md'), 'utf8')).toBe(text)
+    }, 30_000)
+  }
+
   it('reports a missing CLI once and asks it nothing more', async () => {
     const home = tempDir()
     expect(await reasons(plan('claude'), env(home, {MDPLAN_CLAUDE_BIN: join(home, 'no-such-claude')}), home)).toEqual([

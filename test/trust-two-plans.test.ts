@@ -28,7 +28,11 @@ async function waitFor(what: string, check: () => boolean): Promise<void> {
 
 for (const [first, second] of [
   ['x/plan.md', 'y/plan.md'],
-  ['plans/a.md', 'plans/b.md']
+  ['plans/a.md', 'plans/b.md'],
+  // Names that differ only in case or punctuation used to share one key (`plan`, `a-b`): the second run's
+  // start ended the first run's agent, and both wanted the worktree and branch `mdplan/plan/A`.
+  ['Plan.md', 'plan.md'],
+  ['a b.md', 'a-b.md']
 ] as const) {
   describe(`${first} and ${second}, run at once`, () => {
     it('each agent runs once and finishes; logs, run logs, worktrees and branches are their own', async () => {
@@ -75,9 +79,21 @@ describe('planSlug', () => {
     expect(planSlug('/repo/plan.md', '/repo')).toBe('plan')
     expect(planSlug('/repo/x/plan.md', '/repo')).toBe('x--plan')
     expect(planSlug('/repo/y/plan.md', '/repo')).toBe('y--plan')
-    expect(planSlug('/repo/docs/My Plans/Add Auth.md', '/repo')).toBe('docs--my-plans--add-auth')
     // `--` only ever separates folders: a root plan named with it cannot take a nested plan's key.
-    expect(planSlug('/repo/x--plan.md', '/repo')).toBe('x-plan')
-    expect(planSlug('plans/Add Auth.md')).toBe('add-auth')
+    expect(planSlug('/repo/x--plan.md', '/repo')).toMatch(/^x-plan---[0-9a-f]{8}$/)
+    expect(planSlug('/repo/a-b.md', '/repo')).toBe('a-b')
+    expect(planSlug('/repo/p.q_r.md', '/repo')).toBe('p.q_r')
+  })
+
+  it('is injective: names that differ only in case, punctuation, dashes or extension get a digest of their path; a name that spells itself keeps its old key', () => {
+    const paths = ['plan.md', 'Plan.md', 'PLAN.md', 'plan.MD', 'plan.markdown', 'a-b.md', 'a b.md', 'a_b.md', 'a..b.md', 'a--b.md', 'x-plan.md', 'x--plan.md', 'x/plan.md', 'X/plan.md', 'x/Plan.md', 'x y/plan.md', 'x-y/plan.md', 'docs/My Plans/Add Auth.md', 'docs/my-plans/add-auth.md']
+    const slugs = paths.map((path) => planSlug(`/repo/${path}`, '/repo'))
+    expect(new Set(slugs).size).toBe(paths.length)
+    expect(slugs.filter((slug) => !slug.includes('---'))).toEqual(['plan', 'a-b', 'a_b', 'x-plan', 'x--plan', 'x-y--plan', 'docs--my-plans--add-auth'])
+    expect(planSlug('/repo/Plan.md', '/repo')).toMatch(/^plan---[0-9a-f]{8}$/)
+    expect(planSlug('/repo/docs/My Plans/Add Auth.md', '/repo')).toMatch(/^docs--my-plans--add-auth---[0-9a-f]{8}$/)
+    // The same path, the same key, on every run (and on every clone: the digest is of the path below the root).
+    expect(planSlug('/repo/Plan.md', '/repo')).toBe(planSlug('/other/Plan.md', '/other'))
+    expect(planSlug('plans/add-auth.md')).toBe('add-auth')
   })
 })

@@ -252,7 +252,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         ...(remote ? {host: remote} : {})
       })
       // Whatever the runner made of a silent host's missing output, the attempt's fate there is unknown.
-      if (remote?.lost()) return {ok: false, finalText: '', reason: `host lost: ${effect.job!.host}`, hostLost: effect.job!.host, agentId: result.agentId}
+      const lost = remote?.lost()
+      if (lost) return {ok: false, finalText: '', reason: lost, hostLost: effect.job!.host, agentId: result.agentId}
       return result
     } catch (error) {
       return {ok: false, finalText: '', reason: `runner ${runner.name} failed: ${messageOf(error)}`}

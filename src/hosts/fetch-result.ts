@@ -15,7 +15,8 @@ export async function fetchResult({root, file, key, branch, base}: {root: string
     const into = await runGit(root, ['fetch', '-q', file, `+refs/heads/${branch}:refs/heads/${branch}`])
     if (!into.ok) return {ok: false, reason: gitReason(into, 'git fetch (result bundle)')}
     const message = await runGit(root, ['log', '-1', '--format=%B', `refs/heads/${branch}`])
-    if (!message.stdout.includes(`Mdplan-Key: ${key}`)) return {ok: false, reason: `the result on ${branch} is not the work of ${key}`}
+    // The whole trailer line: a key can begin another (agent `A` and agent `A-a1-3f9c1a`'s keys).
+    if (!message.stdout.split('\n').some((line) => line.trim() === `Mdplan-Key: ${key}`)) return {ok: false, reason: `the result on ${branch} is not the work of ${key}`}
     const grown = await runGit(root, ['merge-base', '--is-ancestor', base, `refs/heads/${branch}`])
     if (!grown.ok) return {ok: false, reason: `the result on ${branch} does not start from ${base.slice(0, 12)}`}
     const head = await runGit(root, ['rev-parse', `refs/heads/${branch}`])

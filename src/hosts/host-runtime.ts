@@ -17,17 +17,22 @@ import type {HostSpec} from './host-spec.js'
 import {containerHost} from './container.js'
 import {sshHost} from './ssh.js'
 import {clusterHost} from './cluster-host.js'
+import {jobKeyPrefix, parseJobKey} from './job-key.js'
 
 /** The remote side of one run: each remote attempt's base, job and result. */
 export interface HostRuntime {
   host: (name: string) => Host
   /** Fix the attempt's base commit (a rerun's recorded `base:`, else HEAD after its dependencies' merges). */
   prepare(agent: Agent, job: JobRef, notes: string): Promise<LaunchGit>
-  /** A runner's command, run as the attempt's job; `lost()` says whether its host went silent past the lease. */
-  attach(agent: Agent, job: JobRef, io: {logFile: string; timeoutMs?: number; signal?: AbortSignal; onNotes?: (notes: Record<string, string | undefined>) => void}): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => boolean}
+  /** A runner's command, run as the attempt's job; `lost()` says why its host lost it (silent past the lease, a worker gone), if it did. */
+  attach(agent: Agent, job: JobRef, io: {logFile: string; timeoutMs?: number; signal?: AbortSignal; onNotes?: (notes: Record<string, string | undefined>) => void}): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => string | undefined}
   /** Fetch the result, check its scope, merge it: the same rules as a worktree's. */
   check(agent: Agent, job: JobRef, succeeded: boolean): Promise<CompletionGit>
-  /** Remove this plan's job folders no `in_progress` row names (collected results, lost attempts' leftovers, ending what still runs). */
+  /**
+   * Remove this plan's jobs no `in_progress` row names (collected results, lost attempts' leftovers, ending
+   * what still runs): the keys of its own prefix, never another plan's, and the older-form keys this run
+   * handled (their names cannot say whose they are, so only the run that handled one removes it).
+   */
   sweep(keep: ReadonlySet<string>, hosts: Iterable<string>): Promise<string[]>
   close(): Promise<void>
 }
@@ -44,6 +49,11 @@ export function createHostRuntime(input: {
   const {root, prefix, slug} = input
   const hosts = new Map<string, Host>()
   const bases = new Map<string, string>()
+  const ownPrefix = jobKeyPrefix(slug)
+  // The prefix names the slug with its length: a key that begins with it is this plan's (another plan's never does).
+  const own = (key: string): boolean => key.startsWith(ownPrefix) && parseJobKey(key) !== undefined
+  /** Keys of the older form (`mdplan-<slug>-…`) this run attached to, by host: its rows named them, so they are this plan's. */
+  const older = new Map<string, string>()
   const owners = ownershipMap(input.plan, prefix)
   const title = input.plan.title ?? slug
   // Read once: every merge of the run commits as the same person.
@@ -67,12 +77,13 @@ export function createHostRuntime(input: {
       const base = resolved || (await headSha(root))
       if (!base) return {cwd: root, notes: {}, warnings: [], error: 'git: the repository has no commit yet to send to a host'}
       bases.set(job.key, base)
+      if (!own(job.key)) older.set(job.key, job.host)
       const spec = input.specs.get(job.host)
       return {cwd: `${job.host}:${spec?.dir ?? '~/.mdplan'}/jobs/${job.key}/work/${prefix}`, notes: {base: shortSha(base)}, warnings: []}
     },
 
     attach(agent, job, io) {
-      let lost = false
+      let lost: string | undefined
       const {branch} = worktreeNames(root, slug, agent.id)
       return {
         lost: () => lost,
@@ -82,7 +93,7 @@ export function createHostRuntime(input: {
             {key: job.key, ...io, git: {root, base, branch, prefix, message: commitMessage(title, agent)}, reattach: job.reattach},
             command
           )
-          lost = result.lost === true
+          lost = result.lost === true ? result.error || `host lost: ${job.host}` : undefined
           return result
         }
       }
@@ -118,9 +129,12 @@ export function createHostRuntime(input: {
       const messages: string[] = []
       await Promise.all(
         [...new Set(names)].map(async (name) => {
-          const keys = await host(name).list(`mdplan-${slug}-`)
-          if (!keys) return
-          await host(name).cancel(keys.filter((key) => !keep.has(key)))
+          const listed = await host(name).list(ownPrefix)
+          if (!listed) return
+          const handled = [...older].filter(([, on]) => on === name).map(([key]) => key)
+          const gone = [...new Set([...listed.filter(own), ...handled])].filter((key) => !keep.has(key))
+          await host(name).cancel(gone)
+          for (const key of gone) older.delete(key)
         })
       )
       return messages

@@ -158,14 +158,16 @@ exit 0
 `
 
 /**
- * `$1` dir, then executables, then `--` and login checks, three words each
- * (a CLI and its two-word status command): one `missing NAME` line per
- * executable not found; `disk KB` free in the job folder's file system; per
- * login check that ran, `auth INDEX RC STDOUT STDERR` (its output in base64),
- * all in one round trip.
+ * `$1` dir, `$2` the login checks' limit in seconds, then executables, then
+ * `--` and login checks, three words each (a CLI and its two-word status
+ * command): one `missing NAME` line per executable not found; `disk KB` free
+ * in the job folder's file system; per login check that ran, `auth INDEX RC
+ * STDOUT STDERR` (its output in base64), or `authslow INDEX` when it did not
+ * answer within the limit (`timeout`'s 124; `missing timeout` when a check
+ * is asked and `timeout` is not there), all in one round trip.
  */
 export const preflightScript = `
-d=$1; shift; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
+d=$1; l=$2; shift 2; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 mkdir -p "$d/jobs" || echo "unwritable $d"
 for x in git tar setsid tail xargs base64; do command -v "$x" > /dev/null 2>&1 || echo "missing $x"; done
 while [ $# -gt 0 ] && [ "$1" != -- ]; do command -v "$1" > /dev/null 2>&1 || echo "missing $1"; shift; done
@@ -173,12 +175,15 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do command -v "$1" > /dev/null 2>&1 || ech
 echo "disk $(df -Pk "$d" 2>/dev/null | awk 'NR==2 {print $4}')"
 # The bases the host's cache holds, newest first: a job's bundle need not carry what they hold.
 [ -d "$d/cache.git/refs/mdplan/bases" ] && ls -t "$d/cache.git/refs/mdplan/bases" | head -n 64 | sed 's/^/base /'
-t=; command -v timeout > /dev/null 2>&1 && t="timeout 20"
+t=; command -v timeout > /dev/null 2>&1 && t="timeout $l"
+# Without a limit a login check that hangs would hold the run: a host that asks one must have timeout.
+[ -z "$t" ] && [ $# -ge 3 ] && { echo "missing timeout"; exit 0; }
 i=0
 while [ $# -ge 3 ]; do
   if command -v "$1" > /dev/null 2>&1; then
     e=$(mktemp) && o=$($t "$1" "$2" "$3" < /dev/null 2> "$e"); r=$?
-    echo "auth $i $r $(printf %s "$o" | base64 | tr -d '\\n') $(base64 < "$e" | tr -d '\\n')"
+    if [ -n "$t" ] && [ $r -eq 124 ]; then echo "authslow $i"
+    else echo "auth $i $r $(printf %s "$o" | base64 | tr -d '\\n') $(base64 < "$e" | tr -d '\\n')"; fi
     rm -f "$e"
   fi
   i=$((i+1)); shift 3

@@ -14,8 +14,6 @@ import {runPod} from './kubernetes-run.js'
 
 /** A ConfigMap holds at most 1 MiB: the job's archive (base bundle included) must fit. */
 const maxArchiveBytes = 1_000_000
-/** Finished Jobs are deleted by Kubernetes a day later: a rerun within that time collects them. */
-const ttlSeconds = 86_400
 const managed = {'app.kubernetes.io/managed-by': 'mdplan'}
 
 /**
@@ -26,6 +24,11 @@ const managed = {'app.kubernetes.io/managed-by': 'mdplan'}
  * come back through the pod's log (the result bundle after a marker).
  * Credentials: the host's `env:` names become a Secret per attempt, and
  * `secret:` names one the user keeps; both reach the agent by `envFrom`.
+ *
+ * No `ttlSecondsAfterFinished`: the pod's log is the only copy of a result,
+ * and with a TTL a coordinator away longer than it found the Job gone and
+ * submitted the attempt again (the agent ran twice). A Job lives until the
+ * sweep of a run that has recorded its outcome in the plan deletes it.
  */
 export function kubernetesHost(spec: HostSpec): Host {
   let client: KubernetesClient | {error: string} | undefined
@@ -163,7 +166,6 @@ function jobManifest(spec: HostSpec, name: string, metadata: V1Job['metadata'], 
     spec: {
       backoffLimit: 0,
       podReplacementPolicy: 'Failed',
-      ttlSecondsAfterFinished: ttlSeconds,
       template: {
         metadata: {labels: metadata?.labels},
         spec: {

@@ -87,9 +87,11 @@ export async function runPod(input: PodRunInput): Promise<HostRun> {
     }
     let pod: V1Pod | undefined
     let failed: string | undefined
+    let complete = false
     try {
       const current = await client.batch.readNamespacedJob({name, namespace})
       failed = current.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.reason
+      complete = (current.status?.succeeded ?? 0) > 0 || current.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') === true
       const pods = await client.core.listNamespacedPod({namespace, labelSelector: `job-name=${name}`})
       pod = pods.items.sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? ''))).at(-1)
       lastContact = Date.now()
@@ -115,6 +117,9 @@ export async function runPod(input: PodRunInput): Promise<HostRun> {
       const reason = pod.status?.reason ?? failed
       if (phase === 'Failed' || failed) return lost(`pod ${pod.metadata?.name} ${reason ?? 'failed'}`)
     } else if (failed) return lost(`the Job ${name} failed: ${failed}`)
+    // Finished, but its pod was removed (the cluster's garbage collection of finished pods): the result went with
+    // its log. Said, instead of waiting for a pod that never comes.
+    else if (complete && !pod) return lost(`the Job ${name} finished but its pod, whose log held the result, is gone`)
     else if (!queuedNoted) {
       queuedNoted = true
       notes({queued: `since ${new Date().toISOString().slice(11, 19)}Z`})

@@ -9,6 +9,7 @@ import type {HostSpec} from './host-spec.js'
 import {hostBases, type HostBases} from './host-bases.js'
 import {jobArchive} from './job-archive.js'
 import {isSafeKey} from './job-key.js'
+import {loginCheckLimitMs} from '../runners/login-check-limit.js'
 import {followScript, listScript, preflightScript, removeScript, resultScript, submitScript} from './job-scripts.js'
 import {lineSplitter} from './line-splitter.js'
 import type {RemoteOutcome} from './remote-call.js'
@@ -88,7 +89,8 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
       const name = `host ${spec.name} (${transport.label})`
       const connected = await transport.connect()
       if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`${transport.probe}\` works without a password prompt`]
-      const answer = await exec(preflightScript, [dir, ...executables, '--', ...auth.flatMap((check) => [check.executable, ...check.args])])
+      const limitMs = loginCheckLimitMs()
+      const answer = await exec(preflightScript, [dir, String(Math.ceil(limitMs / 1000)), ...executables, '--', ...auth.flatMap((check) => [check.executable, ...check.args])])
       if (answer.exitCode !== 0) return [`${name}: the checks could not run (${String(answer.stderr).trim().split('\n').at(-1) ?? answer.exitCode})`]
       const problems: string[] = []
       const held: string[] = []
@@ -102,6 +104,11 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
           if (problem) problems.push(`${name}: ${problem}`)
         }
         if (what === 'base' && /^[0-9a-f]{40}$/.test(value)) held.push(value)
+        // A login check that never answered: nothing launches unconfirmed.
+        if (what === 'authslow') {
+          const check = auth[Number(value)]
+          if (check) problems.push(`${name}: ${check.slow(limitMs)}`)
+        }
         if (what === 'disk' && Number(value) > 0 && Number(value) < minFreeKb) problems.push(`${name}: only ${Math.round(Number(value) / 1024)} MB free under ${dir}; free some space or set \`dir:\` elsewhere`)
       }
       bases.learn(held)

@@ -1,5 +1,6 @@
 import type {PreflightInput} from './runner.js'
 import {runStatusCommand} from './run-status-command.js'
+import {loginCheckLimitMs, slowLoginCheck} from './login-check-limit.js'
 
 /** Modes claude accepts without listing them in `--help` (2.1.330 still takes `default`). */
 const unlisted = ['default']
@@ -8,18 +9,21 @@ const unlisted = ['default']
  * Before launching claude: logged in (`claude auth status` answers JSON with
  * `loggedIn`), every permission mode one the installed version lists in
  * `--help`, and no `bypassPermissions` as root (claude refuses it there).
- * Only a clear answer blocks: a CLI that does not answer is left to the run.
+ * A clear "logged out" blocks, and so does a login check that never answers
+ * (nothing launches unconfirmed); other unclear answers are left to the run.
  */
 export async function claudePreflight(input: PreflightInput): Promise<string[]> {
   const {executable, env, cwd, permissionModes} = input
   const [auth, help] = await Promise.all([
     // A key or a third-party provider in the environment counts as logged in (`claude auth status` says so too,
     // after a second of start-up on the critical path of every run).
-    keyed(env) ? undefined : runStatusCommand(executable, ['auth', 'status'], {env, cwd}),
+    keyed(env) ? undefined : runStatusCommand(executable, ['auth', 'status'], {env, cwd, timeoutMs: loginCheckLimitMs()}),
     permissionModes.some((mode) => mode !== undefined) ? runStatusCommand(executable, ['--help'], {env, cwd}) : undefined
   ])
   const problems: string[] = []
-  if (auth && loggedIn(auth.stdout) === false) {
+  if (auth?.timedOut) {
+    problems.push(slowLoginCheck({what: "claude's login", command: 'claude auth status', limitMs: loginCheckLimitMs(), instead: 'set ANTHROPIC_API_KEY (then claude is not asked)'}))
+  } else if (auth && loggedIn(auth.stdout) === false) {
     problems.push(
       'claude is not logged in (`claude auth status` says "loggedIn": false): run `claude auth login` (or `claude setup-token`), or set ANTHROPIC_API_KEY'
     )

@@ -3,16 +3,7 @@ import {homedir} from 'node:os'
 import {dirname, join} from 'node:path'
 import type {PreflightInput} from './runner.js'
 import {runStatusCommand} from './run-status-command.js'
-
-/**
- * How long `opencode auth list` may take. It is a whole opencode start (about
- * 2 s of CPU): on a loaded machine it took over 20 s (load 13 on 2 cores,
- * beside six opencode agents), and the 20 s every other status command gets
- * let the run launch with no provider, the very wait this check exists to
- * spare. An opencode that answers late is still asked; one that never answers
- * is not held against it.
- */
-export const opencodeAuthListTimeoutMs = 120_000
+import {loginCheckLimitMs, slowLoginCheck} from './login-check-limit.js'
 
 /**
  * Before launching opencode: some provider can answer. With none, opencode
@@ -21,13 +12,18 @@ export const opencodeAuthListTimeoutMs = 120_000
  * pause and retry for half an hour before anything counts. `opencode auth
  * list` (alias of `providers list`) names the stored credentials and the
  * provider variables it sees in the environment; a provider configured in an
- * opencode config file (a local server needs no key) counts too. A CLI that
- * does not answer in the shape we know is not held against it.
+ * opencode config file (a local server needs no key) counts too. An answer
+ * not in the shape we know is not held against it; no answer at all (`auth
+ * list` is a whole opencode start: over 20 s on a loaded machine, hence the
+ * generous limit) stops the run, since nothing launches unconfirmed.
  */
 export async function opencodePreflight(input: PreflightInput): Promise<string[]> {
   // A config file needs no process: read first, so a configured provider never waits on opencode.
   if (configuresProvider(input.env, input.cwd)) return []
-  const status = await runStatusCommand(input.executable, ['auth', 'list'], {env: input.env, cwd: input.cwd, timeoutMs: opencodeAuthListTimeoutMs})
+  const status = await runStatusCommand(input.executable, ['auth', 'list'], {env: input.env, cwd: input.cwd, timeoutMs: loginCheckLimitMs()})
+  if (status.timedOut) {
+    return [slowLoginCheck({what: "opencode's provider", command: 'opencode auth list', limitMs: loginCheckLimitMs(), instead: 'configure a provider in opencode.json (read without asking opencode)'})]
+  }
   if (status.exitCode !== 0) return []
   const text = status.stdout.replace(/\u001b\[[0-9;]*m/g, '')
   const credentials = /(\d+)\s+credentials?\b/.exec(text)

@@ -3,14 +3,17 @@ import {execa} from 'execa'
 export interface StatusAnswer {
   /** undefined when the command could not start or did not finish in time. */
   exitCode?: number
+  /** It did not finish within its limit (it was killed): its answer is unknown. */
+  timedOut?: boolean
   stdout: string
   stderr: string
 }
 
 /**
  * Ask an installed CLI a quick question before anything launches (`claude auth
- * status`, `codex login status`): stdin closed, a short timeout, never throws.
- * An answer that never came is not a problem to report: the run finds out.
+ * status`, `codex login status`): stdin closed, a timeout, never throws.
+ * Whether an answer that never came (`timedOut`) is a problem is the caller's
+ * to say: a login check's is (nothing launches unconfirmed).
  */
 export async function runStatusCommand(
   file: string,
@@ -29,7 +32,7 @@ export async function runStatusCommand(
       cancelSignal: options.signal
     })
     const text = (value: unknown): string => (typeof value === 'string' ? value : '')
-    return {exitCode: result.timedOut ? undefined : result.exitCode, stdout: text(result.stdout), stderr: text(result.stderr)}
+    return {exitCode: result.timedOut ? undefined : result.exitCode, ...(result.timedOut ? {timedOut: true} : {}), stdout: text(result.stdout), stderr: text(result.stderr)}
   } catch {
     return {stdout: '', stderr: ''}
   }

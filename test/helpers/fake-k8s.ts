@@ -28,7 +28,11 @@ type Json = Record<string, any>
  * `holdMs` (pods stay Pending), `loseAnswer` (the next N Job creates are
  * applied but answered with a dropped connection), `evict` (a pod whose Job's
  * key contains the text is evicted as it starts while its process runs on:
- * a zombie), `deny` (access reviews say no).
+ * a zombie), `deny` (access reviews say no). Time the cluster's controllers
+ * act on: `passTime(seconds)` runs the TTL controller as if that long went by
+ * since each Job finished (a Job with `ttlSecondsAfterFinished` no longer than
+ * that is deleted, its pods and their logs with it); `removePods(job)` is the
+ * garbage collection of a finished Job's pods.
  */
 export async function startFakeK8s() {
   const jobs = new Map<string, Json>()
@@ -219,6 +223,18 @@ export async function startFakeK8s() {
     secrets,
     created,
     deleted,
+    passTime(seconds: number): void {
+      for (const [name, job] of jobs) {
+        const ttl = job.spec?.ttlSecondsAfterFinished
+        const finished = job.status?.succeeded || job.status?.failed
+        if (!finished || typeof ttl !== 'number' || ttl > seconds) continue
+        jobs.delete(name)
+        for (const pod of pods.values()) if (pod.job === name) pods.delete(pod.name)
+      }
+    },
+    removePods(job: string): void {
+      for (const pod of pods.values()) if (pod.job === job) pods.delete(pod.name)
+    },
     async close() {
       for (const pod of pods.values()) {
         kill(pod)
