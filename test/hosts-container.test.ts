@@ -53,7 +53,7 @@ async function expectAllDone(repo: Awaited<ReturnType<typeof tempRepo>>, plan: s
     expect(await repo.read(`out/${id}.txt`)).toBe(`${id}\n`)
   }
   const bodies = await repo.git('log', '--format=%B')
-  for (const id of ids) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan4-plan-${id}-a1-`, 'g')), id).toHaveLength(1)
+  for (const id of ids) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-${id}-a1-`, 'g')), id).toHaveLength(1)
 }
 
 describe('agents in containers (fake engine CLI)', () => {
@@ -65,7 +65,7 @@ describe('agents in containers (fake engine CLI)', () => {
     await expectAllDone(repo, plan, log, ids)
     const runs = (await engine.calls()).filter((call) => call.startsWith('run -d'))
     expect(runs).toHaveLength(ids.length)
-    expect(runs.every((call) => /--name mdplan4-plan-[A-E]-a1-[0-9a-f]{6} /.test(call))).toBe(true)
+    expect(runs.every((call) => /--name mdplan13-plan-[0-9a-f]{8}-[A-E]-a1-[0-9a-f]{6} /.test(call))).toBe(true)
     expect((await readdir(engine.state)).filter((name) => name.endsWith('.json'))).toEqual([])
     await repo.cleanup()
   }, 60_000)
@@ -84,7 +84,7 @@ describe('agents in containers (fake engine CLI)', () => {
     const engine = await fakeEngine()
     const {repo, log, ids, plan} = await planRepo(1.5)
     const first = startCli(['run', plan, '--json'], {cwd: repo.root, env: engine.env})
-    await waitForTable(plan, (rows) => Object.values(rows).filter((row) => /job: sandbox mdplan4-plan-/.test(row.notes)).length >= 2, 30_000)
+    await waitForTable(plan, (rows) => Object.values(rows).filter((row) => /job: sandbox mdplan13-plan-[0-9a-f]{8}-/.test(row.notes)).length >= 2, 30_000)
     // Both first containers started (their agents wrote their start lines) before the coordinator dies.
     for (let side = await readAgentLog(log); side.starts.size < 2; side = await readAgentLog(log)) await new Promise((resolve) => setTimeout(resolve, 50))
     first.kill('SIGKILL')

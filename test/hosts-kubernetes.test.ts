@@ -67,7 +67,7 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect(result.all).not.toContain('s3cret')
     for (const id of ['A', 'B', 'C', 'D']) {
       expect(rows[id]!.status).toBe('completed')
-      expect(rows[id]!.notes).toMatch(/kubernetes: agents\/mdplan4-plan-[a-z]-a1-[0-9a-f]{6}-[0-9a-f]{8}/)
+      expect(rows[id]!.notes).toMatch(/kubernetes: agents\/mdplan13-plan-[0-9a-f]{8}-[a-z]-a1-[0-9a-f]{6}-[0-9a-f]{8}/)
       expect(rows[id]!.notes).toMatch(/queued: \d+(ms|s)/)
       expect(await repo.read(`out/${id}.txt`)).toBe(`${id} 1\n`)
     }
@@ -200,8 +200,8 @@ describe('agents as Kubernetes Jobs (the real client against an in-process fake 
     expect(again.exitCode, again.all).toBe(0)
     expect(await repo.read('out/A.txt')).toBe('A 2\n')
     const bodies = await repo.git('log', '--format=%B')
-    expect(bodies).toMatch(/Mdplan-Key: mdplan4-plan-A-a2-/)
-    expect(bodies).not.toMatch(/Mdplan-Key: mdplan4-plan-A-a1-/)
+    expect(bodies).toMatch(/Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-A-a2-/)
+    expect(bodies).not.toMatch(/Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-A-a1-/)
     expect([...(await readAgentLog(log)).starts.keys()].sort()).toEqual(['A#1', 'A#2'])
     await repo.cleanup()
   }, 60_000)

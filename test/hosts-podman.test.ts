@@ -110,7 +110,7 @@ async function expectAllDone(repo: Awaited<ReturnType<typeof tempRepo>>, plan: s
   }
   expect(await repo.git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main')
   const bodies = await repo.git('log', '--format=%B')
-  for (const id of ids) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan4-plan-${id}-a1-`, 'g')), id).toHaveLength(1)
+  for (const id of ids) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-${id}-a1-`, 'g')), id).toHaveLength(1)
   expect(await containers()).toEqual(before)
   const jobs = join(dirname(plan), '.mdplan', 'jobs')
   expect(existsSync(jobs) ? await readdir(jobs) : []).toEqual([])
@@ -132,7 +132,7 @@ describe('agents in containers (a real podman)', () => {
     const before = await containers()
     const {repo, log, ids, plan} = await planRepo(3)
     const first = startCli(['run', plan, '--json'], {cwd: repo.root, env})
-    await waitForTable(plan, (rows) => Object.values(rows).filter((row) => /job: sandbox mdplan4-plan-/.test(row.notes)).length >= 2, 60_000)
+    await waitForTable(plan, (rows) => Object.values(rows).filter((row) => /job: sandbox mdplan13-plan-[0-9a-f]{8}-/.test(row.notes)).length >= 2, 60_000)
     // Both first containers started (their agents wrote their start lines) before the coordinator dies.
     for (let side = await readAgentLog(log); side.starts.size < 2; side = await readAgentLog(log)) await new Promise((resolve) => setTimeout(resolve, 50))
     first.kill('SIGKILL')

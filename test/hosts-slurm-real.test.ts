@@ -41,7 +41,7 @@ describe.skipIf(!shared)('agents as jobs of a real Slurm cluster', () => {
       expect(await repo.read(`out/${agent.id}.txt`)).toBe(`${agent.id}\n`)
     }
     const bodies = await repo.git('log', '--format=%B')
-    for (const agent of dag) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan4-plan-${agent.id}-a1-`, 'g'))).toHaveLength(1)
+    for (const agent of dag) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-${agent.id}-a1-`, 'g'))).toHaveLength(1)
     await repo.cleanup()
   }, 300_000)
 })

@@ -65,7 +65,7 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
     const events = readEvents(result.stdout)
     const launched = result.stdout.split('\n').filter((line) => line.includes('"type":"launched"')).map((line) => JSON.parse(line) as {host?: string; job?: string})
     expect(new Set(launched.map((event) => event.host))).toEqual(new Set(['h1', 'h2']))
-    expect(launched.every((event) => event.job?.startsWith('mdplan4-plan-'))).toBe(true)
+    expect(launched.every((event) => /^mdplan13-plan-[0-9a-f]{8}-/.test(event.job ?? ''))).toBe(true)
     expect(events.peak).toBeLessThanOrEqual(6)
     const {rows} = await readTable(plan)
     for (const agent of dag) {
@@ -75,7 +75,7 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
       expect(await repo.read(`out/${agent.id}.txt`)).toBe(`${agent.id}\n`)
     }
     const bodies = await repo.git('log', '--format=%B')
-    for (const agent of dag) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan4-plan-${agent.id}-a1-`, 'g'))).toHaveLength(1)
+    for (const agent of dag) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-${agent.id}-a1-`, 'g'))).toHaveLength(1)
     expect(await repo.git('status', '--porcelain', '--', 'out')).toBe('')
     expect(await jobFolders()).toEqual([])
     await repo.cleanup()
@@ -111,13 +111,13 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
     const {repo, ids, plan} = await slowRepo(log, pids, 1.5, ['concurrency: 4', 'commit: true', hostsFront(2)].join('\n'))
     const first = startCli(['run', plan, '--json'], {cwd: repo.root, env: gitEnv()})
     // Killed while jobs run on both hosts (their keys on disk), some done, some not yet submitted.
-    await waitForTable(plan, (rows) => Object.values(rows).some((row) => row.status === 'completed') && Object.values(rows).some((row) => /job: h\d mdplan4-plan-/.test(row.notes)), 60_000)
+    await waitForTable(plan, (rows) => Object.values(rows).some((row) => row.status === 'completed') && Object.values(rows).some((row) => /job: h\d mdplan13-plan-[0-9a-f]{8}-/.test(row.notes)), 60_000)
     first.kill('SIGKILL')
     await first
     const killed = await readTable(plan)
     const inFlight = Object.entries(killed.rows).filter(([, row]) => row.status === 'in_progress')
     expect(inFlight.length).toBeGreaterThan(0)
-    for (const [, row] of inFlight) expect(row.notes).toMatch(/job: h[12] mdplan4-plan-[A-F]-a1-[0-9a-f]{6}/)
+    for (const [, row] of inFlight) expect(row.notes).toMatch(/job: h[12] mdplan13-plan-[0-9a-f]{8}-[A-F]-a1-[0-9a-f]{6}/)
 
     const second = await runCli(['run', plan, '--json'], {cwd: repo.root, env: gitEnv()})
     expect(second.exitCode, second.all).toBe(0)
@@ -133,7 +133,7 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
       expect(await repo.read(`out/${id}.txt`)).toBe(`${id}\n`)
     }
     const bodies = await repo.git('log', '--format=%B')
-    for (const id of ids) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan4-plan-${id}-a1-`, 'g')), id).toHaveLength(1)
+    for (const id of ids) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-${id}-a1-`, 'g')), id).toHaveLength(1)
     expect(await jobFolders()).toEqual([])
     expect(await alive(pids)).toEqual([])
     await repo.cleanup()
@@ -154,7 +154,7 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
     const {rows} = await readTable(plan)
     expect(rows.A!.status).toBe('in_progress')
     expect(rows.B!.status).toBe('in_progress')
-    expect(rows.A!.notes).toMatch(/job: h[12] mdplan4-plan-A-a1-/)
+    expect(rows.A!.notes).toMatch(/job: h[12] mdplan13-plan-[0-9a-f]{8}-A-a1-/)
     await repo.cleanup()
   }, 120_000)
 
@@ -179,7 +179,7 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
     }
     // A late result of the lost key (its job ran on) is never merged: one result per agent on main.
     const bodies = await repo.git('log', '--format=%B')
-    for (const id of ids) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan4-plan-${id}-a\\d-`, 'g')), id).toHaveLength(1)
+    for (const id of ids) expect(bodies.match(new RegExp(`Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-${id}-a\\d-`, 'g')), id).toHaveLength(1)
     await dead.start()
     await repo.cleanup()
   }, 180_000)

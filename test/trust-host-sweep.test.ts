@@ -80,6 +80,35 @@ describe.skipIf(missing !== undefined)('two plans on one host: a sweep touches i
     }, 90_000)
   }
 
+  it('two repositories, each with its own plan.md, on one host: the second run, start to end, leaves the first one\'s running job alone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mdplan-sweep-'))
+    const go = join(dir, 'go')
+    const logs = {victim: join(dir, 'victim.log'), sweeper: join(dir, 'sweeper.log')}
+    const victim = await tempRepo()
+    const sweeper = await tempRepo()
+    await victim.commit('plan', {'plan.md': shellPlan({A: {script: logged(logs.victim, `while [ ! -f '${go}' ]; do sleep 0.05; done\necho victim > victim.txt`)}}, {frontMatter: front()})})
+    await sweeper.commit('plan', {'plan.md': shellPlan({A: {script: logged(logs.sweeper, 'echo sweeper > sweeper.txt')}}, {frontMatter: front()})})
+    const running = startCli(['run', 'plan.md', '--max-attempts', '1'], {cwd: victim.root, env: gitEnv()})
+    await waitFor("the first repository's agent to start", () => existsSync(logs.victim))
+    const folders = await jobFolders()
+    expect(folders).toHaveLength(1)
+    const swept = await runCli(['run', 'plan.md', '--max-attempts', '1'], {cwd: sweeper.root, env: gitEnv()})
+    expect(swept.exitCode, swept.all).toBe(0)
+    expect(await jobFolders()).toEqual(folders)
+    writeFileSync(go, '')
+    const finished = await running
+    expect(finished.exitCode, finished.all).toBe(0)
+    for (const [repo, log] of [[victim, logs.victim], [sweeper, logs.sweeper]] as const) {
+      const side = await readAgentLog(log)
+      expect(side.starts).toEqual(new Map([['A#1', 1]]))
+      expect((await readTable(join(repo.root, 'plan.md'))).rows.A!.status).toBe('completed')
+    }
+    expect(await victim.read('victim.txt')).toBe('victim\n')
+    expect(await jobFolders()).toEqual([])
+    await victim.cleanup()
+    await sweeper.cleanup()
+  }, 90_000)
+
   it('a row holding a key of the older form (`mdplan-p-A-a1-…`): the run submits under it, and after a SIGKILL the rerun re-attaches to that job; the agent runs once, its job is removed at the end', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mdplan-sweep-'))
     const go = join(dir, 'go')

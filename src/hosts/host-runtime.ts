@@ -43,13 +43,15 @@ export function createHostRuntime(input: {
   root: string
   prefix: string
   slug: string
+  /** The plan's key space on shared hosts (jobSpace): its slug and its repository. */
+  space: string
   strictScope: boolean
   commits: (agent: Agent) => boolean
 }): HostRuntime {
   const {root, prefix, slug} = input
   const hosts = new Map<string, Host>()
   const bases = new Map<string, string>()
-  const ownPrefix = jobKeyPrefix(slug)
+  const ownPrefix = jobKeyPrefix(input.space)
   // The prefix names the slug with its length: a key that begins with it is this plan's (another plan's never does).
   const own = (key: string): boolean => key.startsWith(ownPrefix) && parseJobKey(key) !== undefined
   /** Keys of the older form (`mdplan-<slug>-…`) this run attached to, by host: its rows named them, so they are this plan's. */

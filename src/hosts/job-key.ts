@@ -1,3 +1,6 @@
+import {createHash} from 'node:crypto'
+import {hostname} from 'node:os'
+
 /**
  * An attempt's key: the job's unique name on its host (the ssh job folder,
  * the container's name, the Slurm job name, the Kubernetes Job),
@@ -13,6 +16,17 @@
  */
 export function jobKey(slug: string, agent: string, attempt: number, rand: string): string {
   return `${jobKeyPrefix(slug)}${safe(agent)}-a${attempt}-${rand}`
+}
+
+/**
+ * The names a plan's jobs live under on a host that other repositories share:
+ * its slug, then a digest of this machine's name and the repository's path.
+ * Two clones (or two CI runners with the same checkout path) each with a
+ * `plan.md` send keys that never begin alike, so one's sweep never ends the
+ * other's jobs.
+ */
+export function jobSpace(slug: string, root: string): string {
+  return `${slug}-${createHash('sha256').update(`${hostname()}\0${root}`).digest('hex').slice(0, 8)}`
 }
 
 /** What every key of the plan with this slug begins with, and no other plan's key does. */

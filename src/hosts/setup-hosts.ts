@@ -6,7 +6,7 @@ import {planSlug} from '../git/worktree-names.js'
 import type {Runner} from '../runners/runner.js'
 import {createHostRuntime, type HostRuntime} from './host-runtime.js'
 import {isRemote, localHostName} from './host-spec.js'
-import {jobKey} from './job-key.js'
+import {jobKey, jobSpace} from './job-key.js'
 import {authCheck, type AuthCheck} from './remote-auth.js'
 import {executableOf} from '../runners/executable-of.js'
 import {readHosts} from './read-hosts.js'
@@ -47,13 +47,16 @@ export async function setupHosts(input: {
   const remote = (name: string): boolean => isRemote(read.hosts.get(name))
   const used = new Set<string>()
   for (const id of input.launchable) for (const name of read.poolOf(id)) if (remote(name)) used.add(name)
-  // Keyed by the plan's path in the repository: two plans named alike in two folders never share job names.
-  const slug = planSlug(file, (await input.root)?.root)
+  // Keyed by the plan's path in the repository (two plans named alike in two folders never share job names)
+  // and by the repository (two repositories' plan.md on one host never do either).
+  const gitRoot = (await input.root)?.root
+  const slug = planSlug(file, gitRoot)
+  const space = gitRoot === undefined ? slug : jobSpace(slug, gitRoot)
   const config: HostsConfig = {
     pool: read.poolOf,
     slots: (name) => read.hosts.get(name)?.slots ?? 0,
     remote,
-    newKey: (agent, attempt) => jobKey(slug, agent, attempt, randomBytes(3).toString('hex'))
+    newKey: (agent, attempt) => jobKey(space, agent, attempt, randomBytes(3).toString('hex'))
   }
   const runsHere = (id: string): boolean => read.poolOf(id).includes(localHostName)
   if (used.size === 0) return {config, runsHere, used: [], problems}
@@ -64,7 +67,7 @@ export async function setupHosts(input: {
     return {runsHere, used: [...used], problems}
   }
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes((agent.fields.commit?.value ?? String(plan.settings.commit ?? '')).trim().toLowerCase())
-  const runtime = createHostRuntime({plan, specs: read.hosts, root: location.root, prefix: location.prefix, slug, strictScope: input.strictScope, commits})
+  const runtime = createHostRuntime({plan, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits})
   const lines = await Promise.all(
     [...used].map((name) => {
       // The executable the jobs will start (an override such as MDPLAN_CLAUDE_BIN applies there too), and its login.
