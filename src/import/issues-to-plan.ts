@@ -7,6 +7,8 @@ export interface IssuesToPlanOptions {
   /** The JSONL file, for the plan's title and error messages. */
   source: string
   runner?: string
+  /** `--data-program`: programs the runner template passes prompt text to as data, recorded as front matter `template_data_programs`. */
+  dataPrograms?: readonly string[]
   /** Where each issue's implementation plan goes. */
   notesDir?: string
   /** The queue's path from the plan's folder, recorded as front matter `issues:` so a run can keep the queue in step. */
@@ -119,7 +121,10 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
   const agentIds = generated.map((agent) => agent.id)
 
   const out: string[] = []
-  const front = [...(options.runner ? [`runner: ${yamlScalar(options.runner)}`] : []), ...(options.queue ? [`issues: ${yamlScalar(options.queue)}`] : [])]
+  const front = [
+    ...(options.runner ? [`runner: ${yamlScalar(options.runner)}`] : []),
+    ...(options.dataPrograms && options.dataPrograms.length > 0 ? [`template_data_programs: [${options.dataPrograms.map(yamlScalar).join(', ')}]`] : []),
+    ...(options.queue ? [`issues: ${yamlScalar(options.queue)}`] : [])]
   if (front.length > 0) out.push('---', ...front, '---', '')
   out.push(`# Parallel Plan: Issues from ${options.source}`, '')
   out.push('## Context', '')

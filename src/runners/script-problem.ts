@@ -1,4 +1,5 @@
 import {codePositions, stdinIsCode} from './code-positions.js'
+import {receiverProblem} from './receiver-problem.js'
 import {scanShell, type ShellCommand, type ShellScan, type ShellWord} from './shell-commands.js'
 
 /** Variables through which a script can read text a person or an agent wrote (the prompt, its file, an answer). */
@@ -25,7 +26,7 @@ const arithmeticOperators = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge'])
  * an arithmetic expression bash evaluates, not a function of the script
  * (mdplan cannot follow it there), and never unquoted.
  */
-export function scriptProblem(script: string, positionalTainted: boolean, inherited: ReadonlySet<string> = new Set()): string | undefined {
+export function scriptProblem(script: string, positionalTainted: boolean, inherited: ReadonlySet<string> = new Set(), named: readonly string[] = []): string | undefined {
   const base = new Set([...textVariables, ...inherited, ...(positionalTainted ? positional : [])])
   let tainted = base
   let scan = scanShell(script, tainted)
@@ -40,7 +41,7 @@ export function scriptProblem(script: string, positionalTainted: boolean, inheri
   const pipelineTainted = new Set<number>()
   for (const command of scan.commands) {
     const upstream = pipelineTainted.has(command.pipeline)
-    const problem = commandProblem(command, scan, upstream, tainted)
+    const problem = commandProblem(command, scan, upstream, tainted, named)
     if (problem) return problem
     if (command.stdinTainted || command.words.some((word) => word.tainted) || upstream) pipelineTainted.add(command.pipeline)
   }
@@ -79,7 +80,7 @@ function assignedNames(scan: ShellScan): string[] {
   return names.filter((name) => name !== '')
 }
 
-function commandProblem(command: ShellCommand, scan: ShellScan, upstream: boolean, tainted: ReadonlySet<string>): string | undefined {
+function commandProblem(command: ShellCommand, scan: ShellScan, upstream: boolean, tainted: ReadonlySet<string>, named: readonly string[]): string | undefined {
   let index = 0
   while (index < command.words.length && /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(command.words[index]!.text)) index++
   while (index < command.words.length && keywords.has(command.words[index]!.text)) index++
@@ -127,7 +128,7 @@ function commandProblem(command: ShellCommand, scan: ShellScan, upstream: boolea
     const word = words[position.index]!
     if (position.kind === 'script') {
       if (word.tainted) return `runs prompt text as code: \`${position.program}\` runs \`${word.text}\` as a script; pass it as an argument after the script ("$1")`
-      const inner = scriptProblem(word.text, words.slice(position.index + 1).some((after) => after.tainted), tainted)
+      const inner = scriptProblem(word.text, words.slice(position.index + 1).some((after) => after.tainted), tainted, named)
       if (inner) return `runs a script with \`${position.program}\` that ${inner}`
     } else if (word.tainted) {
       return position.kind === 'program'
@@ -137,7 +138,8 @@ function commandProblem(command: ShellCommand, scan: ShellScan, upstream: boolea
   }
   if (isShellBuiltinThatEvaluates(name) && args.some((word) => word.tainted)) return `passes prompt text to \`${name}\`, which evaluates it as code`
   if (stdin && stdinIsCode(argv)) return `feeds prompt text to \`${argv.join(' ')}\` on its stdin, which it runs as code`
-  return undefined
+  // What the lists above do not know runs nothing only if mdplan knows the program takes prompt text as data.
+  return receiverProblem(words, stdin, {named, scriptsAreQuoted: false})
 }
 
 /** Builtins that run or evaluate their arguments (`eval`, `source`, `trap`…): `codePositions` knows the program-running ones. */

@@ -23,6 +23,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
     .argument('<issues>', 'the issues file, one JSON object a line (e.g. .workflow/issues/issues.jsonl)')
     .option('-o, --out <plan>', 'the plan to write (`-` for stdout)', 'plan.md')
     .option('--runner <runner>', 'the runner the plan uses (claude, codex, shell, or a command template)')
+    .option('--data-program <program>', 'a program the --runner template passes prompt text to as data (recorded as template_data_programs; repeat for more)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--force', 'overwrite --out if it exists')
     .addHelpText(
       'after',
@@ -33,9 +34,9 @@ export const registerImport: RegisterCommand = (program, io, done) => {
         'when its executing agent completes, and importing the same queue into that plan again adds the\n' +
         'agents of the issues it gained, touching nothing else.\n'
     )
-    .action(async (issuesPath: string, options: {out: string; runner?: string; force?: boolean}) => {
+    .action(async (issuesPath: string, options: {out: string; runner?: string; dataProgram?: string[]; force?: boolean}) => {
       if (options.runner !== undefined) {
-        const problem = importRunnerProblem(options.runner)
+        const problem = importRunnerProblem(options.runner, options.dataProgram)
         if (problem !== undefined) {
           io.stderr(`mdplan import: --runner ${options.runner} is refused: ${problem}. Nothing was written.\n`)
           return done(exitCodes.invalid)
@@ -63,7 +64,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       let plan: IssuesPlan
       try {
         issues = readIssues(text, issuesPath)
-        plan = issuesToPlan(issues, {source: issuesPath, runner: options.runner, queue: recorded})
+        plan = issuesToPlan(issues, {source: issuesPath, runner: options.runner, dataPrograms: options.dataProgram, queue: recorded})
       } catch (error) {
         if (!(error instanceof ImportError)) throw error
         io.stderr(error.problems.map((problem) => problem + '\n').join(''))
@@ -123,7 +124,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
     const from = existing.settings.raw.issues
     if (typeof from !== 'string' || resolve(dirname(out), from) !== queue) return undefined
     // The new agents run with the plan's own runner.
-    const runnerProblem = existing.settings.runner === undefined ? undefined : importRunnerProblem(existing.settings.runner)
+    const runnerProblem = existing.settings.runner === undefined ? undefined : importRunnerProblem(existing.settings.runner, existing.settings.templateDataPrograms?.names)
     if (runnerProblem !== undefined) {
       io.stderr(`mdplan import: ${relative(io.cwd, out) || out} runs its agents with \`${existing.settings.runner}\`, which is refused for imported issues: ${runnerProblem}. Nothing was written.\n`)
       return exitCodes.invalid
