@@ -15,6 +15,7 @@ import {importRunnerProblem} from '../../import/import-runner-problem.js'
 import {errnoText, fileProblem, readRegularFile} from '../../util/read-regular-file.js'
 import {outPathProblem} from '../directory-problem.js'
 import {plural} from '../../util/plural.js'
+import {shellWord} from '../../util/shell-word.js'
 
 export const registerImport: RegisterCommand = (program, io, done) => {
   program
@@ -68,7 +69,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       } catch (error) {
         if (!(error instanceof ImportError)) throw error
         io.stderr(error.problems.map((problem) => problem + '\n').join(''))
-        io.stderr(`Nothing was written. Fix ${error.problems.length === 1 ? 'this line' : 'these lines'} and run \`mdplan import ${issuesPath}\` again.\n`)
+        io.stderr(`Nothing was written. Fix ${error.problems.length === 1 ? 'this line' : 'these lines'} and run \`mdplan import ${shellWord(issuesPath)}\` again.\n`)
         return done(exitCodes.invalid)
       }
       for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`)
@@ -107,7 +108,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       io.stdout(
         `${options.out}: ${plural(plan.imported.length, 'issue')} → ${plural(agents, 'agent')}` +
           (plan.skipped.length > 0 ? `, ${plan.skipped.length} completed skipped` : '') +
-          `\nNext: review it, then \`mdplan run ${options.out}\`.\n`
+          `\nNext: review it, then \`mdplan run ${shellWord(options.out)}\`.\n`
       )
       done(exitCodes.ok)
     })
@@ -135,7 +136,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
     } catch (error) {
       if (!(error instanceof ImportError)) throw error
       io.stderr(error.problems.map((problem) => problem + '\n').join(''))
-      io.stderr(`Nothing was written. Fix the queue and run \`mdplan import ${issuesPath}\` again.\n`)
+      io.stderr(`Nothing was written. Fix the queue and run \`mdplan import ${shellWord(issuesPath)}\` again.\n`)
       return exitCodes.invalid
     }
     const name = relative(io.cwd, out) || out
@@ -159,7 +160,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       io.stderr(`mdplan import: ${name} changed while the issues were being added; nothing was written, run it again.\n`)
       return exitCodes.failed
     }
-    io.stdout(`${name}: ${plural(added.imported.length, 'new issue')} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${name}\`.\n`)
+    io.stdout(`${name}: ${plural(added.imported.length, 'new issue')} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${shellWord(name)}\`.\n`)
     return exitCodes.ok
   }
 }
