@@ -68,7 +68,10 @@ describe('the red team\'s template bypasses are refused', () => {
     ['python3 -c "import sys" {prompt}', /`python` runs `import sys` as code/],
     ['sh ./agent.sh {prompt}', /name it in front matter `template_data_programs: \[\.\/agent\.sh\]`/],
     ['claude -p {prompt}', /put it after `--`/],
-    ['opencode run {prompt}', /put it after `--`/]
+    ['opencode run {prompt}', /put it after `--`/],
+    // A relative path is the plan's own file, whatever it is called.
+    ['./printf %s {prompt}', /`\.\/printf` gets `\{prompt\}` and is not a program mdplan knows/],
+    ['./timeout 5 printf {prompt}', /`\.\/timeout` gets/]
   ])('refuses %s: a program mdplan does not know takes it as data, or a place that is not data', (template, message) => {
     expect(templateProblem(splitTemplate(template))).toMatch(message)
   })

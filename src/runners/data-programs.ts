@@ -43,9 +43,15 @@ export function isNamedDataProgram(word: string, named: readonly string[]): bool
   return named.some((name) => name !== '' && (name === word || (name.includes('/') && word.includes('/') && posix.normalize(name) === posix.normalize(word))))
 }
 
-/** The name a data program is known by: no directory (`/usr/bin/printf` is `printf`). */
-export function dataProgramName(word: string): string {
-  return basename(word)
+/**
+ * The name a program of these lists is known by: a bare name (found on
+ * `PATH`), or the last part of an absolute path (`/usr/bin/printf` is
+ * `printf`). A relative path (`./printf`, `bin/claude`) is a file of the
+ * plan's own, whatever its name: undefined, so it must be named.
+ */
+export function knownProgramName(word: string): string | undefined {
+  if (!word.includes('/')) return word
+  return word.startsWith('/') ? basename(word) : undefined
 }
 
 /** Whether every script of a `sed` command is a plain substitution without the `e` or `w` flag (`s/a/b/g`, `$s/\.$//`). */

@@ -1,5 +1,5 @@
 import {codePositions} from './code-positions.js'
-import {agentClis, dataProgramName, dataUtilities, isNamedDataProgram, plainSed, stdinFilters} from './data-programs.js'
+import {agentClis, dataUtilities, knownProgramName, isNamedDataProgram, plainSed, stdinFilters} from './data-programs.js'
 
 /** A word of a command, and whether prompt text can reach it. */
 export interface ReachWord {
@@ -47,7 +47,8 @@ export function receiverProblem(words: readonly ReachWord[], stdinTainted: boole
     if (!program.tainted && !stdinTainted && !args.some((word) => word.tainted)) return undefined
     if (program.tainted) return `prompt text would name the program to run (\`${program.text}\`)`
     if (isNamedDataProgram(program.text, options.named)) return undefined
-    const name = dataProgramName(program.text)
+    const name = knownProgramName(program.text)
+    if (name === undefined) return unknownProgram(program.text, args)
     if (dataUtilities.has(name)) return undefined
     if (stdinFilters.has(name)) {
       const tainted = args.find((word) => word.tainted)
