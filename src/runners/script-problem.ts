@@ -19,8 +19,11 @@ const arithmeticOperators = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge'])
  * placeholder, which mdplan turns into a quoted variable; a positional
  * parameter when `positionalTainted`, the template passing a placeholder
  * after the script; `$MDPLAN_PROMPT` and the like; any variable assigned
- * from them) may only be a quoted argument of a program that takes it as
- * data: not the command itself, not the code of an interpreter
+ * from them) may only be a quoted argument of a builtin that only moves
+ * data or of a program mdplan knows takes it as data (`receiverProblem`:
+ * the data utilities, the agent CLIs after `--`, the programs the plan
+ * names in `named`), or the stdin of one: not the command itself, not the
+ * code of an interpreter
  * (`bash -c "$1"`, `python3 -c`, `eval`, `source`), not the stdin of a
  * program that reads code from it (`| bash`, `<<<` into `sh`), not a name or
  * an arithmetic expression bash evaluates, not a function of the script
