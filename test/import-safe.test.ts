@@ -170,11 +170,27 @@ describe('mdplan import refuses a runner that runs the prompt as code', () => {
   })
 
   it('keeps the agent CLIs and a template that passes the prompt as data', async () => {
-    for (const runner of ['claude', 'codex', 'gemini', 'opencode', 'my-agent --task {prompt_file}', `sh -c 'my-agent "$1"' sh {prompt}`]) {
+    for (const runner of ['claude', 'codex', 'gemini', 'opencode', 'claude -p -- {prompt}', `sh -c 'claude -p -- "$1"' sh {prompt}`]) {
       const repo = await tempRepo({'issues.jsonl': JSON.stringify({id: 'ISS-1', title: 't'}) + '\n'})
       const run = await runCli(['import', 'issues.jsonl', '--runner', runner], {cwd: repo.root})
       expect(run.stderr, runner).toBe('')
       expect(run.exitCode).toBe(0)
+      await repo.cleanup()
+    }
+  })
+
+  it('a program of the template that mdplan does not know needs --data-program, which the plan records for review', async () => {
+    for (const runner of ['my-agent --task {prompt_file}', `sh -c 'my-agent "$1"' sh {prompt}`]) {
+      const repo = await tempRepo({'issues.jsonl': JSON.stringify({id: 'ISS-1', title: 't'}) + '\n'})
+      const refused = await runCli(['import', 'issues.jsonl', '--runner', runner], {cwd: repo.root})
+      expect(refused.exitCode).toBe(2)
+      expect(refused.stderr).toMatch(/^mdplan import: --runner .* is refused: .*`my-agent` .*template_data_programs: \[my-agent\].*Nothing was written\.$/)
+      expect(readdirSync(repo.root).sort()).toEqual(['.git', 'issues.jsonl'])
+      const run = await runCli(['import', 'issues.jsonl', '--runner', runner, '--data-program', 'my-agent'], {cwd: repo.root})
+      expect(run.stderr, runner).toBe('')
+      expect(run.exitCode).toBe(0)
+      expect(await repo.read('plan.md')).toContain('\ntemplate_data_programs: [my-agent]\n')
+      expect((await runCli(['validate', 'plan.md'], {cwd: repo.root})).stdout).toMatch(/^plan\.md:3:1: info: template_data_programs: the plan says `my-agent` takes prompt text as data.*\[template-data-programs\]$/m)
       await repo.cleanup()
     }
   })

@@ -73,7 +73,8 @@ describe('command runner', () => {
     const dir = tempDir()
     const script = join(dir, 'agent.sh')
     writeFileSync(script, 'echo "mdplan-agent-id: sess-42"\necho "resumed=[$1]"\n')
-    const runner = commandRunner(`sh ${script} {agent_id}`)
+    // The plan names its script as a program that takes the placeholders as data.
+    const runner = commandRunner(`sh ${script} {agent_id}`, {dataPrograms: [script]})
     expect(runner.canResume).toBe(true)
     const ids: string[] = []
     const fresh = await runner.run(request(dir, {onAgentId: (id) => void ids.push(id)}))

@@ -101,8 +101,16 @@ describe('templates that wrap a shell', () => {
   })
 
   it('leaves templates without code alone', () => {
-    for (const template of ['printf %s {prompt}', 'sh ./agent.sh {prompt}', 'python3 agent.py {prompt}', `sh -c 'echo hi'`, 'node -e "1" --', 'my-agent --task {prompt_file}']) {
+    for (const template of ['printf %s {prompt}', `sh -c 'echo hi'`, 'node -e "1" --']) {
       expect(templateProblem(splitTemplate(template))).toBeUndefined()
+    }
+  })
+
+  it('takes a script file or a program as data once the plan names it (template_data_programs)', () => {
+    for (const [template, named] of [['sh ./agent.sh {prompt}', './agent.sh'], ['python3 agent.py {prompt}', 'agent.py'], ['my-agent --task {prompt_file}', 'my-agent']] as const) {
+      // Unnamed, mdplan cannot know what the script or program does with the text.
+      expect(templateProblem(splitTemplate(template))).toMatch(/template_data_programs/)
+      expect(templateProblem(splitTemplate(template), [named])).toBeUndefined()
     }
   })
 })

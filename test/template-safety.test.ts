@@ -130,13 +130,17 @@ const bodies = [
 ]
 const suffixes = ['', ' sh {prompt}', ' sh {prompt_file}', ' _ "{prompt}"']
 const direct = ['printf %s {prompt}', 'cat {prompt_file}', 'sh {prompt_file}', 'env -S {prompt}', 'printf %s --x={prompt}', 'printf %s{prompt}', '{prompt}', 'timeout 5 {prompt}', 'python3 -c {prompt}']
-const pieces = ['$(touch PWNED)', '`touch PWNED`', '; touch PWNED', '\ntouch PWNED\n', "'; touch PWNED; '", '"; touch PWNED; "', 'EOF\ntouch PWNED\nEOF', 'a[$(touch PWNED)]', 'touch PWNED', '-c touch PWNED', '*', ' ']
+// The red team's programs (redteam/template-injection.sh): not on any list of interpreters, each runs its argument.
+const redTeam = ['rbash -c {prompt}', 'tmux -L mdplan-prop new-session -d {prompt}', 'sg root {prompt}', 'npx --yes -c {prompt}', 'make -f /dev/null --eval={prompt}', 'gdb -q -batch -ex {prompt}', 'vim -u NONE -es -c {prompt} -c qa!', 'git -c {prompt} status', 'timeout 20 rbash -c {prompt}']
+const redTeamBodies = ['sg root {prompt}', 'rbash -c "$1"', 'git -c "$1" status', 'make -f /dev/null --eval="$1"', 'gdb -q -batch -ex "$1"', 'printf %s "$1" | sed e']
+const pieces = ['$(touch PWNED)', '`touch PWNED`', '; touch PWNED', '\ntouch PWNED\n', "'; touch PWNED; '", '"; touch PWNED; "', 'EOF\ntouch PWNED\nEOF', 'a[$(touch PWNED)]', 'touch PWNED', '-c touch PWNED', '*', ' ', '$(shell touch PWNED)', 'shell touch PWNED', '!touch PWNED', 'core.fsmonitor=touch PWNED; false']
 
 describe('a template the checker accepts never runs its prompt', () => {
   it('property: random templates × hostile prompts, run for real (seeded)', async () => {
     const template = fc.oneof(
-      fc.tuple(fc.constantFrom(...wrappers), fc.constantFrom(...shells), fc.constantFrom(...bodies), fc.constantFrom(...suffixes)).map(([wrapper, shell, body, suffix]) => `${wrapper}${shell} '${body.replaceAll("'", `'\\''`)}'${suffix}`),
-      fc.constantFrom(...direct)
+      fc.tuple(fc.constantFrom(...wrappers), fc.constantFrom(...shells), fc.constantFrom(...bodies, ...redTeamBodies), fc.constantFrom(...suffixes)).map(([wrapper, shell, body, suffix]) => `${wrapper}${shell} '${body.replaceAll("'", `'\\''`)}'${suffix}`),
+      fc.constantFrom(...direct),
+      fc.constantFrom(...redTeam)
     )
     const prompt = fc.array(fc.constantFrom(...pieces), {minLength: 1, maxLength: 5}).map((parts) => parts.join(''))
     let accepted = 0

@@ -9,6 +9,7 @@ import {fetchResult} from './fetch-result.js'
 import {jobArchive} from './job-archive.js'
 import {isSafeKey} from './job-key.js'
 import {lineSplitter} from './line-splitter.js'
+import {shellWord} from '../util/shell-word.js'
 
 /** Where the job folder is mounted inside the container. */
 const mount = '/mdplan/job'
@@ -149,7 +150,7 @@ export function containerHost(spec: HostSpec, root: string): Host {
       const name = `host ${spec.name} (${engine} ${spec.image})`
       if (!onPath(engine)) return [`${name}: \`${engine}\` is not installed; install podman or docker, or set \`engine:\``]
       const image = await cli(['image', 'inspect', spec.image!])
-      if (image.exitCode !== 0) return [`${name}: the image ${spec.image} is not there; build or pull it (\`${engine} pull ${spec.image}\`)`]
+      if (image.exitCode !== 0) return [`${name}: the image ${spec.image} is not there; build or pull it (\`${engine} pull ${shellWord(spec.image!)}\`)`]
       const tools = ['git', 'xargs', ...executables].map((tool) => `command -v ${tool} > /dev/null || echo "missing ${tool}"`).join('; ')
       const answer = await cli(['run', '--rm', '--network', 'none', spec.image!, 'sh', '-c', tools])
       if (answer.exitCode !== 0) return [`${name}: a container of ${spec.image} does not start: ${String(answer.stderr).trim().split('\n').at(-1)}`]

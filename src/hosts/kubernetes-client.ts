@@ -1,6 +1,7 @@
 import {createRequire} from 'node:module'
 import type * as K8s from '@kubernetes/client-node'
 import type {HostSpec} from './host-spec.js'
+import {shellWord} from '../util/shell-word.js'
 
 export interface KubernetesClient {
   k8s: typeof K8s
@@ -45,7 +46,7 @@ export function kubernetesClient(spec: HostSpec): KubernetesClient | {error: str
     core: config.makeApiClient(k8s.CoreV1Api),
     auth: config.makeApiClient(k8s.AuthorizationV1Api),
     namespace,
-    label: `kubectl --context ${config.getCurrentContext()} -n ${namespace}`
+    label: `kubectl --context ${shellWord(config.getCurrentContext())} -n ${shellWord(namespace)}`
   }
 }
 

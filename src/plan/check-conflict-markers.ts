@@ -1,6 +1,7 @@
 import {findConflictMarkers} from './find-conflict-markers.js'
 import type {Locator} from './locate.js'
 import type {Diagnostic, Plan} from './types.js'
+import {shellWord} from '../util/shell-word.js'
 
 /**
  * Conflict markers a merge left in the plan, one error per region at its
@@ -22,14 +23,14 @@ export function checkConflictMarkers(plan: Plan, at: Locator): Diagnostic[] {
       ? {
           severity: 'error',
           rule: 'damaged-state-table',
-          reason: `conflict markers (${quoted}) from a merge in the Execution State: run \`mdplan resolve ${file}\` to merge its rows from git's index, or edit by hand (one row per agent, marker lines deleted); nothing runs until then`,
+          reason: `conflict markers (${quoted}) from a merge in the Execution State: run \`mdplan resolve ${shellWord(file)}\` to merge its rows from git's index, or edit by hand (one row per agent, marker lines deleted); nothing runs until then`,
           file,
           place
         }
       : {
           severity: 'error',
           rule: 'conflict-markers',
-          reason: `conflict markers (${quoted}) from a merge: keep the lines you want and delete the marker lines (\`mdplan resolve ${file}\` re-merges the plan's own sections); nothing runs until then`,
+          reason: `conflict markers (${quoted}) from a merge: keep the lines you want and delete the marker lines (\`mdplan resolve ${shellWord(file)}\` re-merges the plan's own sections); nothing runs until then`,
           file,
           place
         }

@@ -96,6 +96,16 @@ export function readFrontMatter(text: string, start: number, end: number, at: Lo
         else if (typeof raw === 'string') settings.allowedTools = raw.split(/[,\s]+/).filter(Boolean)
         else problem(key, 'a list of tool names')
         break
+      case 'template_data_programs': {
+        const names = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(/[,\s]+/).filter(Boolean) : undefined
+        if (!names || names.length === 0 || !names.every((name) => typeof name === 'string' && name.trim() !== '' && !/\s/.test(name))) {
+          problem(key, 'a list of programs, as the runner template writes them (`[./bin/my-agent]`)')
+          break
+        }
+        const keyAt = findKey(source, key)
+        settings.templateDataPrograms = {names: names as string[], position: at.point(keyAt === -1 ? start : valueStart + keyAt)}
+        break
+      }
       case 'isolation':
         if (raw === 'worktree' || raw === 'none') settings.isolation = raw
         else problem(key, '`worktree` or `none`')

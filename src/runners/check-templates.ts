@@ -13,7 +13,10 @@ import {childPlanField} from '../nested/child-plan-path.js'
  * error naming the agents that use it, so `validate`, `--dry-run` and `run`
  * refuse it alike instead of failing each attempt. A plan that opts in
  * (`allow_unsafe_template: true` beside the runner) gets a warning instead,
- * every time.
+ * every time. Programs the plan names in `template_data_programs` take
+ * placeholders as data (for a `--runner` template too: the names say what a
+ * program does, not which template may run); validate shows them as an info
+ * line every time, so a reviewer sees what mdplan was told to trust.
  */
 export function checkTemplates(plan: Plan, flag?: string): Diagnostic[] {
   const users = new Map<string, string[]>()
@@ -27,12 +30,23 @@ export function checkTemplates(plan: Plan, flag?: string): Diagnostic[] {
     users.set(key, [...(users.get(key) ?? []), agent.id])
   }
   const diagnostics: Diagnostic[] = []
+  const declared = plan.settings.templateDataPrograms
+  const named = declared?.names ?? []
+  if (declared) {
+    diagnostics.push({
+      severity: 'info',
+      rule: 'template-data-programs',
+      reason: `template_data_programs: the plan says ${named.map((name) => `\`${name}\``).join(', ')} ${named.length === 1 ? 'takes' : 'take'} prompt text as data, so a runner template may pass ${named.length === 1 ? 'it' : 'them'} placeholders; mdplan does not check what ${named.length === 1 ? 'it does' : 'they do'} with them`,
+      file: plan.file,
+      place: declared.position
+    })
+  }
   for (const [key, agents] of users) {
     const template = key.slice(key.indexOf('\u0000') + 1)
     let problem: string | undefined
     let splits = true
     try {
-      problem = templateProblem(splitTemplate(template))
+      problem = templateProblem(splitTemplate(template), named)
     } catch (error) {
       splits = false
       problem = error instanceof Error ? error.message : String(error)

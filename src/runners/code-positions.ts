@@ -32,7 +32,10 @@ const wrapper = (valued = '', operands = 0, longValued: readonly string[] = []):
 
 /**
  * Programs that read code from their command line (or run another program
- * named there), and how. The names are matched without a directory and a
+ * named there), and how. Not what makes a template safe (that is the list of
+ * what takes data, `receiverProblem`): this table finds the scripts mdplan
+ * quotes, follows the wrappers, and names the known ways to run code in a
+ * refusal. The names are matched without a directory and a
  * version suffix (`/usr/bin/python3.12` is `python`).
  */
 const readers: Record<string, Reader> = {

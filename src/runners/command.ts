@@ -10,6 +10,7 @@ import {templateScripts} from './template-scripts.js'
 import {quotePlaceholders, UnsafePlaceholderError} from './quote-placeholders.js'
 import {codePositions} from './code-positions.js'
 import {scriptProblem} from './script-problem.js'
+import {receiverProblem} from './receiver-problem.js'
 import {makeDir} from '../util/make-dir.js'
 
 /**
@@ -35,7 +36,7 @@ import {makeDir} from '../util/make-dir.js'
  * line `mdplan-agent-id: <id>` (then that, reported when seen). Resume: only when
  * the template uses `{agent_id}`.
  */
-export function commandRunner(template: string, options: {allowUnsafe?: boolean} = {}): Runner {
+export function commandRunner(template: string, options: {allowUnsafe?: boolean; dataPrograms?: readonly string[]} = {}): Runner {
   const argv = splitTemplate(template)
   const executable = argv[0]
   return {
@@ -43,7 +44,7 @@ export function commandRunner(template: string, options: {allowUnsafe?: boolean}
     executable,
     install: executable === undefined ? 'write a command in the runner template' : `install \`${executable}\` or change the runner template \`${template}\``,
     canResume: template.includes('{agent_id}'),
-    run: (request) => runCommand(argv, request, options.allowUnsafe ?? false)
+    run: (request) => runCommand(argv, request, options.allowUnsafe ?? false, options.dataPrograms ?? [])
   }
 }
 
@@ -58,16 +59,18 @@ const anyPlaceholder = /\{(prompt_file|prompt|agent_id|agent|plan)\}/
 
 /**
  * Why a template cannot be shown to pass every placeholder as data, or
- * undefined. The rule is positive, by what a placeholder can become: outside
- * a shell script it must be a whole argv element (or the value of a
- * `--flag=` element) that no program runs as code or starts as a program
+ * undefined. Safe by construction: a placeholder may reach only a program
+ * known to take it as data, where that program takes it as data
+ * (`receiverProblem`: a data utility, an agent CLI after `--`, a shell's
+ * positional parameters, a program the plan names in `named`), followed
+ * through known wrappers; inside a POSIX shell's `-c` script it becomes a
+ * quoted variable and the script is held to the same rule (`scriptProblem`).
+ * On top of that, the known ways to run code are named in the message
  * (`codePositions`: `python3 -Ic {prompt}`, `env -iS {prompt}`,
- * `timeout 9 {prompt}`, `sh {prompt_file}` are refused); inside a POSIX
- * shell's `-c` script it becomes a quoted variable, and the script must pass
- * it (and the positional parameters a placeholder after the script fills)
- * only as data (`scriptProblem`: not to `eval`, `| bash`, `bash -c "$1"`).
+ * `timeout 9 {prompt}`, `sh {prompt_file}`), and a placeholder must be a
+ * whole argv element or a `--flag=` value.
  */
-export function templateProblem(argv: readonly string[]): string | undefined {
+export function templateProblem(argv: readonly string[], named: readonly string[] = []): string | undefined {
   const positions = codePositions(argv)
   for (const [index, word] of argv.entries()) {
     const found = anyPlaceholder.exec(word)
@@ -88,10 +91,14 @@ export function templateProblem(argv: readonly string[]): string | undefined {
       if (error instanceof UnsafePlaceholderError) return error.message
       throw error
     }
-    const problem = scriptProblem(argv[position.index]!, argv.slice(position.index + 1).some((word) => anyPlaceholder.test(word)))
+    const problem = scriptProblem(argv[position.index]!, argv.slice(position.index + 1).some((word) => anyPlaceholder.test(word)), new Set(), named)
     if (problem) return `the script of ${position.program} -c ${problem}`
   }
-  return undefined
+  return receiverProblem(
+    argv.map((text) => ({text, tainted: anyPlaceholder.test(text)})),
+    false,
+    {named, scriptsAreQuoted: true}
+  )
 }
 
 /** A placeholder alone, or as the value of `--flag=` / `-f=`. */
@@ -105,14 +112,14 @@ export function fillTemplate(argv: readonly string[], values: Record<string, str
   )
 }
 
-async function runCommand(template: readonly string[], request: RunRequest, allowUnsafe: boolean): Promise<RunResult> {
+async function runCommand(template: readonly string[], request: RunRequest, allowUnsafe: boolean, named: readonly string[]): Promise<RunResult> {
   const started = Date.now()
   const [file] = template
   if (file === undefined) {
     return {ok: false, finalText: '', reason: 'the runner template is empty', spawnFailed: true, durationMs: 0}
   }
   // The plan's explicit `allow_unsafe_template: true` runs it anyway (validate and the run's start warn).
-  const problem = allowUnsafe ? undefined : templateProblem(template)
+  const problem = allowUnsafe ? undefined : templateProblem(template, named)
   if (problem !== undefined) return {ok: false, finalText: '', reason: `unsafe runner template: ${problem}`, spawnFailed: true, durationMs: 0}
   const resumeId = request.resume?.sessionId
   let agentId = resumeId ?? `cmd-${randomBytes(4).toString('hex')}`

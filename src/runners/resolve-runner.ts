@@ -27,10 +27,11 @@ export function resolveRunner(plan: Plan, agent: Agent, flag?: string): Runner {
   const builtin = builtinRunners.get(name.toLowerCase())
   if (builtin) return builtin
   const allowUnsafe = unsafeTemplateAllowed(plan, agent, flag)
-  const key = `${allowUnsafe ? 'unsafe' : 'checked'}\u0000${name}`
+  const dataPrograms = plan.settings.templateDataPrograms?.names ?? []
+  const key = `${allowUnsafe ? 'unsafe' : 'checked'}\u0000${dataPrograms.join('\u0000')}\u0001${name}`
   let runner = templates.get(key)
   if (!runner) {
-    runner = commandRunner(name, {allowUnsafe})
+    runner = commandRunner(name, {allowUnsafe, dataPrograms})
     templates.set(key, runner)
   }
   return runner

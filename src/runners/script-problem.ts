@@ -1,4 +1,5 @@
 import {codePositions, stdinIsCode} from './code-positions.js'
+import {receiverProblem} from './receiver-problem.js'
 import {scanShell, type ShellCommand, type ShellScan, type ShellWord} from './shell-commands.js'
 
 /** Variables through which a script can read text a person or an agent wrote (the prompt, its file, an answer). */
@@ -18,14 +19,17 @@ const arithmeticOperators = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge'])
  * placeholder, which mdplan turns into a quoted variable; a positional
  * parameter when `positionalTainted`, the template passing a placeholder
  * after the script; `$MDPLAN_PROMPT` and the like; any variable assigned
- * from them) may only be a quoted argument of a program that takes it as
- * data: not the command itself, not the code of an interpreter
+ * from them) may only be a quoted argument of a builtin that only moves
+ * data or of a program mdplan knows takes it as data (`receiverProblem`:
+ * the data utilities, the agent CLIs after `--`, the programs the plan
+ * names in `named`), or the stdin of one: not the command itself, not the
+ * code of an interpreter
  * (`bash -c "$1"`, `python3 -c`, `eval`, `source`), not the stdin of a
  * program that reads code from it (`| bash`, `<<<` into `sh`), not a name or
  * an arithmetic expression bash evaluates, not a function of the script
  * (mdplan cannot follow it there), and never unquoted.
  */
-export function scriptProblem(script: string, positionalTainted: boolean, inherited: ReadonlySet<string> = new Set()): string | undefined {
+export function scriptProblem(script: string, positionalTainted: boolean, inherited: ReadonlySet<string> = new Set(), named: readonly string[] = []): string | undefined {
   const base = new Set([...textVariables, ...inherited, ...(positionalTainted ? positional : [])])
   let tainted = base
   let scan = scanShell(script, tainted)
@@ -40,7 +44,7 @@ export function scriptProblem(script: string, positionalTainted: boolean, inheri
   const pipelineTainted = new Set<number>()
   for (const command of scan.commands) {
     const upstream = pipelineTainted.has(command.pipeline)
-    const problem = commandProblem(command, scan, upstream, tainted)
+    const problem = commandProblem(command, scan, upstream, tainted, named)
     if (problem) return problem
     if (command.stdinTainted || command.words.some((word) => word.tainted) || upstream) pipelineTainted.add(command.pipeline)
   }
@@ -79,7 +83,7 @@ function assignedNames(scan: ShellScan): string[] {
   return names.filter((name) => name !== '')
 }
 
-function commandProblem(command: ShellCommand, scan: ShellScan, upstream: boolean, tainted: ReadonlySet<string>): string | undefined {
+function commandProblem(command: ShellCommand, scan: ShellScan, upstream: boolean, tainted: ReadonlySet<string>, named: readonly string[]): string | undefined {
   let index = 0
   while (index < command.words.length && /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(command.words[index]!.text)) index++
   while (index < command.words.length && keywords.has(command.words[index]!.text)) index++
@@ -127,7 +131,7 @@ function commandProblem(command: ShellCommand, scan: ShellScan, upstream: boolea
     const word = words[position.index]!
     if (position.kind === 'script') {
       if (word.tainted) return `runs prompt text as code: \`${position.program}\` runs \`${word.text}\` as a script; pass it as an argument after the script ("$1")`
-      const inner = scriptProblem(word.text, words.slice(position.index + 1).some((after) => after.tainted), tainted)
+      const inner = scriptProblem(word.text, words.slice(position.index + 1).some((after) => after.tainted), tainted, named)
       if (inner) return `runs a script with \`${position.program}\` that ${inner}`
     } else if (word.tainted) {
       return position.kind === 'program'
@@ -137,7 +141,8 @@ function commandProblem(command: ShellCommand, scan: ShellScan, upstream: boolea
   }
   if (isShellBuiltinThatEvaluates(name) && args.some((word) => word.tainted)) return `passes prompt text to \`${name}\`, which evaluates it as code`
   if (stdin && stdinIsCode(argv)) return `feeds prompt text to \`${argv.join(' ')}\` on its stdin, which it runs as code`
-  return undefined
+  // What the lists above do not know runs nothing only if mdplan knows the program takes prompt text as data.
+  return receiverProblem(words, stdin, {named, scriptsAreQuoted: false})
 }
 
 /** Builtins that run or evaluate their arguments (`eval`, `source`, `trap`…): `codePositions` knows the program-running ones. */

@@ -11,6 +11,7 @@ import {setAnswer} from '../../protocol/set-answer.js'
 import {openQuestionsTitle} from '../../protocol/upsert-open-question.js'
 import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
+import {shellWord} from '../../util/shell-word.js'
 
 /**
  * `mdplan answer PLAN AGENT "Option 1"`: the same as writing after
@@ -86,7 +87,7 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
       }
       const before = entry.answer === undefined ? '' : ` (replacing "${entry.answer}")`
       const also = down.length > 0 ? ` Also recorded in ${down.map((path) => relative(io.cwd, path)).join(', ')}.` : ''
-      io.stdout(`${agent}: answered "${resolveAnswer(answer, entry.options)}"${before}.${also} The next \`mdplan run ${planArg}\` resumes ${agent} with it.\n`)
+      io.stdout(`${agent}: answered "${resolveAnswer(answer, entry.options)}"${before}.${also} The next \`mdplan run ${shellWord(planArg)}\` resumes ${agent} with it.\n`)
       done(exitCodes.ok)
     })
 }

@@ -15,6 +15,7 @@ import {importRunnerProblem} from '../../import/import-runner-problem.js'
 import {errnoText, fileProblem, readRegularFile} from '../../util/read-regular-file.js'
 import {outPathProblem} from '../directory-problem.js'
 import {plural} from '../../util/plural.js'
+import {shellWord} from '../../util/shell-word.js'
 
 export const registerImport: RegisterCommand = (program, io, done) => {
   program
@@ -23,6 +24,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
     .argument('<issues>', 'the issues file, one JSON object a line (e.g. .workflow/issues/issues.jsonl)')
     .option('-o, --out <plan>', 'the plan to write (`-` for stdout)', 'plan.md')
     .option('--runner <runner>', 'the runner the plan uses (claude, codex, shell, or a command template)')
+    .option('--data-program <program>', 'a program the --runner template passes prompt text to as data (recorded as template_data_programs; repeat for more)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--force', 'overwrite --out if it exists')
     .addHelpText(
       'after',
@@ -33,9 +35,9 @@ export const registerImport: RegisterCommand = (program, io, done) => {
         'when its executing agent completes, and importing the same queue into that plan again adds the\n' +
         'agents of the issues it gained, touching nothing else.\n'
     )
-    .action(async (issuesPath: string, options: {out: string; runner?: string; force?: boolean}) => {
+    .action(async (issuesPath: string, options: {out: string; runner?: string; dataProgram?: string[]; force?: boolean}) => {
       if (options.runner !== undefined) {
-        const problem = importRunnerProblem(options.runner)
+        const problem = importRunnerProblem(options.runner, options.dataProgram)
         if (problem !== undefined) {
           io.stderr(`mdplan import: --runner ${options.runner} is refused: ${problem}. Nothing was written.\n`)
           return done(exitCodes.invalid)
@@ -63,11 +65,11 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       let plan: IssuesPlan
       try {
         issues = readIssues(text, issuesPath)
-        plan = issuesToPlan(issues, {source: issuesPath, runner: options.runner, queue: recorded})
+        plan = issuesToPlan(issues, {source: issuesPath, runner: options.runner, dataPrograms: options.dataProgram, queue: recorded})
       } catch (error) {
         if (!(error instanceof ImportError)) throw error
         io.stderr(error.problems.map((problem) => problem + '\n').join(''))
-        io.stderr(`Nothing was written. Fix ${error.problems.length === 1 ? 'this line' : 'these lines'} and run \`mdplan import ${issuesPath}\` again.\n`)
+        io.stderr(`Nothing was written. Fix ${error.problems.length === 1 ? 'this line' : 'these lines'} and run \`mdplan import ${shellWord(issuesPath)}\` again.\n`)
         return done(exitCodes.invalid)
       }
       for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`)
@@ -106,7 +108,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       io.stdout(
         `${options.out}: ${plural(plan.imported.length, 'issue')} → ${plural(agents, 'agent')}` +
           (plan.skipped.length > 0 ? `, ${plan.skipped.length} completed skipped` : '') +
-          `\nNext: review it, then \`mdplan run ${options.out}\`.\n`
+          `\nNext: review it, then \`mdplan run ${shellWord(options.out)}\`.\n`
       )
       done(exitCodes.ok)
     })
@@ -123,7 +125,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
     const from = existing.settings.raw.issues
     if (typeof from !== 'string' || resolve(dirname(out), from) !== queue) return undefined
     // The new agents run with the plan's own runner.
-    const runnerProblem = existing.settings.runner === undefined ? undefined : importRunnerProblem(existing.settings.runner)
+    const runnerProblem = existing.settings.runner === undefined ? undefined : importRunnerProblem(existing.settings.runner, existing.settings.templateDataPrograms?.names)
     if (runnerProblem !== undefined) {
       io.stderr(`mdplan import: ${relative(io.cwd, out) || out} runs its agents with \`${existing.settings.runner}\`, which is refused for imported issues: ${runnerProblem}. Nothing was written.\n`)
       return exitCodes.invalid
@@ -134,7 +136,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
     } catch (error) {
       if (!(error instanceof ImportError)) throw error
       io.stderr(error.problems.map((problem) => problem + '\n').join(''))
-      io.stderr(`Nothing was written. Fix the queue and run \`mdplan import ${issuesPath}\` again.\n`)
+      io.stderr(`Nothing was written. Fix the queue and run \`mdplan import ${shellWord(issuesPath)}\` again.\n`)
       return exitCodes.invalid
     }
     const name = relative(io.cwd, out) || out
@@ -158,7 +160,7 @@ export const registerImport: RegisterCommand = (program, io, done) => {
       io.stderr(`mdplan import: ${name} changed while the issues were being added; nothing was written, run it again.\n`)
       return exitCodes.failed
     }
-    io.stdout(`${name}: ${plural(added.imported.length, 'new issue')} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${name}\`.\n`)
+    io.stdout(`${name}: ${plural(added.imported.length, 'new issue')} → ${added.agentIds.join(', ')} added\nNext: \`mdplan run ${shellWord(name)}\`.\n`)
     return exitCodes.ok
   }
 }

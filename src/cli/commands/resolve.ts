@@ -8,6 +8,7 @@ import {readIndexStages} from '../../merge/read-index-stages.js'
 import {parsePlan} from '../../plan/parse-plan.js'
 import {atomicWrite} from '../../store/atomic-write.js'
 import {readRows} from '../../store/table-state.js'
+import {shellWord} from '../../util/shell-word.js'
 
 export const registerResolve: RegisterCommand = (program, io, done) => {
   program
@@ -35,7 +36,7 @@ export const registerResolve: RegisterCommand = (program, io, done) => {
       }
       const {base, ours, theirs, path, gitDir} = read.stages
       if (ours === undefined || theirs === undefined) {
-        io.stderr(`mdplan resolve: ${planPath}: deleted on ${ours === undefined ? 'our' : 'their'} side: keep it (\`git add ${planPath}\`) or delete it (\`git rm ${planPath}\`)\n`)
+        io.stderr(`mdplan resolve: ${planPath}: deleted on ${ours === undefined ? 'our' : 'their'} side: keep it (\`git add ${shellWord(planPath)}\`) or delete it (\`git rm ${shellWord(planPath)}\`)\n`)
         return done(exitCodes.invalid)
       }
       const merged = await mergePlans(base ?? '', ours, theirs, planPath)
@@ -62,10 +63,10 @@ export const registerResolve: RegisterCommand = (program, io, done) => {
       for (const row of rows.values()) counts.set(row.status, (counts.get(row.status) ?? 0) + 1)
       const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(', ')
       if (left.length === 0) {
-        io.stdout(`${planPath}: merged from git’s index${tally ? ` (${tally})` : ''}; nothing is left for you: review it, then \`git add ${planPath}\`\n`)
+        io.stdout(`${planPath}: merged from git’s index${tally ? ` (${tally})` : ''}; nothing is left for you: review it, then \`git add ${shellWord(planPath)}\`\n`)
         return done(exitCodes.ok)
       }
-      io.stdout(`${planPath}: merged from git’s index; ${left.length} conflict${left.length === 1 ? '' : 's'} left for you (above): fix ${left.length === 1 ? 'it' : 'them'}, then \`mdplan validate ${planPath}\` and \`git add ${planPath}\`\n`)
+      io.stdout(`${planPath}: merged from git’s index; ${left.length} conflict${left.length === 1 ? '' : 's'} left for you (above): fix ${left.length === 1 ? 'it' : 'them'}, then \`mdplan validate ${shellWord(planPath)}\` and \`git add ${shellWord(planPath)}\`\n`)
       done(exitCodes.failed)
     })
 }

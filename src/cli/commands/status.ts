@@ -9,6 +9,7 @@ import {planStatus} from '../../plan/plan-status.js'
 import {childStatuses, formatChildStatuses} from '../../nested/child-statuses.js'
 import {resolve} from 'node:path'
 import {plural} from '../../util/plural.js'
+import {shellWord} from '../../util/shell-word.js'
 
 // A table with a merge's conflict markers would show one side's progress as the plan's.
 const unreadable = new Set(['no-agents-section', 'no-agents', 'unterminated-fence', 'malformed-table', 'damaged-state-table', 'conflict-markers'])
@@ -35,7 +36,7 @@ export const registerStatus: RegisterCommand = (program, io, done) => {
           io.stdout(formatStatus(status))
           if (children.length > 0) io.stdout(`\nChild plans:\n${formatChildStatuses(children).join('\n')}\n`)
           const errors = problems.filter((d) => d.severity === 'error').length
-          if (errors > 0) io.stdout(`\n${plural(errors, 'problem')} in the plan: run \`mdplan validate ${file}\`\n`)
+          if (errors > 0) io.stdout(`\n${plural(errors, 'problem')} in the plan: run \`mdplan validate ${shellWord(file)}\`\n`)
         }
         done(exitCodes.ok)
       } catch (error) {
