@@ -124,6 +124,10 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   }
 
   const pid = await subprocess.started
+  // Tests only: hold mdplan between the agent's start and everything it does next (recording it among them),
+  // so a test can land a SIGKILL in that moment every time instead of by luck.
+  const pause = Number(process.env.MDPLAN_TEST_SPAWN_PAUSE_MS)
+  if (pid !== undefined && pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
   let timedOut = false
   let interrupted = false
   let killing = false

@@ -20,8 +20,15 @@ const send = (message) => {
     process.send(message)
   } catch {}
 }
+// Tests only: a helper slow to get from an agent's launch message to its fork (a loaded machine), blocked as a busy one would be,
+// so nothing else (mdplan's exit) is handled in between.
+const delay = Number(process.env.MDPLAN_TEST_HELPER_DELAY_MS) || 0
 process.on('message', (m) => {
   if (m.type !== 'spawn') return
+  if (delay > 0 && m.env && m.env.MDPLAN_AGENT) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delay)
+  launch(m)
+})
+function launch(m) {
   const id = m.id
   let finished = false
   const done = (extra) => {
@@ -50,7 +57,7 @@ process.on('message', (m) => {
     child.stdin.on('error', () => {})
     child.stdin.end(m.input)
   }
-})
+}
 // A terminal's Ctrl-C is mdplan's to handle (it ends the agents and records them): never the helper's.
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => {})
 process.on('disconnect', () => process.exit(0))

@@ -75,7 +75,7 @@ function ensureHelper(): ChildProcess {
   if (helper && helper.connected) return helper
   const child = spawn(process.execPath, ['-e', spawnHelperSource], {
     // Nothing from this process's flags (--cpu-prof, NODE_OPTIONS) belongs in the helper.
-    env: {PATH: process.env.PATH ?? ''},
+    env: {PATH: process.env.PATH ?? '', ...testDelay()},
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'advanced',
     // Its own session: a Ctrl-C in mdplan's terminal goes to mdplan's process group, and must not end the
@@ -92,6 +92,12 @@ function ensureHelper(): ChildProcess {
   child.on('error', gone)
   helper = child
   return child
+}
+
+/** Tests only: `MDPLAN_TEST_HELPER_DELAY_MS` makes the helper wait that long before each launch (a helper slow to get to a message). */
+function testDelay(): Record<string, string> {
+  const delay = process.env.MDPLAN_TEST_HELPER_DELAY_MS
+  return delay ? {MDPLAN_TEST_HELPER_DELAY_MS: delay} : {}
 }
 
 /** The helper keeps mdplan alive only while an agent runs, as the agent's own process would. */
