@@ -32,7 +32,7 @@ export function helperSpawn(file: string, args: readonly string[], options: Spaw
   refHelper()
   const env = options.env ?? {...process.env}
   try {
-    channel.send({type: 'spawn', id, file, args, cwd: options.cwd, env, input: options.input})
+    channel.send({type: 'spawn', id, file, args, cwd: options.cwd, env, input: options.input, registry: options.registry})
   } catch (error) {
     finish(id, {error: {message: `the spawn helper is gone: ${(error as Error).message}`}})
   }
@@ -75,7 +75,8 @@ function ensureHelper(): ChildProcess {
   if (helper && helper.connected) return helper
   const child = spawn(process.execPath, ['-e', spawnHelperSource], {
     // Nothing from this process's flags (--cpu-prof, NODE_OPTIONS) belongs in the helper.
-    env: {PATH: process.env.PATH ?? '', ...testDelay()},
+    // Its parent's pid, so it knows when that parent is gone (then it launches nothing more) from its first line on.
+    env: {PATH: process.env.PATH ?? '', MDPLAN_HELPER_PARENT: String(process.pid), ...testDelay()},
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'advanced',
     // Its own session: a Ctrl-C in mdplan's terminal goes to mdplan's process group, and must not end the

@@ -1,6 +1,7 @@
 import type {EventEmitter} from 'node:events'
 import {execa} from 'execa'
 import {helperSpawn} from './spawn-helper.js'
+import {recordProcess} from './process-registry.js'
 
 export interface SpawnProcessOptions {
   cwd: string
@@ -8,6 +9,11 @@ export interface SpawnProcessOptions {
   env?: Record<string, string | undefined> | undefined
   /** Written to stdin, which is then closed; without it stdin is closed from the start. */
   input?: string | undefined
+  /**
+   * The run's process registry: the process is written into it as soon as it exists, before anyone
+   * learns its pid, so a SIGKILL of mdplan at any moment after the fork leaves it on record.
+   */
+  registry?: string | undefined
 }
 
 /** How the process ended; `exitCode` and `signal` both undefined: it never started (`shortMessage` says why). */
@@ -48,5 +54,7 @@ export function spawnProcess(file: string, args: readonly string[], options: Spa
     buffer: false,
     reject: false
   })
+  // In this process, synchronously after the fork (nothing of ours runs in between).
+  if (options.registry !== undefined && subprocess.pid !== undefined) recordProcess(options.registry, subprocess.pid)
   return Object.assign(subprocess, {started: Promise.resolve(subprocess.pid)})
 }
