@@ -49,7 +49,7 @@ function launch(m) {
   }
   // Named first, checked second: a rerun that read the registry before this line is there started after mdplan
   // died, so the check below sees it gone (a dead parent's children have already been handed to another).
-  if (m.registry) record(m.registry, 'h' + process.pid + ' ' + startTime(process.pid))
+  if (m.registry) record(m.registry, helperLine)
   if (process.ppid !== parent) {
     done({error: {message: 'mdplan, which asked for this launch, is gone'}})
     return
@@ -93,6 +93,8 @@ function startTime(pid) {
     return ''
   }
 }
+// This helper as the registry names it (a reused pid is told apart by its start time).
+const helperLine = 'h' + process.pid + ' ' + startTime(process.pid)
 // A terminal's Ctrl-C is mdplan's to handle (it ends the agents and records them): never the helper's.
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => {})
 process.on('disconnect', () => process.exit(0))
