@@ -81,6 +81,29 @@ describe('a SIGKILL at the moment an agent is launched (git repository)', () => 
     await repo.cleanup()
   }, 60_000)
 
+  it('mdplan killed after the spawn helper saw it alive and before its fork: the rerun waits for that helper, then ends the agent it forked', async () => {
+    const {repo, log, plan} = await raceRepo(['A'], 4)
+    // The helper has checked that mdplan lives, then takes 4 s to fork; mdplan dies and the rerun starts in between.
+    const first = startCli(['run', 'plan.md'], {cwd: repo.root, env: {...gitEnv(), MDPLAN_TEST_HELPER_FORK_DELAY_MS: '4000'}})
+    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+    await sleep(500)
+    // Gone, and the rerun starts at once: not after \`await first\`, which also waits for the helper (it holds
+    // mdplan's stderr) to close it.
+    const exited = new Promise((resolve) => first.once('exit', resolve))
+    first.kill('SIGKILL')
+    await exited
+    const second = await runCli(['run', 'plan.md'], {cwd: repo.root, env: gitEnv()})
+    await first
+    expect(second.exitCode, second.all).toBe(0)
+    expect((await readTable(plan)).rows.A!.status).toBe('completed')
+    await sleep(300)
+    const side = await readAgentLog(log)
+    expect(overlaps(log), side.lines.join('\n')).toEqual([])
+    expect(second.all).toContain('ended 1 agent process group a killed run left running')
+    expect(side.starts.get('A#1'), side.lines.join('\n')).toBe(2)
+    await repo.cleanup()
+  }, 60_000)
+
   it('SIGKILLs of the whole process group 0-40 ms after the first launch is on disk, then a rerun: never two copies of an agent', async () => {
     for (let loop = 0; loop < 4; loop++) {
       const {repo, log, plan} = await raceRepo(['A', 'B', 'C'], 2)

@@ -34,9 +34,12 @@ const send = (message) => {
 // Tests only: a helper slow to get from an agent's launch message to its fork (a loaded machine), blocked as a busy one would be,
 // so nothing else (mdplan's exit) is handled in between.
 const delay = Number(process.env.MDPLAN_TEST_HELPER_DELAY_MS) || 0
+// Tests only: the same between its check that mdplan still lives and the fork.
+const forkDelay = Number(process.env.MDPLAN_TEST_HELPER_FORK_DELAY_MS) || 0
+const hold = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 process.on('message', (m) => {
   if (m.type !== 'spawn') return
-  if (delay > 0 && m.env && m.env.MDPLAN_AGENT) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delay)
+  if (delay > 0 && m.env && m.env.MDPLAN_AGENT) hold(delay)
   launch(m)
 })
 function launch(m) {
@@ -54,6 +57,7 @@ function launch(m) {
     done({error: {message: 'mdplan, which asked for this launch, is gone'}})
     return
   }
+  if (forkDelay > 0 && m.env && m.env.MDPLAN_AGENT) hold(forkDelay)
   let child
   try {
     child = spawn(m.file, m.args, {cwd: m.cwd, env: m.env, detached: true, stdio: [m.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})

@@ -95,10 +95,13 @@ function ensureHelper(): ChildProcess {
   return child
 }
 
-/** Tests only: `MDPLAN_TEST_HELPER_DELAY_MS` makes the helper wait that long before each launch (a helper slow to get to a message). */
+/**
+ * Tests only: `MDPLAN_TEST_HELPER_DELAY_MS` makes the helper wait that long before each launch (a helper slow
+ * to get to a message), `MDPLAN_TEST_HELPER_FORK_DELAY_MS` between its check that mdplan lives and the fork.
+ */
 function testDelay(): Record<string, string> {
-  const delay = process.env.MDPLAN_TEST_HELPER_DELAY_MS
-  return delay ? {MDPLAN_TEST_HELPER_DELAY_MS: delay} : {}
+  const names = ['MDPLAN_TEST_HELPER_DELAY_MS', 'MDPLAN_TEST_HELPER_FORK_DELAY_MS']
+  return Object.fromEntries(names.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]))
 }
 
 /** The helper keeps mdplan alive only while an agent runs, as the agent's own process would. */
