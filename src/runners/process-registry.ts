@@ -7,6 +7,8 @@ import {makeDir} from '../util/make-dir.js'
 export interface ProcessRecord {
   pid: number
   start: string
+  /** A spawn helper's: the mdplan it launches for. */
+  parent?: number
 }
 
 /**
@@ -16,11 +18,12 @@ export interface ProcessRecord {
  * this file and ends them before it resumes or relaunches their rows.
  *
  * An append-only log: `+pid start` when an agent exists, `-pid` when it ended,
- * `h<pid> <start>` for the spawn helper that forks them. The `+` line is written
- * by whoever forks, at once (the spawn helper, or spawnProcess itself), never
- * after an answer mdplan may not live to hear. This object counts the launches
- * under way, so the file is removed only when none is: a launch asked for
- * counts from before its message goes out until its process is over.
+ * `h<pid> <start> <mdplan's pid>` for the spawn helper that forks them. The
+ * `+` line is written by whoever forks, at once (the spawn helper, or
+ * spawnProcess itself), never after an answer mdplan may not live to hear.
+ * This object counts the launches under way, so the file is removed only when
+ * none is: a launch asked for counts from before its message goes out until
+ * its process is over.
  */
 export class ProcessRegistry {
   readonly file: string
@@ -75,8 +78,8 @@ function readRecords(file: string): Records {
   const live = new Map<number, ProcessRecord>()
   const helpers = new Map<number, ProcessRecord>()
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const added = /^([+h])(\d+) (\d*)$/.exec(line)
-    if (added) (added[1] === 'h' ? helpers : live).set(Number(added[2]), {pid: Number(added[2]), start: added[3]!})
+    const added = /^([+h])(\d+) (\d*)(?: (\d+))?$/.exec(line)
+    if (added) (added[1] === 'h' ? helpers : live).set(Number(added[2]), {pid: Number(added[2]), start: added[3]!, parent: Number(added[4]) || undefined})
     const removed = /^-(\d+)$/.exec(line)
     if (removed) live.delete(Number(removed[1]))
   }
@@ -86,6 +89,14 @@ function readRecords(file: string): Records {
 /** Still alive, and still the same process (not a reused pid). */
 function sameProcess(record: ProcessRecord): boolean {
   return Number.isInteger(record.pid) && record.pid > 1 && isAlive(record.pid) && startTime(record.pid) === record.start
+}
+
+/**
+ * A helper whose mdplan is gone (it was handed to another parent). One whose mdplan lives belongs to a run
+ * that lost its lock and ends its own agents: it is that run's, not to be waited for or killed.
+ */
+function orphaned(helper: ProcessRecord): boolean {
+  return helper.parent === undefined || statField(helper.pid, 1) !== String(helper.parent)
 }
 
 async function waitGone(records: ProcessRecord[], ms: number): Promise<void> {
@@ -100,12 +111,12 @@ async function waitGone(records: ProcessRecord[], ms: number): Promise<void> {
  * A spawn helper of that run still alive may be in the middle of a fork: it
  * writes the agent down right after, then exits (its parent is gone, so it
  * forks nothing more). So the file is read for its agents only once every
- * helper it names is gone; one that hangs (stopped) is killed after `helperMs`.
+ * such helper it names is gone; one that hangs (stopped) is killed after `helperMs`.
  */
 export async function endRecordedGroups(file: string, graceMs = 2000, helperMs = 5000): Promise<number[]> {
   let records: Records
   try {
-    const helpers = readRecords(file).helpers.filter(sameProcess)
+    const helpers = readRecords(file).helpers.filter((helper) => sameProcess(helper) && orphaned(helper))
     await waitGone(helpers, helperMs)
     for (const helper of helpers.filter(sameProcess)) signalProcess(helper.pid, 'SIGKILL')
     await waitGone(helpers, 1000)
@@ -123,9 +134,14 @@ export async function endRecordedGroups(file: string, graceMs = 2000, helperMs =
 
 /** Field 22 of `/proc/<pid>/stat` (start time in clock ticks since boot); '' where there is no /proc. */
 function startTime(pid: number): string {
+  return statField(pid, 19)
+}
+
+/** Field `index + 3` of `/proc/<pid>/stat` (1: the parent's pid), '' where there is none. */
+function statField(pid: number, index: number): string {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[index] ?? ''
   } catch {
     return ''
   }

@@ -17,7 +17,7 @@
  * `registry` (the run's process registry) right after the fork, before it
  * answers: an answer still on its way when mdplan is SIGKILLed would leave an
  * agent no registry knows, and the rerun would start a second copy beside it.
- * Before that it writes its own pid there (`h<pid> <start>`), and it never
+ * Before that it writes its own pid there (`h<pid> <start> <parent>`), and it never
  * forks once mdplan is gone: a rerun waits for a helper the registry names to
  * exit before it reads the agents, so no fork can follow that read.
  */
@@ -98,7 +98,7 @@ function startTime(pid) {
   }
 }
 // This helper as the registry names it (a reused pid is told apart by its start time).
-const helperLine = 'h' + process.pid + ' ' + startTime(process.pid)
+const helperLine = 'h' + process.pid + ' ' + startTime(process.pid) + ' ' + parent
 // A terminal's Ctrl-C is mdplan's to handle (it ends the agents and records them): never the helper's.
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => {})
 process.on('disconnect', () => process.exit(0))
