@@ -11,7 +11,9 @@ export interface SpawnProcessOptions {
   input?: string | undefined
   /**
    * The run's process registry: the process is written into it as soon as it exists, before anyone
-   * learns its pid, so a SIGKILL of mdplan at any moment after the fork leaves it on record.
+   * learns its pid. By the spawn helper, which outlives a SIGKILL of mdplan, so a kill at any moment
+   * after the fork leaves it on record; without the helper, by this process right after its fork (a
+   * kill within those microseconds still leaves one unrecorded).
    */
   registry?: string | undefined
 }
