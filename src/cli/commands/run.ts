@@ -69,7 +69,7 @@ export const registerRun: RegisterCommand = (program, io, done) => {
       `
 Exit codes: 0 all completed and verification passed; 1 something failed, waits
 for an answer, or is blocked; 2 invalid plan or arguments; 3 another run holds
-the lock; 130 interrupted (run again to resume).`
+the lock; 130 interrupted: Ctrl-C, SIGTERM or SIGHUP (run again to resume).`
     )
     .action(async (plan: string, flags: RunFlags) => {
       done(await run(plan, flags))
