@@ -1,5 +1,7 @@
 // What both bins do: load the bundled CLI (with its code cache), run it.
+import {closeSync} from 'node:fs'
 import {dirname} from 'node:path'
+import {isatty} from 'node:tty'
 import {bundleFile, loadCli, readBundleFile} from './load-cli.js'
 
 // The commands that only read a plan run from a bundle of their own, a fraction
@@ -11,10 +13,12 @@ const readCommands = new Set(['status', 'validate', 'graph'])
 export async function start(argv) {
   // `mdplan … | head` closes the pipe early: that is the reader's choice, not an error, and
   // never the end of a run (agents keep running, rows keep being written, the lock is released
-  // as usual): what would have gone to the closed stream is dropped.
+  // as usual): what would have gone to the closed stream is dropped. A closed terminal is the
+  // same (EIO once it hung up): the SIGHUP that came with it is stopping the run, and that
+  // shutdown must not die on its own last words.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error) => {
-      if (error.code !== 'EPIPE') throw error
+      if (error.code !== 'EPIPE' && error.code !== 'EIO') throw error
       stream.write = (_chunk, encoding, callback) => {
         const done = typeof encoding === 'function' ? encoding : callback
         if (typeof done === 'function') queueMicrotask(done)
@@ -22,6 +26,19 @@ export async function start(argv) {
       }
     })
   }
+  // At exit Node puts a terminal's settings back, and aborts (exit 134, no matter what the run
+  // decided) when the terminal hung up under it: a closed window or a dropped ssh session answers
+  // EIO. A descriptor that was a terminal and no longer is one is closed first, so Node skips it.
+  const terminals = [0, 1, 2].filter((fd) => isatty(fd))
+  process.on('exit', () => {
+    for (const fd of terminals) {
+      try {
+        if (!isatty(fd)) closeSync(fd)
+      } catch {
+        // Already closed.
+      }
+    }
+  })
   let cli
   try {
     // The same rule as src/cli/run-cli.ts: the first word that is not an option names the command.

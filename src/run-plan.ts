@@ -1,4 +1,4 @@
-import {join, resolve} from 'node:path'
+import {resolve} from 'node:path'
 import type {RunEvent, Scorecard} from './events.js'
 import type {Agent, Plan} from './plan/types.js'
 import {validatePlan} from './plan/validate-plan.js'
@@ -20,8 +20,8 @@ import {resolveRunner} from './runners/resolve-runner.js'
 import {preflightRunners} from './runners/preflight-runners.js'
 import {defaultAgentTimeoutMs} from './runners/default-agent-timeout.js'
 import {gitRoot} from './git/git-root.js'
-import {planSlug} from './git/worktree-names.js'
 import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
+import {legacyRegistryFile, registryFile} from './runners/registry-file.js'
 import {trackProcessGroups} from './runners/spawn-agent.js'
 import {warmSpawnHelper} from './runners/spawn-helper.js'
 import {createGitGuard} from './git/git-guard.js'
@@ -189,13 +189,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed})
     const runStart = Date.now()
 
-    // Agents a killed run left running would work twice beside their relaunch: end them first.
-    const registryFile = join(cwd, '.mdplan', 'run', `${planSlug(file, cwd)}.agents`)
-    const ended = await endRecordedGroups(registryFile)
-    if (ended.length > 0) {
-      emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
-    }
-    trackProcessGroups(new ProcessRegistry(registryFile))
+    // Agents a killed run left would work twice beside their relaunch: end them first (an older version's too).
+    const registry = registryFile(file)
+    const ended = [...(await endRecordedGroups(registry)), ...(await endRecordedGroups(legacyRegistryFile(file, cwd)))]
+    if (ended.length > 0) emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
+    trackProcessGroups(new ProcessRegistry(registry))
     try {
       const gitSetup = await createGitGuard({plan, planFile: file, cwd, strictScope: options.strictScope ?? false, root})
       const git = gitSetup.guard

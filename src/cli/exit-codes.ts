@@ -8,7 +8,7 @@ export const exitCodes = {
   invalid: 2,
   /** Another run holds the plan's lock. */
   locked: 3,
-  /** Interrupted (Ctrl-C / SIGTERM). */
+  /** Interrupted (Ctrl-C / SIGTERM / SIGHUP). */
   interrupted: 130
 } as const
 

@@ -90,7 +90,10 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   // The whole environment is built here, not extended: another agent's answer or resume state must not be inherited.
   // PWD names the agent's own folder (a shell sets it so; opencode and other CLIs take their project from it,
   // and mdplan's own PWD is another folder with --cwd or isolation: worktree).
-  const subprocess = spawnProcess(file, args, {cwd, env: {...inheritedEnv(env), PWD: resolvePath(cwd)}, input})
+  // On record from before the launch is asked for until its process is over: the forker writes the pid down.
+  const tracked = registry
+  tracked?.begin()
+  const subprocess = spawnProcess(file, args, {cwd, env: {...inheritedEnv(env), PWD: resolvePath(cwd)}, input, registry: tracked?.file})
 
   const out: Buffer[] = []
   const err: Buffer[] = []
@@ -124,6 +127,10 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   }
 
   const pid = await subprocess.started
+  // Tests only: hold mdplan between the agent's start and everything it does next (recording it, once), so a
+  // test can land a SIGKILL in that moment every time instead of by luck.
+  const pause = Number(process.env.MDPLAN_TEST_SPAWN_PAUSE_MS)
+  if (pid !== undefined && pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
   let timedOut = false
   let interrupted = false
   let killing = false
@@ -147,10 +154,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   signal?.addEventListener('abort', onAbort, {once: true})
   // Aborted while the log folder was being made: the event has already fired.
   if (signal?.aborted) onAbort()
-  const tracked = registry
   if (pid !== undefined) {
     liveGroups.add(pid)
-    tracked?.add(pid)
     installExitHook()
     // Leftover children that still hold stdout would keep the run waiting, and an
     // agent's helpers should not outlive it: end the rest of its group with it.
@@ -162,10 +167,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const result = await subprocess
   if (timer) clearTimeout(timer)
   signal?.removeEventListener('abort', onAbort)
-  if (pid !== undefined) {
-    liveGroups.delete(pid)
-    tracked?.remove(pid)
-  }
+  if (pid !== undefined) liveGroups.delete(pid)
+  tracked?.end(pid)
   if (decoder) {
     const rest = partial + decoder.end()
     if (rest !== '') emit(rest)

@@ -32,7 +32,7 @@ export function helperSpawn(file: string, args: readonly string[], options: Spaw
   refHelper()
   const env = options.env ?? {...process.env}
   try {
-    channel.send({type: 'spawn', id, file, args, cwd: options.cwd, env, input: options.input, inputFile: options.inputFile})
+    channel.send({type: 'spawn', id, file, args, cwd: options.cwd, env, input: options.input, inputFile: options.inputFile, registry: options.registry})
   } catch (error) {
     finish(id, {error: {message: `the spawn helper is gone: ${(error as Error).message}`}})
   }
@@ -75,7 +75,8 @@ function ensureHelper(): ChildProcess {
   if (helper && helper.connected) return helper
   const child = spawn(process.execPath, ['-e', spawnHelperSource], {
     // Nothing from this process's flags (--cpu-prof, NODE_OPTIONS) belongs in the helper.
-    env: {PATH: process.env.PATH ?? ''},
+    // Its parent's pid, so it knows when that parent is gone (then it launches nothing more) from its first line on.
+    env: {PATH: process.env.PATH ?? '', MDPLAN_HELPER_PARENT: String(process.pid), ...testDelay()},
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'advanced',
     // Its own session: a Ctrl-C in mdplan's terminal goes to mdplan's process group, and must not end the
@@ -92,6 +93,15 @@ function ensureHelper(): ChildProcess {
   child.on('error', gone)
   helper = child
   return child
+}
+
+/**
+ * Tests only: `MDPLAN_TEST_HELPER_DELAY_MS` makes the helper wait that long before each launch (a helper slow
+ * to get to a message), `MDPLAN_TEST_HELPER_FORK_DELAY_MS` between its check that mdplan lives and the fork.
+ */
+function testDelay(): Record<string, string> {
+  const names = ['MDPLAN_TEST_HELPER_DELAY_MS', 'MDPLAN_TEST_HELPER_FORK_DELAY_MS']
+  return Object.fromEntries(names.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]))
 }
 
 /** The helper keeps mdplan alive only while an agent runs, as the agent's own process would. */

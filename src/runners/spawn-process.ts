@@ -1,6 +1,7 @@
 import type {EventEmitter} from 'node:events'
 import {execa} from 'execa'
 import {helperSpawn} from './spawn-helper.js'
+import {recordProcess} from './process-registry.js'
 
 export interface SpawnProcessOptions {
   cwd: string
@@ -10,6 +11,13 @@ export interface SpawnProcessOptions {
   input?: string | Uint8Array | undefined
   /** A file streamed to stdin, which is then closed (a large archive, never held in memory). */
   inputFile?: string | undefined
+  /**
+   * The run's process registry: the process is written into it as soon as it exists, before anyone
+   * learns its pid. By the spawn helper, which outlives a SIGKILL of mdplan, so a kill at any moment
+   * after the fork leaves it on record; without the helper, by this process right after its fork (a
+   * kill within those microseconds still leaves one unrecorded).
+   */
+  registry?: string | undefined
 }
 
 /** How the process ended; `exitCode` and `signal` both undefined: it never started (`shortMessage` says why). */
@@ -50,5 +58,7 @@ export function spawnProcess(file: string, args: readonly string[], options: Spa
     buffer: false,
     reject: false
   })
+  // In this process, synchronously after the fork (nothing of ours runs in between).
+  if (options.registry !== undefined && subprocess.pid !== undefined) recordProcess(options.registry, subprocess.pid)
   return Object.assign(subprocess, {started: Promise.resolve(subprocess.pid)})
 }

@@ -69,7 +69,7 @@ export const registerRun: RegisterCommand = (program, io, done) => {
       `
 Exit codes: 0 all completed and verification passed; 1 something failed, waits
 for an answer, or is blocked; 2 invalid plan or arguments; 3 another run holds
-the lock; 130 interrupted (run again to resume).`
+the lock; 130 interrupted: Ctrl-C, SIGTERM or SIGHUP (run again to resume).`
     )
     .action(async (plan: string, flags: RunFlags) => {
       done(await run(plan, flags))
@@ -151,6 +151,8 @@ the lock; 130 interrupted (run again to resume).`
     const controller = new AbortController()
     let interrupts = 0
     const onSignal = (signal: NodeJS.Signals): void => {
+      // A closed terminal's hangup can come twice (the kernel's, then the shell's to its jobs): one request to stop.
+      if (signal === 'SIGHUP' && interrupts > 0) return
       interrupts++
       if (interrupts > 1) {
         // A second Ctrl-C: kill at once (spawnAgent's exit hook kills the agents' process groups).
@@ -160,8 +162,10 @@ the lock; 130 interrupted (run again to resume).`
       io.stderr(`\nmdplan: ${signal}: stopping; running agents are ended and resume on the next run (Ctrl-C again to kill at once)\n`)
       controller.abort()
     }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
+    // SIGHUP: the terminal closed or the ssh session dropped. Left to its default it ended mdplan alone and
+    // its agents (in their own process groups) ran on, unwatched: it is stopped as Ctrl-C stops it.
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+    for (const signal of signals) process.on(signal, onSignal)
     try {
       const result = await runPlan({
         file,
@@ -197,8 +201,7 @@ the lock; 130 interrupted (run again to resume).`
       return reportFailure(error, io)
     } finally {
       reporter?.close()
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
+      for (const signal of signals) process.off(signal, onSignal)
     }
   }
 }
