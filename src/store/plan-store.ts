@@ -35,6 +35,8 @@ export interface PlanStoreOptions {
   now?: () => Date
   /** How long a write may keep losing races to other writers before it fails (default 60 s). */
   giveUpAfterMs?: number
+  /** Keep the versions of the table across runs, under `.mdplan/versions/` (a run does; a one-off write need not). */
+  history?: boolean
 }
 
 /**
@@ -97,7 +99,7 @@ export class PlanStore {
     this.#fileState = this.#base
     this.#file.ancestry.push(bytes)
     // Versions earlier runs wrote or started from: a buffer or checkout that brings one back is no edit.
-    this.#versions = new WrittenVersions(new VersionHistory(file))
+    this.#versions = new WrittenVersions(options.history ? new VersionHistory(file) : undefined)
     this.#remember(plan.text, this.#base, true)
   }
 
