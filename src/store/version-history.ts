@@ -52,7 +52,7 @@ export class VersionHistory {
       // A line cut short by a crash mid-append is skipped, not an error.
       if (!entry) continue
       const open = 'open' in entry
-      if (cut && lines.length - i > keepLines && !(open && opens < keepOpens)) continue
+      if (cut && kept.length >= keepLines && !(open && opens < keepOpens)) continue
       if (open) opens++
       entries.push(entry.entry)
       kept.push(lines[i]!)
