@@ -61,8 +61,9 @@ export class WrittenVersions {
   remember(section: string | Uint8Array | undefined, state: TableState | undefined, outside: Outside | undefined, open = false): void {
     if (section !== undefined) {
       const version = hash(section)
-      // The same section again (a write that changed nothing): no new line in the history.
-      if (this.#hashes.get(version) !== this.#seq) {
+      // The same section again (a write that changed nothing): no new line in the history. A run's start
+      // is written anyway: the history keeps the tables runs started from longest (a checkout brings those back).
+      if (open || this.#hashes.get(version) !== this.#seq) {
         this.#add({version})
         this.#history?.append([{version, open}])
       }
@@ -74,15 +75,10 @@ export class WrittenVersions {
     }
   }
 
-  /** Whether mdplan wrote (or read at the start) exactly this section, in this run or an earlier one. */
-  wrote(section: string): boolean {
-    return this.#hashes.has(hash(section))
-  }
-
   /**
    * The person's edits merged after this section was last on disk, oldest
    * first (a save of it undoes them); undefined when mdplan never wrote or
-   * read the section.
+   * read the section (at a start), in this run or an earlier one.
    */
   editsAfter(section: string): HumanEdit[] | undefined {
     const seq = this.#hashes.get(hash(section))
