@@ -90,6 +90,22 @@ describe('a stale table saved during a resumed run (git repository)', () => {
     await s.repo.cleanup()
   }, 60_000)
 
+  it('the same buffer with a note typed into it: the note is taken, and still no completed agent runs again', async () => {
+    const s = await setup()
+    const buffer = await readFile(s.plan, 'utf8')
+    const {second, mark} = await resumedRun(s)
+    await editorSave(s.plan, buffer.replace('| C | pending | — | — | |', '| C | pending | — | — | look here |'))
+    const result = await finish(s, second)
+    expect(result.exitCode, result.all).toBe(0)
+    const side = await readAgentLog(s.log)
+    expect(duplicates(await readAgentLog(s.log, mark)), side.lines.join('\n')).toEqual([])
+    expect([startsOf(side, 'A'), startsOf(side, 'C')], side.lines.join('\n')).toEqual([1, 1])
+    const {rows} = await readTable(s.plan)
+    expect(Object.values(rows).map((row) => row.status)).toEqual(['completed', 'completed', 'completed'])
+    expect(rows.C?.notes).toContain('look here')
+    await s.repo.cleanup()
+  }, 60_000)
+
   it('`git checkout plan.md` during run 2 (the committed plan, all pending): no completed agent runs again', async () => {
     const s = await setup()
     const {second, mark} = await resumedRun(s)

@@ -141,4 +141,26 @@ describe('the history file', () => {
     expect(fs.readFileSync(history.file, 'utf8').split('\n').filter(Boolean).length).toBe(4097)
     expect(fs.readFileSync(path.join(path.dirname(file), '.mdplan', '.gitignore'), 'utf8')).toBe('*\n')
   })
+
+  it('keeps the tables the last 8 runs started from, whole, newest first; an edit made in a buffer of one is merged from it', async () => {
+    const file = copyFixture('basic')
+    let buffer = ''
+    for (let run = 0; run < 10; run++) {
+      if (run === 5) buffer = fs.readFileSync(file, 'utf8')
+      const store = await PlanStore.open(file, {now: tickingClock(Date.UTC(2026, 1, 1 + run)), history: true})
+      const state = store.state
+      state.rows.get('A')!.notes = `run ${run}`
+      await store.write(state, {running: new Set()})
+      store.close()
+    }
+    const tables = new VersionHistory(file).tables()
+    expect(tables.map((table) => table.rows.get('A')!.notes)).toEqual(['run 8', 'run 7', 'run 6', 'run 5', 'run 4', 'run 3', 'run 2', 'run 1'])
+    // The buffer run 5 started from, with a note typed into C's row, saved during run 10: C's note is the edit, A's older note is not.
+    const store = await PlanStore.open(file, {now: tickingClock(Date.UTC(2026, 2, 1)), history: true})
+    save(file, buffer.replace('| C | pending | — | — | |', '| C | pending | — | — | look here |'))
+    const result = await store.write(store.state, {running: new Set()})
+    expect(result.humanEdits).toEqual([{agent: 'C', column: 'Notes', from: '', to: 'look here'}])
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/\| A \| pending \| — \| — \| run 9 \|/)
+    store.close()
+  })
 })

@@ -3,6 +3,7 @@ import {basename, dirname, join} from 'node:path'
 import {makeDir} from '../util/make-dir.js'
 import type {HumanEdit} from './merge-state.js'
 import {planTarget} from './plan-target.js'
+import type {RowState, TableState} from './table-state.js'
 
 /** One line of a plan's history: a version of its state section on disk (by digest), or a person's edit mdplan merged. */
 export type HistoryEntry = {version: string} | {edit: HumanEdit}
@@ -12,6 +13,8 @@ const maxLines = 8192
 /** What a cut keeps: the newest lines, and every version read at a run's start (a `git checkout` brings those back). */
 const keepLines = 4096
 const keepOpens = 256
+/** How many of the tables runs started from are kept whole (the base of an edit made in a buffer that old). */
+const keepTables = 8
 
 /**
  * What mdplan wrote into a plan, kept across runs: `.mdplan/versions/<plan
@@ -27,11 +30,43 @@ const keepOpens = 256
  */
 export class VersionHistory {
   readonly file: string
+  /** The tables the last few runs started from, whole, newest first: `<plan file>.tables.json` beside the log. */
+  readonly tablesFile: string
   #broken = false
+  #tables: TableState[] | undefined
 
   constructor(planFile: string) {
     const target = planTarget(planFile)
     this.file = join(dirname(target), '.mdplan', 'versions', `${basename(target)}.log`)
+    this.tablesFile = join(dirname(target), '.mdplan', 'versions', `${basename(target)}.tables.json`)
+  }
+
+  /** The tables earlier runs started from, newest first. */
+  tables(): TableState[] {
+    if (this.#tables) return this.#tables
+    this.#tables = []
+    try {
+      const saved = JSON.parse(fs.readFileSync(this.tablesFile, 'utf8')) as Array<{rows: Array<[string, RowState]>; meta: TableState['meta']}>
+      for (const table of saved) this.#tables.push({rows: new Map(table.rows.map(([agent, row]) => [agent, {...row, extra: {...row.extra}}])), meta: {...table.meta}})
+    } catch {
+      // None yet, or unreadable: this run knows only its own tables.
+    }
+    return this.#tables
+  }
+
+  /** Keep the table a run starts from (an editor may hold it, edit it, and save it during a later run). */
+  keepTable(state: TableState): void {
+    const serial = (table: TableState) => ({rows: [...table.rows], meta: table.meta})
+    const old = this.tables().filter((table) => JSON.stringify(serial(table)) !== JSON.stringify(serial(state)))
+    const kept = [state, ...old].slice(0, keepTables)
+    this.#tables = kept
+    if (this.#broken) return
+    try {
+      makeDir(dirname(this.tablesFile))
+      this.#rewriteFile(this.tablesFile, JSON.stringify(kept.map(serial)))
+    } catch {
+      this.#broken = true
+    }
   }
 
   /** The entries of earlier stores, oldest first (cut back first when the file has grown past its bound). */
@@ -80,12 +115,21 @@ export class VersionHistory {
   }
 
   #rewrite(lines: string[]): void {
-    const temp = `${this.file}.${process.pid}.tmp`
     try {
-      fs.writeFileSync(temp, lines.map((line) => line + '\n').join(''))
-      fs.renameSync(temp, this.file)
+      this.#rewriteFile(this.file, lines.map((line) => line + '\n').join(''))
     } catch {
+      // Left as it was: cut at the next open.
+    }
+  }
+
+  #rewriteFile(file: string, text: string): void {
+    const temp = `${file}.${process.pid}.tmp`
+    try {
+      fs.writeFileSync(temp, text)
+      fs.renameSync(temp, file)
+    } catch (error) {
       fs.rmSync(temp, {force: true})
+      throw error
     }
   }
 }

@@ -69,6 +69,7 @@ export class WrittenVersions {
       }
     }
     if (state && this.#states[0] !== state) this.#states = [state, ...this.#states].slice(0, recentStates)
+    if (open && state) this.#history?.keepTable(state)
     const first = this.#outsides[0]
     if (outside && !(first && first.before === outside.before && first.after === outside.after)) {
       this.#outsides = [outside, ...this.#outsides.filter((known) => known.before !== outside.before || known.after !== outside.after)].slice(0, recentOutsides)
@@ -101,14 +102,16 @@ export class WrittenVersions {
   /**
    * The recent table `theirs` differs from in the fewest cells: the version a
    * person's buffer held when they edited it (`latest` wins ties), so a cell
-   * they did not touch is not read as a change back to an older value.
+   * they did not touch is not read as a change back to an older value. The
+   * tables earlier runs started from count too (a buffer loaded before the
+   * run that was stopped, edited during the next one).
    */
   parentOf(theirs: TableState, latest: TableState): TableState {
     let best = latest
     let fewest = distance(theirs, latest, Infinity)
     // One cell changed in the latest version: the usual hand edit, no older version can be closer.
     if (fewest <= 1) return latest
-    for (const state of this.#states) {
+    for (const state of [...this.#states, ...(this.#history?.tables() ?? [])]) {
       if (fewest === 0) break
       if (state === latest) continue
       const d = distance(theirs, state, fewest)
