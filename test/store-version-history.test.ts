@@ -74,6 +74,20 @@ describe('versions kept across runs (.mdplan/versions/)', () => {
     expect(result.notices).toBeUndefined()
     second.close()
   })
+
+  it('a bulk re-queue in a later run (every row cleared back to how it read before the first run, the stamp kept) is an edit of every row', async () => {
+    const file = copyFixture('basic')
+    const first = await PlanStore.open(file, {now: tickingClock(), history: true})
+    const state = first.state
+    for (const row of state.rows.values()) Object.assign(row, {status: 'completed', agentId: 'sh-1', duration: '1s'})
+    await first.write(state, {running: new Set()})
+    first.close()
+    const second = await PlanStore.open(file, {now: tickingClock(Date.UTC(2026, 1, 2)), history: true})
+    save(file, fs.readFileSync(file, 'utf8').replace(/^\|\s*([A-D])\s*\|.*$/gm, '| $1 | pending | — | — | |'))
+    const result = await second.write(second.state, {running: new Set()})
+    expect(result.humanEdits.filter((edit) => edit.column === 'Status').map((edit) => `${edit.agent}:${edit.to}`)).toEqual(['A:pending', 'B:pending', 'C:pending', 'D:pending'])
+    second.close()
+  })
 })
 
 describe('an undo of a hand edit', () => {

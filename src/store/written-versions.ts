@@ -104,14 +104,18 @@ export class WrittenVersions {
    * person's buffer held when they edited it (`latest` wins ties), so a cell
    * they did not touch is not read as a change back to an older value. The
    * tables earlier runs started from count too (a buffer loaded before the
-   * run that was stopped, edited during the next one).
+   * run that was stopped, edited during the next one), but only one whose
+   * `Last updated:` the save still has: a person who clears rows of the
+   * current table (a bulk re-queue) makes a table close to the one the first
+   * run started from, and must not have it read as that old buffer.
    */
   parentOf(theirs: TableState, latest: TableState): TableState {
     let best = latest
     let fewest = distance(theirs, latest, Infinity)
     // One cell changed in the latest version: the usual hand edit, no older version can be closer.
     if (fewest <= 1) return latest
-    for (const state of [...this.#states, ...(this.#history?.tables() ?? [])]) {
+    const older = (this.#history?.tables() ?? []).filter((state) => state.meta.lastUpdated === theirs.meta.lastUpdated)
+    for (const state of [...this.#states, ...older]) {
       if (fewest === 0) break
       if (state === latest) continue
       const d = distance(theirs, state, fewest)
