@@ -118,6 +118,25 @@ describe('an undo of a hand edit', () => {
     store.close()
   })
 
+  it('the same version in a buffer older around the table too (a new title in it) is an older buffer: the edit stays, and the run is told', async () => {
+    const file = copyFixture('basic')
+    const store = await PlanStore.open(file, {now: tickingClock(), history: true})
+    let state = store.state
+    state.rows.get('A')!.status = 'in_progress'
+    state = (await store.write(state, {running: new Set(['A'])})).state
+    const before = fs.readFileSync(file, 'utf8')
+    save(file, before.replace('| C | pending | — | — | |', '| C | pending | — | — | hand note |'))
+    state = (await store.write(state, {running: new Set(['A'])})).state
+    save(file, before.replace(/^# .*$/m, '# A stale title'))
+    const result = await store.write(state, {running: new Set(['A'])})
+    expect(result.humanEdits).toEqual([])
+    const text = fs.readFileSync(file, 'utf8')
+    expect(text).toContain('| C | pending | — | — | hand note |')
+    expect(text).toContain('# A stale title')
+    expect(result.notices).toEqual([expect.stringMatching(/^C: Notes was saved back to "—", as it was before the edit to "hand note", in a buffer older than the file around the table too: taken for an older buffer, kept "hand note"/)])
+    store.close()
+  })
+
   it('an undo that comes after mdplan changed the cell again keeps mdplan’s value, and says so', async () => {
     const file = copyFixture('basic')
     const store = await PlanStore.open(file, {now: tickingClock(), history: true})

@@ -50,11 +50,13 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   const section = text.slice(layout.start, layout.end)
   const theirs = {rows: read.rows, meta: read.meta}
   const since = versions.editsAfter(section)
-  const stale = since && staleBase(theirs, mine, since)
+  const ours = versions.outsides[0]
+  // The text around the table as it is now: the save touched the table alone (an undo does), not an older buffer.
+  const current = ours !== undefined && text.slice(0, layout.start) === ours.before && text.slice(layout.end) === ours.after
+  const stale = since && staleBase(theirs, mine, since, current)
   const base = stale ? stale.base : versions.parentOf(theirs, context.base)
   const merged = mergeState(base, mine, theirs, running)
   const state = withAgents(context.agents, merged.state.rows, merged.state.meta)
-  const ours = versions.outsides[0]
   const around = ours === undefined ? undefined : mergeOutside(outsideOf(text, layout.start, layout.end), ours, versions.outsides)
   const before = around?.before ?? text.slice(0, layout.start)
   const after = around?.after ?? text.slice(layout.end)

@@ -16,11 +16,15 @@ export interface StaleSave {
  * It changes nothing in the table, except that a cell a person edited after
  * that version (`since`, oldest first), which still holds the value they set
  * and which the save puts back to the value their edit replaced, is an undo
- * of their edit: the base takes their value there, so the merge takes the
- * save's. The two cannot be told apart when an older buffer is saved after
- * the person's edit: the undo wins, and a notice names the cell. Pure.
+ * of their edit when the save left the text around the table as it is now
+ * (`current`: an undo in the buffer that made the edit touches the table
+ * alone): the base takes their value there, so the merge takes the save's.
+ * A save older around the table too is an older buffer, and keeps the edit.
+ * Either way a notice names the cell: an undo made together with an edit
+ * around the table, and an older buffer saved unchanged after the edit, are
+ * read the wrong way. Pure.
  */
-export function staleBase(theirs: {rows: Map<string, RowState>; meta: TableMeta}, mine: TableState, since: readonly HumanEdit[]): StaleSave {
+export function staleBase(theirs: {rows: Map<string, RowState>; meta: TableMeta}, mine: TableState, since: readonly HumanEdit[], current: boolean): StaleSave {
   const rows = new Map<string, RowState>()
   for (const [agent, row] of theirs.rows) rows.set(agent, {...row, extra: {...row.extra}})
   const base = {rows, meta: {...theirs.meta}}
@@ -38,10 +42,12 @@ export function staleBase(theirs: {rows: Map<string, RowState>; meta: TableMeta}
     const now = read(mine, agent, column)
     if (saved === undefined || now === undefined || saved !== from || from === to) continue
     const what = agent === '' ? `\`${column}:\`` : `${agent}: ${column}`
-    if (now === to) {
+    if (now === to && current) {
       write(base, agent, column, to)
       undone.add(agent)
-      notices.push(`${what} is back to ${shown(from)}, as it was before the edit to ${shown(to)}: taken as an undo of that edit (a buffer loaded before it and saved now reads the same; if that is what happened, make the edit again)`)
+      notices.push(`${what} is back to ${shown(from)}, as it was before the edit to ${shown(to)}: taken as an undo of that edit (the rest of the file is as it was; if it was an older buffer saved unchanged, make the edit again)`)
+    } else if (now === to) {
+      notices.push(`${what} was saved back to ${shown(from)}, as it was before the edit to ${shown(to)}, in a buffer older than the file around the table too: taken for an older buffer, kept ${shown(to)} (to undo the edit, set it to ${shown(from)} again)`)
     } else if (now !== from) {
       notices.push(`${what} was saved back to ${shown(from)}, as it was before the edit to ${shown(to)}, but mdplan has changed it since (${shown(now)}): kept mdplan's value`)
     }
