@@ -90,6 +90,30 @@ describe('versions kept across runs (.mdplan/versions/)', () => {
   })
 })
 
+describe('an edit made in a buffer loaded long ago', () => {
+  it('60 writes old, with a note typed into it: the note is the edit, no row goes back', async () => {
+    const file = copyFixture('ten-agents')
+    const store = await PlanStore.open(file, {now: tickingClock(), history: true})
+    let state = store.state
+    const ids = [...state.rows.keys()]
+    let buffer = ''
+    for (let n = 0; n < 80; n++) {
+      if (n === 20) buffer = fs.readFileSync(file, 'utf8')
+      const id = ids[n % ids.length]!
+      state.rows.get(id)!.status = n < 10 ? 'in_progress' : 'completed'
+      state.rows.get(id)!.duration = `${n}s`
+      state = (await store.write(state, {running: new Set()})).state
+    }
+    const row = buffer.split('\n').find((line) => line.startsWith(`| ${ids[3]} |`))!
+    save(file, buffer.replace(row, row.replace(/\| *$/, 'typed by hand |')))
+    const result = await store.write(state, {running: new Set()})
+    expect(result.humanEdits).toEqual([{agent: ids[3], column: 'Notes', from: '', to: 'typed by hand'}])
+    const text = fs.readFileSync(file, 'utf8')
+    expect(ids.map((id) => status(text, id))).toEqual(ids.map(() => 'completed'))
+    store.close()
+  })
+})
+
 describe('an undo of a hand edit', () => {
   it('a save of the version before a merged edit puts back the cells that edit changed, and says so', async () => {
     const file = copyFixture('basic')

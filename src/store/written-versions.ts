@@ -6,6 +6,9 @@ import type {HistoryEntry, VersionHistory} from './version-history.js'
 
 /** How many recent tables are kept whole, to find the one a hand edit started from. */
 const recentStates = 12
+/** How many rows older tables may hold in all (a buffer that old is found by its `Last updated:` line). */
+const olderRows = 65_536
+const olderStates = 256
 /** How many recent versions of the text outside the section are kept, to find where a save started from. */
 const recentOutsides = 32
 /** How many of a person's merged edits are kept, to tell an undo of one from a stale buffer. */
@@ -27,6 +30,8 @@ export class WrittenVersions {
   #edits: Array<{seq: number; edit: HumanEdit}> = []
   readonly #history: VersionHistory | undefined
   #states: TableState[] = []
+  /** Tables older than the recent ones, newest first: a base only for a save that still has their stamp. */
+  #older: TableState[] = []
   #outsides: Outside[] = []
   readonly #told = new Set<string>()
 
@@ -68,7 +73,11 @@ export class WrittenVersions {
         this.#history?.append([{version, open}])
       }
     }
-    if (state && this.#states[0] !== state) this.#states = [state, ...this.#states].slice(0, recentStates)
+    if (state && this.#states[0] !== state) {
+      this.#states = [state, ...this.#states]
+      const out = this.#states.splice(recentStates)
+      if (out.length > 0) this.#older = [...out, ...this.#older].slice(0, Math.max(1, Math.min(olderStates, Math.floor(olderRows / Math.max(1, state.rows.size)))))
+    }
     if (open && state) this.#history?.keepTable(state)
     const first = this.#outsides[0]
     if (outside && !(first && first.before === outside.before && first.after === outside.after)) {
@@ -103,18 +112,18 @@ export class WrittenVersions {
    * The recent table `theirs` differs from in the fewest cells: the version a
    * person's buffer held when they edited it (`latest` wins ties), so a cell
    * they did not touch is not read as a change back to an older value. The
-   * tables earlier runs started from count too (a buffer loaded before the
-   * run that was stopped, edited during the next one), but only one whose
-   * `Last updated:` the save still has: a person who clears rows of the
-   * current table (a bulk re-queue) makes a table close to the one the first
-   * run started from, and must not have it read as that old buffer.
+   * older tables of this run and the tables earlier runs started from count
+   * too (a buffer loaded long ago, or before the run that was stopped, and
+   * edited now), but only one whose `Last updated:` the save still has: a
+   * person who clears rows of the current table (a bulk re-queue) makes a
+   * table close to an old one, and must not have it read as that old buffer.
    */
   parentOf(theirs: TableState, latest: TableState): TableState {
     let best = latest
     let fewest = distance(theirs, latest, Infinity)
     // One cell changed in the latest version: the usual hand edit, no older version can be closer.
     if (fewest <= 1) return latest
-    const older = (this.#history?.tables() ?? []).filter((state) => state.meta.lastUpdated === theirs.meta.lastUpdated)
+    const older = [...this.#older, ...(this.#history?.tables() ?? [])].filter((state) => state.meta.lastUpdated === theirs.meta.lastUpdated)
     for (const state of [...this.#states, ...older]) {
       if (fewest === 0) break
       if (state === latest) continue
