@@ -114,7 +114,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const root = gitRoot(cwd)
   // Likewise the spawn helper boots: agents are forked by it, not by this (soon large) process.
   warmSpawnHelper()
-  const store = await PlanStore.open(file)
+  const store = await PlanStore.open(file, {history: true})
   const plan = store.plan
   const templates = checkTemplates(plan, options.runner)
   const problems = [

@@ -46,6 +46,8 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult): v
   for (const conflict of result.conflicts) {
     warn(ctx, `${conflict.agent}: ${conflict.column} was edited by hand while mdplan changed it; kept ${conflict.winner === 'person' ? 'the edit' : "mdplan's value"}`)
   }
+  // A save that brought back an older table: what was kept, and which cells were taken as an undo.
+  for (const notice of result.notices ?? []) warn(ctx, notice)
   // A write that would have changed nothing was skipped: nothing to report.
   if (result.bytes > 0) emit(ctx, {type: 'state-written', file: '', bytes: result.bytes, ms: result.ms})
   for (const attempt of [...state.attempts.values()]) {

@@ -26,6 +26,8 @@ export interface Produced {
   conflicts: Conflict[]
   /** Whether the table in `data` is exactly the base (no hand edit waits to be merged). */
   clean: boolean
+  /** What the run should tell the person once this is on disk; `once`: a key, told only the first time. */
+  notices?: Array<{text: string; once?: string}>
   /** Called once the data is on disk. */
   committed?: () => void
 }

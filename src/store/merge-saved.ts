@@ -7,6 +7,7 @@ import {mergeOutside, outsideOf} from './merge-outside.js'
 import {mergeState} from './merge-state.js'
 import {readSection} from './read-section.js'
 import {renderStamped} from './render-stamped.js'
+import {staleBase} from './stale-base.js'
 import type {StateLayout} from './state-layout.js'
 import {emptyRow, readMeta, readRows, type RowState, type TableMeta, type TableState} from './table-state.js'
 import type {WrittenVersions} from './written-versions.js'
@@ -48,10 +49,14 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   const {layout} = read
   const section = text.slice(layout.start, layout.end)
   const theirs = {rows: read.rows, meta: read.meta}
-  const base = versions.wrote(section) ? theirs : versions.parentOf(theirs, context.base)
+  const since = versions.editsAfter(section)
+  const ours = versions.outsides[0]
+  // The text around the table as it is now: the save touched the table alone (an undo does), not an older buffer.
+  const current = ours !== undefined && text.slice(0, layout.start) === ours.before && text.slice(layout.end) === ours.after
+  const stale = since && staleBase(theirs, mine, since, current)
+  const base = stale ? stale.base : versions.parentOf(theirs, context.base)
   const merged = mergeState(base, mine, theirs, running)
   const state = withAgents(context.agents, merged.state.rows, merged.state.meta)
-  const ours = versions.outsides[0]
   const around = ours === undefined ? undefined : mergeOutside(outsideOf(text, layout.start, layout.end), ours, versions.outsides)
   const before = around?.before ?? text.slice(0, layout.start)
   const after = around?.after ?? text.slice(layout.end)
@@ -72,7 +77,20 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   produced.outside = {before, after}
   const shift = before.length - layout.start
   if (produced.layout) produced.layout = {...produced.layout, start: produced.layout.start + shift, end: produced.layout.end + shift}
-  return {...produced, humanEdits: merged.humanEdits, conflicts: merged.conflicts}
+  return {...produced, humanEdits: merged.humanEdits, conflicts: merged.conflicts, notices: stale && staleNotices(context.file, section, stale)}
+}
+
+/** What a stale save is told: the undos, and once per version the rows whose Status it would have set back. */
+function staleNotices(file: string, section: string, stale: {notices: string[]; kept: string[]}): Array<{text: string; once?: string}> {
+  const notices: Array<{text: string; once?: string}> = stale.notices.map((text) => ({text}))
+  if (stale.kept.length > 0) {
+    const named = stale.kept.length > 12 ? `${stale.kept.slice(0, 12).join(', ')} and ${stale.kept.length - 12} more` : stale.kept.join(', ')
+    notices.push({
+      text: `${file}: a save brought back an Execution State table mdplan wrote or read earlier (an editor's buffer loaded before, or a git checkout); the table keeps mdplan's rows for ${named} (a stale buffer is not an edit): to run an agent again, set its Status to pending`,
+      once: section
+    })
+  }
+  return notices
 }
 
 /** The file has no state table yet: add the section (or the table to it). */

@@ -19,32 +19,24 @@ import {stateLayout, type StateLayout} from './state-layout.js'
 import {normalizeState} from './normalize-state.js'
 import {withUnknown} from './with-unknown.js'
 import type {WriteOptions} from './write-options.js'
+import type {WriteResult} from './write-result.js'
 import {sameSectionText} from './same-section-text.js'
 import {cloneState, tableStateFromPlan, type TableState} from './table-state.js'
 import {WrittenVersions} from './written-versions.js'
+import {VersionHistory} from './version-history.js'
 import {ConflictedPlanError} from './conflicted-plan-error.js'
 
 export {DamagedTableError} from './damaged-table-error.js'
 export type {WriteOptions} from './write-options.js'
-
-export interface WriteResult {
-  /** What the file says after the write (hand edits merged in): the executor adopts it. */
-  state: TableState
-  /** Cells a person changed since the version their save started from (status edits are instructions). Meta lines have agent ''. */
-  humanEdits: HumanEdit[]
-  conflicts: Conflict[]
-  /** Bytes written; 0 when nothing changed and nothing was written. */
-  bytes: number
-  ms: number
-  /** The file held a save of someone else's, which this write merged (the run looks at what it changed). */
-  merged?: boolean
-}
+export type {WriteResult} from './write-result.js'
 
 export interface PlanStoreOptions {
   /** The clock that stamps `Last updated:` (tests pin it). */
   now?: () => Date
   /** How long a write may keep losing races to other writers before it fails (default 60 s). */
   giveUpAfterMs?: number
+  /** Keep the versions of the table across runs, under `.mdplan/versions/` (a run does; a one-off write need not). */
+  history?: boolean
 }
 
 /**
@@ -85,7 +77,8 @@ export class PlanStore {
   #fileState: TableState | undefined
   /** Whether the file had a state table since the store opened it: one that goes away is damage, not absence. */
   #hadTable: boolean
-  readonly #versions = new WrittenVersions()
+  readonly #versions: WrittenVersions
+  #notices: string[] = []
   readonly #file = {displaced: [] as Array<{fd: number; bytes: Buffer}>, late: [] as Array<{from: Buffer; to: Buffer}>, ancestry: [] as Buffer[]}
   #queue: Promise<unknown> = Promise.resolve()
 
@@ -105,7 +98,9 @@ export class PlanStore {
     this.#base = tableStateFromPlan(plan)
     this.#fileState = this.#base
     this.#file.ancestry.push(bytes)
-    this.#remember(plan.text, this.#base)
+    // Versions earlier runs wrote or started from: a buffer or checkout that brings one back is no edit.
+    this.#versions = new WrittenVersions(options.history ? new VersionHistory(file) : undefined)
+    this.#remember(plan.text, this.#base, true)
   }
 
   /**
@@ -194,7 +189,8 @@ export class PlanStore {
       return {...produced, committed: () => (committed?.(), (mine = produced.state!))}
     })
     const state = options.readOnly ? this.#base : cloneState(this.#base)
-    return {state, humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started, merged}
+    const notices = this.#notices.splice(0)
+    return {state, humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started, merged, ...(notices.length > 0 && {notices})}
   }
 
   /** The fast path: the file is what mdplan last wrote; the changed lines go into its bytes, nothing parsed. */
@@ -266,16 +262,19 @@ export class PlanStore {
       this.#fileState = result.clean ? this.#base : undefined
       this.#clean = result.clean
     }
+    // The edits first: a save of the version before them undoes them, one of this version does not.
+    if (result.humanEdits.length > 0) this.#versions.edited(result.humanEdits)
+    for (const notice of result.notices ?? []) if (notice.once === undefined || this.#versions.firstTime(notice.once)) this.#notices.push(notice.text)
     if (result.section !== undefined && result.sectionBytes) this.#versions.remember(result.section, this.#base, result.outside)
     else this.#remember(this.#text(), result.state ?? (result.clean ? this.#base : undefined))
     result.committed?.()
   }
 
   /** Record the version in `text`: its section, and the text around it. */
-  #remember(text: string, state: TableState | undefined): void {
+  #remember(text: string, state: TableState | undefined, open = false): void {
     const span = this.#layout ? {start: this.#layout.start, end: this.#layout.end} : locateStateSection(text)
     // A table with a hand edit in it is not a version mdplan wrote: a save that brings it back is not stale.
-    if (span) this.#versions.remember(state ? text.slice(span.start, span.end) : undefined, state, outsideOf(text, span.start, span.end))
+    if (span) this.#versions.remember(state ? text.slice(span.start, span.end) : undefined, state, outsideOf(text, span.start, span.end), open)
   }
 
   /** Stop watching the files earlier writes replaced (a store needs no other cleanup). */

@@ -1,40 +1,107 @@
 import {createHash} from 'node:crypto'
 import type {Outside} from './merge-outside.js'
+import type {HumanEdit} from './merge-state.js'
 import type {TableState} from './table-state.js'
+import type {HistoryEntry, VersionHistory} from './version-history.js'
 
 /** How many recent tables are kept whole, to find the one a hand edit started from. */
 const recentStates = 12
+/** How many rows older tables may hold in all (a buffer that old is found by its `Last updated:` line). */
+const olderRows = 65_536
+const olderStates = 256
 /** How many recent versions of the text outside the section are kept, to find where a save started from. */
 const recentOutsides = 32
+/** How many of a person's merged edits are kept, to tell an undo of one from a stale buffer. */
+const recentEdits = 1024
 
 /**
- * What this store wrote, for the whole run: a hash of every version of the
- * state section (a save that brings one back is a stale buffer, however old),
- * the last few tables whole (the base of a hand edit made in an older buffer)
- * and the last few versions of the rest of the file.
+ * What mdplan wrote: a hash of every version of the state section, in order
+ * (a save that brings one back is a stale buffer, however old), the edits of
+ * a person it merged, in the same order (a save that brings back a version
+ * older than one of them undoes it), the last few tables whole (the base of a
+ * hand edit made in an older buffer) and the last few versions of the rest of
+ * the file. With a history, the versions and edits of earlier stores of the
+ * plan (earlier runs) come first, and this store's are added to it.
  */
 export class WrittenVersions {
-  readonly #hashes = new Set<string>()
+  /** Digest → the position of the last time that section was on disk. */
+  readonly #hashes = new Map<string, number>()
+  #seq = 0
+  #edits: Array<{seq: number; edit: HumanEdit}> = []
+  readonly #history: VersionHistory | undefined
   #states: TableState[] = []
+  /** Tables older than the recent ones, newest first: a base only for a save that still has their stamp. */
+  #older: TableState[] = []
   #outsides: Outside[] = []
+  readonly #told = new Set<string>()
+
+  constructor(history?: VersionHistory) {
+    this.#history = history
+    if (history) for (const entry of history.load()) this.#add(entry)
+  }
+
+  #add(entry: HistoryEntry): void {
+    const seq = ++this.#seq
+    if ('version' in entry) {
+      this.#hashes.delete(entry.version)
+      this.#hashes.set(entry.version, seq)
+    } else {
+      this.#edits.push({seq, edit: entry.edit})
+      if (this.#edits.length > 2 * recentEdits) this.#edits = this.#edits.slice(-recentEdits)
+    }
+  }
+
+  /** A person's edits, merged into the version remembered next. */
+  edited(edits: readonly HumanEdit[]): void {
+    const entries = edits.map((edit) => ({edit}))
+    for (const entry of entries) this.#add(entry)
+    this.#history?.append(entries)
+  }
 
   /**
    * Record a version on disk: its section's text and the table it holds (when
    * the table is mdplan's, with no hand edit waiting in it), the text around
    * it (section cut out).
    */
-  remember(section: string | Uint8Array | undefined, state: TableState | undefined, outside: Outside | undefined): void {
-    if (section !== undefined) this.#hashes.add(hash(section))
-    if (state && this.#states[0] !== state) this.#states = [state, ...this.#states].slice(0, recentStates)
+  remember(section: string | Uint8Array | undefined, state: TableState | undefined, outside: Outside | undefined, open = false): void {
+    if (section !== undefined) {
+      const version = hash(section)
+      // The same section again (a write that changed nothing): no new line in the history. A run's start
+      // is written anyway: the history keeps the tables runs started from longest (a checkout brings those back).
+      if (open || this.#hashes.get(version) !== this.#seq) {
+        this.#add({version})
+        this.#history?.append([{version, open}])
+      }
+    }
+    if (state && this.#states[0] !== state) {
+      this.#states = [state, ...this.#states]
+      const out = this.#states.splice(recentStates)
+      if (out.length > 0) this.#older = [...out, ...this.#older].slice(0, Math.max(1, Math.min(olderStates, Math.floor(olderRows / Math.max(1, state.rows.size)))))
+    }
+    if (open && state) this.#history?.keepTable(state)
     const first = this.#outsides[0]
     if (outside && !(first && first.before === outside.before && first.after === outside.after)) {
       this.#outsides = [outside, ...this.#outsides.filter((known) => known.before !== outside.before || known.after !== outside.after)].slice(0, recentOutsides)
     }
   }
 
-  /** Whether mdplan wrote (or read at the start) exactly this section. */
-  wrote(section: string): boolean {
-    return this.#hashes.has(hash(section))
+  /**
+   * The person's edits merged after this section was last on disk, oldest
+   * first (a save of it undoes them); undefined when mdplan never wrote or
+   * read the section (at a start), in this run or an earlier one.
+   */
+  editsAfter(section: string): HumanEdit[] | undefined {
+    const seq = this.#hashes.get(hash(section))
+    if (seq === undefined) return undefined
+    return this.#edits.filter((entry) => entry.seq > seq).map((entry) => entry.edit)
+  }
+
+  /** Whether `key` is new to this store (a notice about one stale version is given once, however often it is saved). */
+  firstTime(key: string): boolean {
+    const digest = hash(key)
+    if (this.#told.has(digest)) return false
+    this.#told.add(digest)
+    return true
   }
 
   get outsides(): readonly Outside[] {
@@ -44,14 +111,20 @@ export class WrittenVersions {
   /**
    * The recent table `theirs` differs from in the fewest cells: the version a
    * person's buffer held when they edited it (`latest` wins ties), so a cell
-   * they did not touch is not read as a change back to an older value.
+   * they did not touch is not read as a change back to an older value. The
+   * older tables of this run and the tables earlier runs started from count
+   * too (a buffer loaded long ago, or before the run that was stopped, and
+   * edited now), but only one whose `Last updated:` the save still has: a
+   * person who clears rows of the current table (a bulk re-queue) makes a
+   * table close to an old one, and must not have it read as that old buffer.
    */
   parentOf(theirs: TableState, latest: TableState): TableState {
     let best = latest
     let fewest = distance(theirs, latest, Infinity)
     // One cell changed in the latest version: the usual hand edit, no older version can be closer.
     if (fewest <= 1) return latest
-    for (const state of this.#states) {
+    const older = [...this.#older, ...(this.#history?.tables() ?? [])].filter((state) => state.meta.lastUpdated === theirs.meta.lastUpdated)
+    for (const state of [...this.#states, ...older]) {
       if (fewest === 0) break
       if (state === latest) continue
       const d = distance(theirs, state, fewest)

@@ -1,0 +1,149 @@
+import fs from 'node:fs'
+import {basename, dirname, join} from 'node:path'
+import {makeDir} from '../util/make-dir.js'
+import type {HumanEdit} from './merge-state.js'
+import {planTarget} from './plan-target.js'
+import type {RowState, TableState} from './table-state.js'
+
+/** One line of a plan's history: a version of its state section on disk (by digest), or a person's edit mdplan merged. */
+export type HistoryEntry = {version: string} | {edit: HumanEdit}
+
+/** Past this many lines the file is cut back at the next open (a 1000-agent run writes about 560 versions). */
+const maxLines = 8192
+/** What a cut keeps: the newest lines, and every version read at a run's start (a `git checkout` brings those back). */
+const keepLines = 4096
+const keepOpens = 256
+/** How many of the tables runs started from are kept whole (the base of an edit made in a buffer that old). */
+const keepTables = 8
+
+/**
+ * What mdplan wrote into a plan, kept across runs: `.mdplan/versions/<plan
+ * file>.log` beside the plan (beside its target when it is a symlink, like the
+ * journal and the lock; the file's own name is its key, so two plans in one
+ * folder never share one). One JSON line per version of the state section
+ * (its digest; `open` when read at a store's start) and per cell a person
+ * changed, oldest first. A store that opens the plan again (the next run, a
+ * resumed one) knows every table an earlier run wrote or started from, so an
+ * editor buffer or a `git checkout` that brings one back is taken for what it
+ * is. Best effort: a history that cannot be read or written only makes the
+ * next run know less, never stops a run.
+ */
+export class VersionHistory {
+  readonly file: string
+  /** The tables the last few runs started from, whole, newest first: `<plan file>.tables.json` beside the log. */
+  readonly tablesFile: string
+  #broken = false
+  #tables: TableState[] | undefined
+
+  constructor(planFile: string) {
+    const target = planTarget(planFile)
+    this.file = join(dirname(target), '.mdplan', 'versions', `${basename(target)}.log`)
+    this.tablesFile = join(dirname(target), '.mdplan', 'versions', `${basename(target)}.tables.json`)
+  }
+
+  /** The tables earlier runs started from, newest first. */
+  tables(): TableState[] {
+    if (this.#tables) return this.#tables
+    this.#tables = []
+    try {
+      const saved = JSON.parse(fs.readFileSync(this.tablesFile, 'utf8')) as Array<{rows: Array<[string, RowState]>; meta: TableState['meta']}>
+      for (const table of saved) this.#tables.push({rows: new Map(table.rows.map(([agent, row]) => [agent, {...row, extra: {...row.extra}}])), meta: {...table.meta}})
+    } catch {
+      // None yet, or unreadable: this run knows only its own tables.
+    }
+    return this.#tables
+  }
+
+  /** Keep the table a run starts from (an editor may hold it, edit it, and save it during a later run). */
+  keepTable(state: TableState): void {
+    const serial = (table: TableState) => ({rows: [...table.rows], meta: table.meta})
+    const old = this.tables().filter((table) => JSON.stringify(serial(table)) !== JSON.stringify(serial(state)))
+    const kept = [state, ...old].slice(0, keepTables)
+    this.#tables = kept
+    if (this.#broken) return
+    try {
+      makeDir(dirname(this.tablesFile))
+      this.#rewriteFile(this.tablesFile, JSON.stringify(kept.map(serial)))
+    } catch {
+      this.#broken = true
+    }
+  }
+
+  /** The entries of earlier stores, oldest first (cut back first when the file has grown past its bound). */
+  load(): HistoryEntry[] {
+    let text: string
+    try {
+      text = fs.readFileSync(this.file, 'utf8')
+    } catch {
+      return []
+    }
+    const lines = text.split('\n').filter((line) => line !== '')
+    const entries: HistoryEntry[] = []
+    const kept: string[] = []
+    const cut = lines.length > maxLines
+    let opens = 0
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const entry = parse(lines[i]!)
+      // A line cut short by a crash mid-append is skipped, not an error.
+      if (!entry) continue
+      const open = 'open' in entry
+      if (cut && kept.length >= keepLines && !(open && opens < keepOpens)) continue
+      if (open) opens++
+      entries.push(entry.entry)
+      kept.push(lines[i]!)
+    }
+    entries.reverse()
+    if (cut) this.#rewrite(kept.reverse())
+    return entries
+  }
+
+  /** Append versions and edits (in the order they happened). */
+  append(lines: Array<HistoryEntry & {open?: boolean}>): void {
+    if (this.#broken || lines.length === 0) return
+    const text = lines.map((line) => JSON.stringify('version' in line ? (line.open ? {v: line.version, open: 1} : {v: line.version}) : {e: line.edit}) + '\n').join('')
+    try {
+      fs.appendFileSync(this.file, text)
+    } catch {
+      try {
+        makeDir(dirname(this.file))
+        fs.appendFileSync(this.file, text)
+      } catch {
+        // A read-only folder: this run goes on with what it knows in memory.
+        this.#broken = true
+      }
+    }
+  }
+
+  #rewrite(lines: string[]): void {
+    try {
+      this.#rewriteFile(this.file, lines.map((line) => line + '\n').join(''))
+    } catch {
+      // Left as it was: cut at the next open.
+    }
+  }
+
+  #rewriteFile(file: string, text: string): void {
+    const temp = `${file}.${process.pid}.tmp`
+    try {
+      fs.writeFileSync(temp, text)
+      fs.renameSync(temp, file)
+    } catch (error) {
+      fs.rmSync(temp, {force: true})
+      throw error
+    }
+  }
+}
+
+function parse(line: string): {entry: HistoryEntry; open?: true} | undefined {
+  try {
+    const value = JSON.parse(line) as {v?: unknown; open?: unknown; e?: Partial<HumanEdit>}
+    if (typeof value.v === 'string') return value.open ? {entry: {version: value.v}, open: true} : {entry: {version: value.v}}
+    const edit = value.e
+    if (edit && typeof edit.agent === 'string' && typeof edit.column === 'string' && typeof edit.from === 'string' && typeof edit.to === 'string') {
+      return {entry: {edit: {agent: edit.agent, column: edit.column, from: edit.from, to: edit.to}}}
+    }
+  } catch {
+    // Not JSON: skipped.
+  }
+  return undefined
+}
