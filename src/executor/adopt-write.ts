@@ -64,6 +64,11 @@ export function adoptWrite(table: TableState, result: WriteResult, live: Readonl
       continue
     }
     next[cell[0]] = merged[cell[0]] as never
+    // A status mdplan does not know comes with its text: the agent is held (see RowState.held).
+    if (cell[0] === 'status') {
+      if (merged.held === undefined) delete next.held
+      else next.held = merged.held
+    }
   }
   for (const [agent, items] of noted) {
     const row = table.rows.get(agent)!

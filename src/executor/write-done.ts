@@ -1,5 +1,6 @@
 import type {WriteResult} from '../store/plan-store.js'
 import {adoptWrite} from './adopt-write.js'
+import {warnHeld} from './warn-held.js'
 import {jobField} from './place-attempt.js'
 import {failuresOf} from './schedule-pass.js'
 import {emit, row, undoLaunch, warn, type StepContext} from './step-context.js'
@@ -8,7 +9,7 @@ import {emit, row, undoLaunch, warn, type StepContext} from './step-context.js'
  * A write reached the disk: adopt what it merged of a person's edits, report them, and move the
  * launches it recorded on to `preparing` (on disk before spawned).
  */
-export function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
+export function writeDone(ctx: StepContext, seq: number, result: WriteResult, held?: ReadonlyMap<string, string>): void {
   const {state} = ctx
   state.write.inflight = false
   state.write.doneSeq = seq
@@ -29,6 +30,7 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult): v
     else warn(ctx, `${kept.agent}: ${kept.column} was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's value${value}`)
     state.write.dirty = true
   }
+  warnHeld(ctx, held)
   for (const conflict of result.conflicts) if (conflict.winner === 'mdplan') notTaken.add(`${conflict.agent}\u0000${conflict.column}`)
   // The store stamps `Last updated:`; the table keeps what it wrote, so the next write stamps again.
   state.table.meta.lastUpdated = result.state.meta.lastUpdated

@@ -7,6 +7,8 @@ import {durationFromNotes} from '../store/duration-in-notes.js'
 
 interface RowView {
   status: string
+  /** A status mdplan does not know, as written (a held row): shown instead of `status`. */
+  held?: string
   duration: string
   notes: string
 }
@@ -77,7 +79,7 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
 
   for (const id of ids) {
     const row = rows.get(id)
-    const status = row?.status ?? 'pending'
+    const status = row?.held !== undefined ? row.held || '—' : (row?.status ?? 'pending')
     const notes = row?.notes ?? ''
     const durationMs = parseDuration(row?.duration ?? '')
     const cost = parseCost(getNote(notes, 'cost'))
@@ -123,7 +125,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
 function attemptsOf(status: string, notes: string): number {
   const failed = attemptsInNotes(notes)
   const noted = failed.length === 0 ? 0 : Math.max(failed.length, ...failed.map((item) => item.attempt))
-  if (status === 'pending') return noted
+  // A held row (a status mdplan does not know) was not launched, as a pending one.
+  if (status === 'pending' || !(statuses as readonly string[]).includes(status)) return noted
   if (status === 'failed') return Math.max(noted, 1)
   return noted + 1
 }

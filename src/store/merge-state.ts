@@ -1,6 +1,6 @@
 import {setNote} from '../plan/notes.js'
 import {mergeNoteItems} from './merge-note-items.js'
-import {metaKeys, type RowState, type TableMeta, type TableState} from './table-state.js'
+import {metaKeys, statusCell, type RowState, type TableMeta, type TableState} from './table-state.js'
 
 export interface HumanEdit {
   agent: string
@@ -72,7 +72,18 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
       notes.push(`${column} kept ${kept || '—'}`)
       return kept
     }
-    for (const [key, column] of cells) if (key !== 'notes') merged[key] = pick(column, was[key], want[key], now[key]) as never
+    for (const [key, column] of cells) {
+      if (key === 'notes') continue
+      if (key !== 'status') {
+        merged[key] = pick(column, was[key], want[key], now[key]) as never
+        continue
+      }
+      // Status by the cell's text, so `skipped` (held: no status mdplan knows) is an edit, not a `pending`.
+      const from = pick(column, statusCell(was), statusCell(want), statusCell(now)) === statusCell(want) ? want : now
+      merged.status = from.status
+      if (from.held === undefined) delete merged.held
+      else merged.held = from.held
+    }
     if (now.notes !== was.notes) {
       humanEdits.push({agent, column: 'Notes', from: was.notes, to: now.notes})
       // Item by item: the person's own items are kept even in a running agent's row, and mdplan's items beside them.
@@ -113,7 +124,7 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
 }
 
 function sameRow(a: RowState, b: RowState): boolean {
-  if (a.status !== b.status || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
+  if (a.status !== b.status || a.held !== b.held || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
   for (const column in b.extra) if ((a.extra[column] ?? '') !== b.extra[column]) return false
   return true
 }
