@@ -12,8 +12,13 @@ import {logged, readAgentLog, readEvents, waitForFirstStart} from './helpers/age
  * as a `conflict:` item that stays. Real run, real git, saves in place and by temp + rename.
  */
 let repo: TempRepo | undefined
+let live: ReturnType<typeof startCli> | undefined
 beforeAll(isolateGitConfig)
 afterEach(async () => {
+  // A run a failed assertion left waiting: ended as Ctrl-C ends it (it ends its agents).
+  live?.kill('SIGINT')
+  await live
+  live = undefined
   await repo?.cleanup()
   repo = undefined
 })
@@ -35,13 +40,16 @@ function withNotes(text: string, agent: string, edit: (notes: string) => string)
   return text.replace(line, cells.join('|'))
 }
 
-/** Resolves once the run's output matches `pattern` (rejects if the run ends first). */
+/** Resolves once the run's output matches `pattern`; rejects, saying what it printed, if the run ends first or after 10 s. */
 function said(run: ReturnType<typeof startCli>, pattern: RegExp): Promise<void> {
   return new Promise((resolve, reject) => {
     let out = ''
+    const timer = setTimeout(() => reject(new Error(`the run never printed ${pattern} in 10 s; it printed:\n${out}`)), 10_000)
     run.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
-      if (pattern.test(out)) resolve()
+      if (!pattern.test(out)) return
+      clearTimeout(timer)
+      resolve()
     })
     void run.then((result) => reject(new Error(`the run ended first: ${result.all}`)))
   })
@@ -53,6 +61,7 @@ async function running(): Promise<{plan: string; log: string; go: () => void; ru
   await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')}, B: {deps: ['A'], script: 'true'}})})
   const plan = join(repo.root, 'plan.md')
   const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root})
+  live = run
   const root = repo.root
   return {plan, log, run, go: () => writeFileSync(join(root, 'go'), '')}
 }

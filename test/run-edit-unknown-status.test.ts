@@ -13,8 +13,13 @@ import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
  * it not completed. A known status written over it lets it run. Real run, real git, in place and by rename.
  */
 let repo: TempRepo | undefined
+let live: ReturnType<typeof startCli> | undefined
 beforeAll(isolateGitConfig)
 afterEach(async () => {
+  // A run a failed assertion left waiting: ended as Ctrl-C ends it (it ends its agents).
+  live?.kill('SIGINT')
+  await live
+  live = undefined
   await repo?.cleanup()
   repo = undefined
 })
@@ -29,13 +34,16 @@ const saves = {
 
 type Event = {type: string; agent?: string; message?: string; exitCode?: number; scorecard?: {agents: Array<{id: string; status: string; attempts: number}>}}
 
-/** Resolves once the run's output matches `pattern` (rejects if the run ends first). */
+/** Resolves once the run's output matches `pattern`; rejects, saying what it printed, if the run ends first or after 10 s. */
 function said(run: ReturnType<typeof startCli>, pattern: RegExp): Promise<void> {
   return new Promise((resolve, reject) => {
     let out = ''
+    const timer = setTimeout(() => reject(new Error(`the run never printed ${pattern} in 10 s; it printed:\n${out}`)), 10_000)
     run.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
-      if (pattern.test(out)) resolve()
+      if (!pattern.test(out)) return
+      clearTimeout(timer)
+      resolve()
     })
     void run.then((result) => reject(new Error(`the run ended first: ${result.all}`)))
   })
@@ -53,6 +61,7 @@ async function start(): Promise<{plan: string; log: string; go: () => void; run:
   const root = repo.root
   const plan = join(root, 'plan.md')
   const run = startCli(['run', 'plan.md', '--json'], {cwd: root})
+  live = run
   await waitForFirstStart(log)
   await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
   return {plan, log, run, root, go: () => writeFileSync(join(root, 'go'), '')}
