@@ -20,6 +20,10 @@ describe('mergeNoteItems: Notes merge item by item', () => {
     expect(mergeNoteItems('attempt 1: x', 'attempt 1: y', 'attempt 1: z', false)).toEqual({notes: 'attempt 1: z', refused: [], clashed: ['attempt 1']})
   })
 
+  it('the person may delete a `conflict:` note while the agent runs', () => {
+    expect(mergeNoteItems('base: 1a2b; conflict: Status kept in_progress', 'base: 1a2b; conflict: Status kept in_progress', 'base: 1a2b', true)).toEqual({notes: 'base: 1a2b', refused: [], clashed: []})
+  })
+
   it('a person removes their own item, mdplan removes its own: both gone', () => {
     expect(mergeNoteItems('blocked by: A; TODO', 'TODO', 'blocked by: A', true).notes).toBe('')
   })

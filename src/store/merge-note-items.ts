@@ -28,7 +28,8 @@ export function mergeNoteItems(base: string, mine: string, theirs: string, runni
     const now = t.get(id)
     if (same(now, was)) return want
     const item = (now ?? was ?? want)!
-    const guarded = running && isMdplanNote(item)
+    // A `conflict:` note is there for the person: theirs to edit or delete at any time.
+    const guarded = running && isMdplanNote(item) && item.key !== 'conflict'
     if (same(want, was) || same(want, now)) {
       if (!guarded || same(want, now)) return now
       refused.push(item.key ?? item.value)
