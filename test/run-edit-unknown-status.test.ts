@@ -32,7 +32,7 @@ const saves = {
   }
 }
 
-type Event = {type: string; agent?: string; message?: string; exitCode?: number; scorecard?: {agents: Array<{id: string; status: string; attempts: number}>}}
+type Event = {type: string; agent?: string; message?: string; exitCode?: number; scorecard?: {agents: Array<{id: string; status: string; attempts: number}>; counts: Record<string, number>}}
 
 /** Resolves once the run's output matches `pattern`; rejects, saying what it printed, if the run ends first or after 10 s. */
 function said(run: ReturnType<typeof startCli>, pattern: RegExp): Promise<void> {
@@ -98,19 +98,21 @@ describe.each(Object.entries(saves))('a status mdplan does not know, written dur
     expect(events.filter((e) => e.type === 'warning' && /^not completed/.test(e.message ?? '')).map((e) => e.message)).toEqual(['not completed: F (held: unknown status `skipped`), G (pending)'])
     const finished = events.find((e) => e.type === 'run-finished')!
     expect(finished.exitCode).toBe(1)
+    expect(finished.scorecard!.counts).toMatchObject({completed: 1, pending: 1, held: 1})
     expect(finished.scorecard!.agents.map((a) => [a.id, a.status, a.attempts])).toEqual([
       ['A', 'completed', 1],
-      ['F', 'skipped', 0],
+      ['F', 'skipped (held)', 0],
       ['G', 'pending', 0]
     ])
   }, 30_000)
 
   it('a known status written over it lets it go: `pending` runs it and what waits on it', async () => {
     const {plan, log, run, go} = await start()
-    save(plan, setStatus(readFileSync(plan, 'utf8'), 'F', 'Skipped'))
+    save(plan, setStatus(readFileSync(plan, 'utf8'), 'F', 'Skipped').replace(/^(\| F \|.*\|) *\|$/m, '$1 hold on |'))
     await said(run, /unknown status `Skipped`/)
-    // (With a note: a section byte-identical to one mdplan wrote before reads as an old buffer, not as an edit.)
-    save(plan, setStatus(readFileSync(plan, 'utf8'), 'F', 'pending').replace(/^(\| F \|.*\|) *\|$/m, '$1 go ahead |'))
+    // Only the status, from the file as it is now. (The note stays: a section byte-identical to one mdplan
+    // wrote before would read as an old editor buffer, not as an edit.)
+    save(plan, setStatus(readFileSync(plan, 'utf8'), 'F', 'pending'))
     await said(run, /"human-edit".*"column":"Status","value":"pending"/)
     go()
     const result = await run
@@ -119,6 +121,6 @@ describe.each(Object.entries(saves))('a status mdplan does not know, written dur
     const {rows} = await readTable(plan)
     expect([rows.A!.status, rows.F!.status, rows.G!.status]).toEqual(['completed', 'completed', 'completed'])
     expect(result.stdout.split('\n').filter((l) => /\[unknown-status\]/.test(l))).toHaveLength(1)
-    expect(rows.F!.notes).toMatch(/^go ahead; base: /)
+    expect(rows.F!.notes).toMatch(/^hold on; base: /)
   }, 30_000)
 })

@@ -79,7 +79,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
 
   for (const id of ids) {
     const row = rows.get(id)
-    const status = row?.held !== undefined ? row.held || '—' : (row?.status ?? 'pending')
+    // A run's held row (a status mdplan does not know): its text, marked, and counted as held, not as that text.
+    const status = row?.held !== undefined ? `${row.held || '—'} (held)` : (row?.status ?? 'pending')
     const notes = row?.notes ?? ''
     const durationMs = parseDuration(row?.duration ?? '')
     const cost = parseCost(getNote(notes, 'cost'))
@@ -93,7 +94,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
       costUsd = (costUsd ?? 0) + cost
     }
     agents.push(agent)
-    counts[status] = (counts[status] ?? 0) + 1
+    const counted = row?.held !== undefined ? 'held' : status
+    counts[counted] = (counts[counted] ?? 0) + 1
   }
 
   const started = timeOf(meta.started)
