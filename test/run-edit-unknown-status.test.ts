@@ -63,7 +63,9 @@ async function start(): Promise<{plan: string; log: string; go: () => void; run:
   const run = startCli(['run', 'plan.md', '--json'], {cwd: root})
   live = run
   await waitForFirstStart(log)
-  await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+  // Saved once mdplan's writes for the launch are on disk (its last, `base:`): a save that lands in the
+  // instant between a write's check and its rename is replaced (README, "One instant is left").
+  await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && /base: /.test(rows.A.notes))
   return {plan, log, run, root, go: () => writeFileSync(join(root, 'go'), '')}
 }
 
@@ -110,6 +112,8 @@ describe.each(Object.entries(saves))('a status mdplan does not know, written dur
     const {plan, log, run, go} = await start()
     save(plan, setStatus(readFileSync(plan, 'utf8'), 'F', 'Skipped').replace(/^(\| F \|.*\|) *\|$/m, '$1 hold on |'))
     await said(run, /unknown status `Skipped`/)
+    // The write that hold causes (G's `blocked by:`) on disk first, for the same reason as above.
+    await waitForTable(plan, (rows) => rows.G?.notes === 'blocked by: F (unknown status)')
     // Only the status, from the file as it is now. (The note stays: a section byte-identical to one mdplan
     // wrote before would read as an old editor buffer, not as an edit.)
     save(plan, setStatus(readFileSync(plan, 'utf8'), 'F', 'pending'))
