@@ -130,7 +130,7 @@ describe.each(Object.entries(saves))('a note typed into a running row (saved %s)
     expect(events.filter((e) => e.type === 'warning' && /edited by hand/.test(e.message ?? '')).map((e) => e.message)).toEqual([
       `A: Status was edited by hand to "completed" while A ran; kept mdplan's value (in_progress)`,
       `A: Agent ID was edited by hand to "" while A ran; kept mdplan's value`,
-      `A: Notes was edited by hand while A ran; kept mdplan's base, and the items you wrote`
+      `A: Notes was edited by hand to "done by hand" while A ran; kept mdplan's base, and the items you wrote`
     ])
     // The run went on as mdplan knew it: A ran once, to its end, and B after it.
     expect((await readAgentLog(log)).starts).toEqual(new Map([['A#1', 1]]))

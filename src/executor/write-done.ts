@@ -26,7 +26,8 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult, he
   for (const kept of adoptWrite(state.table, result, new Set(state.attempts.keys()))) {
     notTaken.add(`${kept.agent}\u0000${kept.column}`)
     const value = kept.column.toLowerCase() === 'status' ? ` (${row(ctx, kept.agent).status})` : ''
-    if (kept.items) warn(ctx, `${kept.agent}: Notes was edited by hand while ${kept.agent} ran; kept mdplan's ${kept.items.join(' and ')}, and the items you wrote`)
+    // The whole cell as typed: what mdplan did not take (a `result:` of theirs) stays readable in the run's log.
+    if (kept.items) warn(ctx, `${kept.agent}: Notes was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's ${kept.items.join(' and ')}, and the items you wrote`)
     else warn(ctx, `${kept.agent}: ${kept.column} was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's value${value}`)
     state.write.dirty = true
   }
