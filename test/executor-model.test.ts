@@ -54,7 +54,7 @@ const commands = fc.commands(
     fc.tuple(pick, fc.boolean()).map(([at, fail]) => command(`check(${at},${fail})`, (sim) => sim.completeCheck(at, fail && at % 5 === 0))),
     fc.constant(command('question-written', (sim) => sim.completeQuestion())),
     pick.map((at) => command(`answer(${at})`, (sim) => sim.answer(at))),
-    fc.tuple(pick, fc.constantFrom<'pending' | 'completed'>('pending', 'completed')).map(([at, to]) => command(`edit(${at},${to})`, (sim) => sim.edit(at, to))),
+    fc.tuple(pick, fc.constantFrom<'pending' | 'completed' | 'skipped'>('pending', 'completed', 'skipped')).map(([at, to]) => command(`edit(${at},${to})`, (sim) => sim.edit(at, to))),
     fc.constant(command('looked', (sim) => sim.completeLook())),
     fc.constant(command('tick', (sim) => sim.tick(61_000))),
     pick.map((at) => command(`add-agent(${at})`, (sim) => sim.addAgent(at))),
@@ -144,7 +144,8 @@ describe('the executor core, driven through random interleavings', () => {
           // Nothing that could still run was left behind.
           for (const agent of sim.agents) {
             const status = sim.state.table.rows.get(agent.id)?.status
-            if (status !== 'pending') continue
+            // A held row (a status mdplan does not know) is never launched: left behind on purpose.
+            if (status !== 'pending' || sim.state.table.rows.get(agent.id)?.held !== undefined) continue
             const ready = agent.dependsOn.every((d) => sim.state.table.rows.get(d.id)?.status === 'completed')
             expect(ready, `${agent.id} ready but never launched`).toBe(false)
           }

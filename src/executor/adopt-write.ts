@@ -1,16 +1,28 @@
 import {getNote, setNote} from '../plan/notes.js'
 import {cells} from '../store/merge-state.js'
-import {metaKeys, type TableState} from '../store/table-state.js'
+import {mergeNoteItems} from '../store/merge-note-items.js'
+import {metaKeys, type RowState, type TableState} from '../store/table-state.js'
 import type {WriteResult} from '../store/plan-store.js'
+
+export interface NotTaken {
+  agent: string
+  column: string
+  to: string
+  /** For Notes: mdplan's items the edit changed (the person's own items were taken). */
+  items?: string[]
+}
 
 /**
  * Take a person's edits (and rows the file added) from a write's result into
  * the executor's table, cell by cell. Not the whole result: the executor may
  * have changed other cells while that write waited its turn, and those stand.
- * Returns the edits it did not take: cells of agents launched meanwhile.
+ * Returns the edits it did not take: cells of agents running now. Each of
+ * those rows gets a `conflict:` note saying what mdplan kept, which stays
+ * through the row's later writes (README: "the conflict is noted in the row").
  */
-export function adoptWrite(table: TableState, result: WriteResult, live: ReadonlySet<string>): Array<{agent: string; column: string; to: string}> {
-  const kept: Array<{agent: string; column: string; to: string}> = []
+export function adoptWrite(table: TableState, result: WriteResult, live: ReadonlySet<string>): NotTaken[] {
+  const kept: NotTaken[] = []
+  const noted = new Map<string, string[]>()
   for (const [agent, row] of result.state.rows) if (!table.rows.has(agent)) table.rows.set(agent, row)
   for (const edit of result.humanEdits) {
     const merged = result.state.rows.get(edit.agent)
@@ -21,20 +33,56 @@ export function adoptWrite(table: TableState, result: WriteResult, live: Readonl
     }
     const current = table.rows.get(edit.agent)
     if (!merged || !current) continue
-    // A cell mdplan kept (its agent was running) stays as the executor has it now.
-    if (result.conflicts.some((c) => c.agent === edit.agent && c.column === edit.column && c.winner === 'mdplan')) continue
-    // Launched after that write was issued: the edit met a live attempt, and the attempt's cells stand.
-    if (live.has(edit.agent)) {
-      kept.push({agent: edit.agent, column: edit.column, to: edit.to})
+    const next = {...current, extra: {...current.extra}}
+    const conflict = getNote(merged.notes, 'conflict')
+    if (conflict && result.conflicts.some((c) => c.agent === edit.agent)) note(noted, edit.agent, conflict)
+    table.rows.set(edit.agent, next)
+    // A cell mdplan kept (its agent was running when the write merged) stays as the executor has it now.
+    const mdplanKept = result.conflicts.some((c) => c.agent === edit.agent && c.column === edit.column && c.winner === 'mdplan')
+    const running = live.has(edit.agent)
+    const cell = cells.find(([, column]) => column === edit.column)
+    if (edit.column === 'Notes') {
+      // The person's own items are taken even while the agent runs; mdplan's items keep its values then.
+      const items = mergeNoteItems(edit.from, current.notes, edit.to, running || mdplanKept)
+      next.notes = items.notes
+      if (running && !mdplanKept && items.refused.length > 0) {
+        kept.push({agent: edit.agent, column: edit.column, to: edit.to, items: items.refused})
+        note(noted, edit.agent, `Notes kept mdplan's ${items.refused.join(' and ')}`)
+      }
       continue
     }
-    const next = {...current, extra: {...current.extra}}
-    const cell = cells.find(([, column]) => column === edit.column)
-    if (cell) next[cell[0]] = merged[cell[0]] as never
-    else next.extra[edit.column] = merged.extra[edit.column] ?? ''
-    const conflict = getNote(merged.notes, 'conflict')
-    if (conflict) next.notes = setNote(next.notes, 'conflict', conflict)
-    table.rows.set(edit.agent, next)
+    if (mdplanKept) continue
+    // A column the person added is theirs alone: mdplan has no value of its own to keep there.
+    if (!cell) {
+      next.extra[edit.column] = merged.extra[edit.column] ?? ''
+      continue
+    }
+    // Launched after that write was issued: the edit met a live attempt, and the attempt's cells stand.
+    if (running) {
+      kept.push({agent: edit.agent, column: edit.column, to: edit.to})
+      note(noted, edit.agent, `${edit.column} kept ${shown(current, cell[0])}`)
+      continue
+    }
+    next[cell[0]] = merged[cell[0]] as never
+    // A status mdplan does not know comes with its text: the agent is held (see RowState.held).
+    if (cell[0] === 'status') {
+      if (merged.held === undefined) delete next.held
+      else next.held = merged.held
+    }
+  }
+  for (const [agent, items] of noted) {
+    const row = table.rows.get(agent)!
+    table.rows.set(agent, {...row, notes: setNote(row.notes, 'conflict', [...new Set(items)].join(', '))})
   }
   return kept
+}
+
+function note(noted: Map<string, string[]>, agent: string, text: string): void {
+  const list = noted.get(agent) ?? []
+  list.push(text)
+  noted.set(agent, list)
+}
+
+function shown(row: RowState, key: 'status' | 'agentId' | 'duration' | 'notes'): string {
+  return String(row[key]) || '—'
 }

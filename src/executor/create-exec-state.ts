@@ -32,6 +32,7 @@ export function createExecState(input: {
     attempts: new Map(),
     write: {seq: 0, doneSeq: 0, inflight: false, dirty: added, onDisk: input.onDisk ?? input.table},
     extraAttempts: new Map(),
+    heldWarned: new Map(),
     noRetry: new Set(),
     transientRetries: new Map(),
     pausedFor: new Map(),

@@ -15,6 +15,7 @@ import {watchPlan, type PlanWatch} from './watch-plan.js'
 import type {HostRuntime} from '../hosts/host-runtime.js'
 import type {JournalKeeper} from './journal-keeper.js'
 import {armTimer} from './arm-timer.js'
+import {heldPlaces} from './held-places.js'
 
 /** Everything the driver needs to perform effects: the edges of the run. */
 export interface DriverInput {
@@ -70,6 +71,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   let done!: (state: ExecState) => void
   const finished = new Promise<ExecState>((resolve) => (done = resolve))
   let watch: PlanWatch
+  const held = heldPlaces(() => store.plan)
 
   // One event at a time, in order: an effect's result is queued, never handled inside another step.
   // The queue is drained after the I/O of this turn of the event loop, not at once: processes that
@@ -120,7 +122,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
             const result = await store.write(effect.table, {running: effect.running, readOnly: true})
             await input.onWritten?.()
             watch.wrote(result.merged)
-            return [{type: 'write-done', seq: effect.seq, result}, ...watch.refresh(state)]
+            return [{type: 'write-done', seq: effect.seq, result, held: held(result.state)}, ...watch.refresh(state)]
           } catch (error) {
             // A table a hand edit damaged names its own file, line and column, and says how to repair it.
             const repairable = (error as {code?: string}).code === 'EDAMAGEDTABLE'

@@ -20,7 +20,8 @@ export type ExecEvent = {
   more?: boolean
 } & (
   | {type: 'start'}
-  | {type: 'write-done'; seq: number; result: WriteResult}
+  /** `held`: where the rows holding a status mdplan does not know are in the file (absent: there are none). */
+  | {type: 'write-done'; seq: number; result: WriteResult; held?: ReadonlyMap<string, string>}
   /** `repairable`: the table no longer parses (a person's edit); the run waits a while for the repair. */
   | {type: 'write-failed'; seq: number; error: string; repairable: boolean}
   /** The git base, snapshot or worktree of an attempt is ready (or could not be made: `error`). */

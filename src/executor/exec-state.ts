@@ -89,6 +89,8 @@ export interface ExecState {
   write: WriteState
   /** Attempts a person granted by setting a row back to `pending`. */
   extraAttempts: Map<string, number>
+  /** Held rows (a status mdplan does not know) already warned about, with the text warned about. */
+  heldWarned: Map<string, string>
   /** Agents whose failure was a configuration error: not retried in this run. */
   noRetry: Set<string>
   /** Transient failures (network, server) retried in a row, per agent. */

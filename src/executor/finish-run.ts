@@ -55,7 +55,7 @@ export async function finishRun(input: {
       exitCode = allCompleted && verified && state.write.failed === undefined ? exitCodes.ok : exitCodes.failed
       const unfinished = state.order.filter((id) => state.table.rows.get(id)?.status !== 'completed')
       if (!allCompleted && !state.failFastTripped && unfinished.length > 0 && exitCode !== exitCodes.ok) {
-        emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${state.table.rows.get(id)?.status ?? 'pending'})`).join(', ')}`})
+        emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${shownStatus(state.table.rows.get(id))})`).join(', ')}`})
       }
     }
   }
@@ -120,4 +120,10 @@ function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) =
   } catch (error) {
     emit({type: 'warning', message: `${why}: not recorded: ${what}; the journal could not be written either (${error instanceof Error ? error.message : String(error)})`})
   }
+}
+
+/** A row's status as the end of a run names it: a held row (a status mdplan does not know) says so. */
+function shownStatus(row: RowState | undefined): string {
+  if (row?.held === undefined) return row?.status ?? 'pending'
+  return `held: ${row.held === '' ? 'empty status' : `unknown status \`${row.held}\``}`
 }

@@ -40,7 +40,8 @@ function assessed(ctx: StepContext): AssessmentCache {
       attemptsUsed: {get: (id) => failuresOf(row(ctx, id).notes)},
       attemptLimit: (id) => attemptLimit(ctx, id),
       answered: state.answered,
-      filesCreated: state.filesCreated
+      filesCreated: state.filesCreated,
+      held: {has: (id) => rows.get(id)?.held !== undefined}
     },
     {inputs: (id) => ({row: rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
   )

@@ -23,7 +23,9 @@ export function row(ctx: StepContext, id: string): RowState {
 export function setRow(ctx: StepContext, id: string, patch: Partial<RowState>): void {
   const before = row(ctx, id)
   const next = {...before, ...patch}
-  if (next.status === before.status && next.agentId === before.agentId && next.duration === before.duration && next.notes === before.notes && next.extra === before.extra) {
+  // A status mdplan sets replaces a held cell's text (it never sets one on a held row: a held agent is never launched).
+  if (patch.status !== undefined) delete next.held
+  if (next.status === before.status && next.held === before.held && next.agentId === before.agentId && next.duration === before.duration && next.notes === before.notes && next.extra === before.extra) {
     return
   }
   ctx.state.table.rows.set(id, next)

@@ -87,7 +87,7 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       ctx.retryWrite = true
       return
     case 'write-done':
-      return writeDone(ctx, event.seq, event.result)
+      return writeDone(ctx, event.seq, event.result, event.held)
     case 'write-failed':
       return writeFailed(ctx, event.seq, event.error, event.repairable)
     case 'prepared': {

@@ -13,7 +13,7 @@ export function unrecordedRows(state: ExecState): Array<{agent: string; row: Row
 
 /** Every cell the same (an extra column missing on one side counts as empty). */
 export function sameRow(a: RowState, b: RowState): boolean {
-  if (a.status !== b.status || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
+  if (a.status !== b.status || a.held !== b.held || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
   const keys = new Set([...Object.keys(a.extra), ...Object.keys(b.extra)])
   for (const key of keys) if ((a.extra[key] ?? '') !== (b.extra[key] ?? '')) return false
   return true

@@ -1,5 +1,6 @@
 import type {WriteResult} from '../store/plan-store.js'
 import {adoptWrite} from './adopt-write.js'
+import {warnHeld} from './warn-held.js'
 import {jobField} from './place-attempt.js'
 import {failuresOf} from './schedule-pass.js'
 import {emit, row, undoLaunch, warn, type StepContext} from './step-context.js'
@@ -8,7 +9,7 @@ import {emit, row, undoLaunch, warn, type StepContext} from './step-context.js'
  * A write reached the disk: adopt what it merged of a person's edits, report them, and move the
  * launches it recorded on to `preparing` (on disk before spawned).
  */
-export function writeDone(ctx: StepContext, seq: number, result: WriteResult): void {
+export function writeDone(ctx: StepContext, seq: number, result: WriteResult, held?: ReadonlyMap<string, string>): void {
   const {state} = ctx
   state.write.inflight = false
   state.write.doneSeq = seq
@@ -25,9 +26,12 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult): v
   for (const kept of adoptWrite(state.table, result, new Set(state.attempts.keys()))) {
     notTaken.add(`${kept.agent}\u0000${kept.column}`)
     const value = kept.column.toLowerCase() === 'status' ? ` (${row(ctx, kept.agent).status})` : ''
-    warn(ctx, `${kept.agent}: ${kept.column} was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's value${value}`)
+    // The whole cell as typed: what mdplan did not take (a `result:` of theirs) stays readable in the run's log.
+    if (kept.items) warn(ctx, `${kept.agent}: Notes was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's ${kept.items.join(' and ')}, and the items you wrote`)
+    else warn(ctx, `${kept.agent}: ${kept.column} was edited by hand to ${JSON.stringify(kept.to)} while ${kept.agent} ran; kept mdplan's value${value}`)
     state.write.dirty = true
   }
+  warnHeld(ctx, held)
   for (const conflict of result.conflicts) if (conflict.winner === 'mdplan') notTaken.add(`${conflict.agent}\u0000${conflict.column}`)
   // The store stamps `Last updated:`; the table keeps what it wrote, so the next write stamps again.
   state.table.meta.lastUpdated = result.state.meta.lastUpdated

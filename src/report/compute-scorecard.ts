@@ -7,6 +7,8 @@ import {durationFromNotes} from '../store/duration-in-notes.js'
 
 interface RowView {
   status: string
+  /** A status mdplan does not know, as written (a held row): shown instead of `status`. */
+  held?: string
   duration: string
   notes: string
 }
@@ -77,7 +79,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
 
   for (const id of ids) {
     const row = rows.get(id)
-    const status = row?.status ?? 'pending'
+    // A run's held row (a status mdplan does not know): its text, marked, and counted as held, not as that text.
+    const status = row?.held !== undefined ? `${row.held || '—'} (held)` : (row?.status ?? 'pending')
     const notes = row?.notes ?? ''
     const durationMs = parseDuration(row?.duration ?? '')
     const cost = parseCost(getNote(notes, 'cost'))
@@ -91,7 +94,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
       costUsd = (costUsd ?? 0) + cost
     }
     agents.push(agent)
-    counts[status] = (counts[status] ?? 0) + 1
+    const counted = row?.held !== undefined ? 'held' : status
+    counts[counted] = (counts[counted] ?? 0) + 1
   }
 
   const started = timeOf(meta.started)
@@ -123,7 +127,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
 function attemptsOf(status: string, notes: string): number {
   const failed = attemptsInNotes(notes)
   const noted = failed.length === 0 ? 0 : Math.max(failed.length, ...failed.map((item) => item.attempt))
-  if (status === 'pending') return noted
+  // A held row (a status mdplan does not know) was not launched, as a pending one.
+  if (status === 'pending' || !(statuses as readonly string[]).includes(status)) return noted
   if (status === 'failed') return Math.max(noted, 1)
   return noted + 1
 }

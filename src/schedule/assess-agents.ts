@@ -22,6 +22,8 @@ export interface RunView {
   answered: Membership
   /** Agents whose `creates` files all exist on disk (soft dependencies on them are met). */
   filesCreated: Membership
+  /** Agents whose row holds a status mdplan does not know: held, never launched (absent: none). */
+  held?: Membership
 }
 
 export type Assessment =
@@ -29,9 +31,14 @@ export type Assessment =
   | {kind: 'running'}
   | {kind: 'ready'; resume: 'answer' | 'retry' | 'fresh'}
   | {kind: 'waiting'; on: string[]}
-  | {kind: 'blocked'; by: Array<{id: string; why: 'failed' | 'needs input' | 'blocked'}>}
+  | {kind: 'blocked'; by: Array<{id: string; why: Blocker}>}
   | {kind: 'failed'}
   | {kind: 'needs-input'}
+  /** Its row holds a status mdplan does not know (`skipped`): never launched until a person writes one it knows. */
+  | {kind: 'held'}
+
+/** Why a dependency cannot finish in this run, as a `blocked by:` note says it. */
+export type Blocker = 'failed' | 'needs input' | 'blocked' | 'unknown status'
 
 /** What `assessOne` asks about an agent's dependencies: their assessment, computed as needed. */
 export type AssessDep = (id: string) => Assessment
@@ -67,18 +74,20 @@ export function assessOne(agent: Agent, view: Omit<RunView, 'agents'>, byId: Rea
   const id = agent.id
   const status = view.status.get(id) ?? 'pending'
   if (view.running.has(id)) return {kind: 'running'}
+  if (view.held?.has(id)) return {kind: 'held'}
   if (status === 'completed') return {kind: 'done'}
   if (status === 'needs_input' && !view.answered.has(id)) return {kind: 'needs-input'}
   if (status === 'failed' && (view.attemptsUsed.get(id) ?? 0) >= view.attemptLimit(id)) return {kind: 'failed'}
 
   const waiting: string[] = []
-  const blocked: Array<{id: string; why: 'failed' | 'needs input' | 'blocked'}> = []
+  const blocked: Array<{id: string; why: Blocker}> = []
   for (const ref of agent.dependsOn) {
     if (!byId.has(ref.id)) continue
     const state = dep(ref.id)
     if (state.kind === 'done') continue
     if (state.kind === 'failed') blocked.push({id: ref.id, why: 'failed'})
     else if (state.kind === 'needs-input') blocked.push({id: ref.id, why: 'needs input'})
+    else if (state.kind === 'held') blocked.push({id: ref.id, why: 'unknown status'})
     else if (state.kind === 'blocked') blocked.push({id: ref.id, why: 'blocked'})
     else waiting.push(ref.id)
   }

@@ -1,5 +1,6 @@
 import {setNote} from '../plan/notes.js'
-import {metaKeys, type RowState, type TableMeta, type TableState} from './table-state.js'
+import {mergeNoteItems} from './merge-note-items.js'
+import {metaKeys, statusCell, type RowState, type TableMeta, type TableState} from './table-state.js'
 
 export interface HumanEdit {
   agent: string
@@ -36,7 +37,8 @@ export const cells: Array<[Cell, string]> = [
  * wrote, `mine` what it wants now, `theirs` what the file says now (only the
  * rows it really has). A cell only one side changed takes that side's value;
  * when both changed it the person wins, unless the agent is running (mdplan
- * knows better then); either way the row's Notes say so. A row the person
+ * knows better then); either way the row's Notes say so. Notes merge item by
+ * item (mergeNoteItems): the person's own items always stand. A row the person
  * deleted comes back (its agent still exists); a row only they have is kept.
  * `Last updated:` is mdplan's: it stamps every write. Pure.
  */
@@ -67,10 +69,32 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
       const winner = running.has(agent) ? 'mdplan' : 'person'
       conflicts.push({agent, column, mine: m, theirs: t, winner})
       const kept = winner === 'person' ? t : m
-      notes.push(column === 'Notes' ? `Notes kept ${winner === 'person' ? "the person's edit" : "mdplan's"}` : `${column} kept ${kept || '—'}`)
+      notes.push(`${column} kept ${kept || '—'}`)
       return kept
     }
-    for (const [key, column] of cells) merged[key] = pick(column, was[key], want[key], now[key]) as never
+    for (const [key, column] of cells) {
+      if (key === 'notes') continue
+      if (key !== 'status') {
+        merged[key] = pick(column, was[key], want[key], now[key]) as never
+        continue
+      }
+      // Status by the cell's text, so `skipped` (held: no status mdplan knows) is an edit, not a `pending`.
+      const from = pick(column, statusCell(was), statusCell(want), statusCell(now)) === statusCell(want) ? want : now
+      merged.status = from.status
+      if (from.held === undefined) delete merged.held
+      else merged.held = from.held
+    }
+    if (now.notes !== was.notes) {
+      humanEdits.push({agent, column: 'Notes', from: was.notes, to: now.notes})
+      // Item by item: the person's own items are kept even in a running agent's row, and mdplan's items beside them.
+      const items = mergeNoteItems(was.notes, want.notes, now.notes, running.has(agent))
+      merged.notes = items.notes
+      if (items.clashed.length > 0) {
+        const winner = running.has(agent) ? 'mdplan' : 'person'
+        conflicts.push({agent, column: 'Notes', mine: want.notes, theirs: now.notes, winner})
+        notes.push(`Notes kept ${winner === 'person' ? "the person's" : "mdplan's"} ${items.clashed.join(' and ')}`)
+      }
+    }
     const columns = new Set([...Object.keys(want.extra), ...Object.keys(now.extra)])
     for (const column of columns) {
       const value = pick(column, was.extra[column] ?? '', want.extra[column] ?? now.extra[column] ?? '', now.extra[column] ?? '')
@@ -100,7 +124,7 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
 }
 
 function sameRow(a: RowState, b: RowState): boolean {
-  if (a.status !== b.status || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
+  if (a.status !== b.status || a.held !== b.held || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
   for (const column in b.extra) if ((a.extra[column] ?? '') !== b.extra[column]) return false
   return true
 }

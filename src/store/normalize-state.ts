@@ -27,7 +27,7 @@ export function normalizeState(desired: TableState, base: TableState): {state: T
 
 function sameRow(a: RowState, b: RowState): boolean {
   if (a === b) return true
-  if (a.status !== b.status || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
+  if (a.status !== b.status || a.held !== b.held || a.agentId !== b.agentId || a.duration !== b.duration || a.notes !== b.notes) return false
   let count = 0
   for (const column in a.extra) {
     if (a.extra[column] !== b.extra[column]) return false

@@ -2,7 +2,7 @@ import {escapeCell, normalizeCell} from './escape-cell.js'
 import {renderDelimiter, renderRow} from './render-row.js'
 import {splitRaw} from './detect-table-style.js'
 import {headerCells, type LayoutRow, type StateLayout, type TableLine} from './state-layout.js'
-import {isStandard, type RowState, type TableState} from './table-state.js'
+import {isStandard, statusCell, type RowState, type TableState} from './table-state.js'
 import {durationIntoNotes} from './duration-in-notes.js'
 import {renderMeta} from './render-meta.js'
 import {sectionLength, sectionText} from './section-text.js'
@@ -217,7 +217,7 @@ function cellValues(agent: string, row: RowState, layout: StateLayout, old: Layo
   const {index, columns} = layout
   return columns.map((column, i) => {
     if (i === index.agent) return old ? old.values[i]! : agent
-    if (i === index.status) return row.status
+    if (i === index.status) return statusCell(row)
     if (i === index.agentId) return normalizeCell(row.agentId)
     if (i === index.duration) return normalizeCell(row.duration)
     if (i === index.notes) return normalizeCell(notesCell(row, index))
@@ -231,7 +231,7 @@ function cellValues(agent: string, row: RowState, layout: StateLayout, old: Layo
 function unchanged(old: LayoutRow, row: RowState, layout: StateLayout): boolean {
   const {index, columns} = layout
   const v = old.values
-  if (v[index.status] !== row.status) return false
+  if (v[index.status] !== statusCell(row)) return false
   if (index.agentId !== -1 && v[index.agentId] !== row.agentId) return false
   if (index.duration !== -1 && v[index.duration] !== row.duration) return false
   if (index.notes !== -1 && v[index.notes] !== notesCell(row, index)) return false

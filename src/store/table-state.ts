@@ -9,6 +9,17 @@ export interface RowState {
   notes: string
   /** User-added columns by header text. */
   extra: Record<string, string>
+  /**
+   * A Status cell holding no status mdplan knows (`skipped`, or empty), as the person wrote it. Such an
+   * agent is held: never launched, its cell written back as it is (`status` reads `pending` for code
+   * that only needs a status), until the person writes a known one.
+   */
+  held?: string
+}
+
+/** The Status cell as the table shows it: the held text, or the status. */
+export function statusCell(row: RowState): string {
+  return row.held ?? row.status
 }
 
 export interface TableMeta {
@@ -69,12 +80,13 @@ export function rowFromCells(values: readonly string[], status: Status | undefin
     if (isStandard(i, index) || column in extra) return
     extra[column] = none(values[i] ?? '')
   })
+  const held = status === undefined ? {held: (values[index.status] ?? '').trim()} : {}
   // No Duration column: the duration lives in the Notes as `took 3m 12s`.
   if (index.duration === -1 && index.notes !== -1) {
     const {notes, duration} = durationFromNotes(at(index.notes))
-    return {status: status ?? 'pending', agentId: at(index.agentId), duration, notes, extra}
+    return {status: status ?? 'pending', agentId: at(index.agentId), duration, notes, extra, ...held}
   }
-  return {status: status ?? 'pending', agentId: at(index.agentId), duration: at(index.duration), notes: at(index.notes), extra}
+  return {status: status ?? 'pending', agentId: at(index.agentId), duration: at(index.duration), notes: at(index.notes), extra, ...held}
 }
 
 export function readMeta(plan: Plan): TableMeta {

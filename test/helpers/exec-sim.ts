@@ -13,7 +13,7 @@ import type {Agent} from '../../src/plan/types.js'
 import {longestRemainingPath} from '../../src/plan/longest-remaining-path.js'
 import type {RunResult} from '../../src/runners/runner.js'
 import type {HumanEdit, Conflict} from '../../src/store/merge-state.js'
-import {emptyRow, type RowState, type TableState} from '../../src/store/table-state.js'
+import {emptyRow, statusCell, type RowState, type TableState} from '../../src/store/table-state.js'
 
 const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
@@ -50,6 +50,8 @@ export class ExecSim {
   peak = 0
   /** Agents whose completed row a person set back: they may run again. */
   completedOnDisk = new Set<string>()
+  /** Rows a person set to a status mdplan does not know while their agent was not running: never launched. */
+  heldOnDisk = new Set<string>()
   recorded = new Set<string>()
   answers = new Map<string, string>()
   finished = false
@@ -120,7 +122,8 @@ export class ExecSim {
       attemptsUsed: new Map([...state.table.rows].map(([id, row]) => [id, failuresOf(row.notes)])),
       attemptLimit: (id: string) => attemptLimit(ctx, id),
       answered: new Set(state.answered.keys()),
-      filesCreated: state.filesCreated
+      filesCreated: state.filesCreated,
+      held: new Set([...state.table.rows].filter(([, row]) => row.held !== undefined).map(([id]) => id))
     }
     const copy = {...kept, inputs: new Map(kept.inputs), assessments: new Map(kept.assessments), ready: new Set(kept.ready), touched: new Set(kept.touched)}
     const live = {inputs: (id: string) => ({row: state.table.rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
@@ -148,6 +151,7 @@ export class ExecSim {
         if (this.lockLost) this.violations.push(`${id} spawned after the lock was lost`)
         if (this.base.rows.get(id)?.status !== 'in_progress') this.violations.push(`${id} spawned while mdplan's last write says ${this.base.rows.get(id)?.status}`)
         if (this.completedOnDisk.has(id)) this.violations.push(`${id} relaunched after it completed, with no person asking`)
+        if (this.heldOnDisk.has(id)) this.violations.push(`${id} launched while its row holds a status mdplan does not know`)
         this.live.set(id, {attempt: effect.attempt, killed: false, slots: effect.slots})
         // A child plan's slots are the processes its own run may start.
         const processes = [...this.live.values()].reduce((sum, live) => sum + live.slots, 0)
@@ -201,14 +205,17 @@ export class ExecSim {
     for (const [id, onDisk] of this.disk.rows) {
       const was = this.base.rows.get(id)
       const mine = merged.rows.get(id)
-      if (!mine || !was || onDisk.status === was.status) continue
-      if (write.running.has(id) && mine.status !== onDisk.status) {
-        conflicts.push({agent: id, column: 'Status', mine: mine.status, theirs: onDisk.status, winner: 'mdplan'})
-        humanEdits.push({agent: id, column: 'Status', from: was.status, to: onDisk.status})
+      if (!mine || !was || statusCell(onDisk) === statusCell(was)) continue
+      if (write.running.has(id) && statusCell(mine) !== statusCell(onDisk)) {
+        conflicts.push({agent: id, column: 'Status', mine: statusCell(mine), theirs: statusCell(onDisk), winner: 'mdplan'})
+        humanEdits.push({agent: id, column: 'Status', from: statusCell(was), to: statusCell(onDisk)})
         continue
       }
-      merged.rows.set(id, {...mine, status: onDisk.status})
-      humanEdits.push({agent: id, column: 'Status', from: was.status, to: onDisk.status})
+      const next: RowState = {...mine, status: onDisk.status}
+      if (onDisk.held === undefined) delete next.held
+      else next.held = onDisk.held
+      merged.rows.set(id, next)
+      humanEdits.push({agent: id, column: 'Status', from: statusCell(was), to: statusCell(onDisk)})
     }
     this.disk = clone(merged)
     this.base = clone(merged)
@@ -275,13 +282,19 @@ export class ExecSim {
   }
 
   /** A person sets a row back to pending (a re-queue) or skips a pending one. */
-  edit(pick: number, to: 'pending' | 'completed'): boolean {
+  edit(pick: number, to: 'pending' | 'completed' | 'skipped'): boolean {
     const ids = [...this.disk.rows.keys()]
     const id = ids[pick % Math.max(1, ids.length)]
     if (!id) return false
-    const row = this.disk.rows.get(id)!
-    this.disk.rows.set(id, {...row, status: to})
-    if (to === 'pending') this.completedOnDisk.delete(id)
+    const row: RowState = {...this.disk.rows.get(id)!}
+    delete row.held
+    // `skipped` is no status mdplan knows: the row reads as pending, holding the text (a held agent).
+    this.disk.rows.set(id, to === 'skipped' ? {...row, status: 'pending', held: to} : {...row, status: to})
+    this.heldOnDisk.delete(id)
+    if (to === 'skipped') {
+      this.completedOnDisk.delete(id)
+      if (!this.state.attempts.has(id)) this.heldOnDisk.add(id)
+    } else if (to === 'pending') this.completedOnDisk.delete(id)
     // On a row mdplan is running, mdplan's value wins the merge (a conflict), so the skip does not hold.
     else if (!this.state.attempts.has(id)) this.completedOnDisk.add(id)
     this.dispatch({type: 'file-changed'})
