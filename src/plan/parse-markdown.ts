@@ -5,6 +5,7 @@ import remarkParse from 'remark-parse'
 import remarkGfm from 'remark-gfm'
 import remarkFrontmatter from 'remark-frontmatter'
 import {inlineText} from './inline-text.js'
+import {quickParse} from './quick-parse.js'
 import {remarkBlocksOnly} from './remark-blocks-only.js'
 
 // Frozen processors: building one per call costs more than small plans take to parse.
@@ -36,10 +37,22 @@ const headingLine = /^#{1,6}(?=[ \t\r\n]|$)/gm
  * which nothing in a plan relies on.
  *
  * `lean` drops what a plan never reads (see `leanTree`), so that a big plan's
- * tree does not outweigh the plan.
+ * tree does not outweigh the plan. A lean parse reads the regions between
+ * column-0 headings whose blocks are of a few plain shapes without micromark
+ * (src/plan/quick-parse.ts; the same tree), unless `quick` is false.
  */
-export function parseMarkdown(text: string, options: {lean?: boolean} = {}): Root {
+export function parseMarkdown(text: string, options: {lean?: boolean; quick?: boolean} = {}): Root {
   const lean = options.lean === true
+  if (lean && options.quick !== false) {
+    const tree = quickParse(text, (start, end, line) => {
+      const chunk = text.slice(start, end)
+      const part = parseMarkdown(chunk, {lean: true, quick: false})
+      const open = endsOpen(part, chunk)
+      for (const child of part.children) shift(child, start, line - 1)
+      return {nodes: part.children, open}
+    })
+    if (tree) return tree
+  }
   const parse = lean ? leanParse : (chunk: string): Root => processor.parse(chunk)
   if (text.length <= chunkSize * 2) return parse(text)
   const root: Root = {type: 'root', children: []}
