@@ -1,13 +1,14 @@
 // Load a bundled CLI (dist/mdplan.cjs, or dist/mdplan-read.cjs for the
 // read-only commands) with V8's code cache for it, when one was made for
 // exactly that file. Used by bin/start.js and scripts/code-cache.js.
-import {createHash} from 'node:crypto'
-import {readFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import {dirname} from 'node:path'
-import {fileURLToPath, pathToFileURL} from 'node:url'
-import v8 from 'node:v8'
-import vm from 'node:vm'
+'use strict'
+const {createHash} = require('node:crypto')
+const {readFileSync} = require('node:fs')
+const {createRequire} = require('node:module')
+const {dirname, join} = require('node:path')
+const {pathToFileURL} = require('node:url')
+const v8 = require('node:v8')
+const vm = require('node:vm')
 
 // V8 optimises a function once it has run for a while ("interrupt budget").
 // At startup mdplan parses the whole plan once (micromark: thousands of small
@@ -18,14 +19,14 @@ import vm from 'node:vm'
 // is compiled: V8 accepts a code cache only under the flags that made it.
 v8.setFlagsFromString('--interrupt-budget=1000000')
 
-export const bundleFile = fileURLToPath(new URL('../dist/mdplan.cjs', import.meta.url))
+const bundleFile = join(__dirname, '..', 'dist', 'mdplan.cjs')
 /** The small bundle of `status`, `validate` and `graph` (src/cli/read-main.ts): no executor, hosts or execa to load. */
-export const readBundleFile = fileURLToPath(new URL('../dist/mdplan-read.cjs', import.meta.url))
+const readBundleFile = join(__dirname, '..', 'dist', 'mdplan-read.cjs')
 /** The SHA-1 of both bundles together, written by scripts/bundle.js: the build the parse cache trusts. */
-export const buildIdFile = fileURLToPath(new URL('../dist/mdplan.build', import.meta.url))
+const buildIdFile = join(__dirname, '..', 'dist', 'mdplan.build')
 
 /** Where the code cache of `file` lives: the SHA-1 of the bundle it was made for (20 bytes), then V8's data. */
-export const cacheFileOf = (file) => `${file}.cache`
+const cacheFileOf = (file) => `${file}.cache`
 
 /**
  * Compile and run the bundle; returns its exports (`main`), the compiled
@@ -34,7 +35,7 @@ export const cacheFileOf = (file) => `${file}.cache`
  * source, its own version and flags): a stale or foreign cache costs nothing
  * but the time it would have saved.
  */
-export function loadCli(file = bundleFile) {
+function loadCli(file = bundleFile) {
   const source = readFileSync(file)
   const digest = createHash('sha1').update(source).digest()
   let cachedData
@@ -64,3 +65,5 @@ function buildIdOf(file) {
     return undefined
   }
 }
+
+module.exports = {bundleFile, readBundleFile, buildIdFile, cacheFileOf, loadCli}

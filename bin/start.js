@@ -1,6 +1,10 @@
+'use strict'
 // What both bins do: load the bundled CLI (with its code cache), run it.
-import {dirname} from 'node:path'
-import {bundleFile, loadCli, readBundleFile} from './load-cli.js'
+// CommonJS (bin/package.json), as is all of bin/: an ES module entry costs Node
+// its module loader and a facade of every built-in it imports, about 6 ms of
+// every start (`mdplan status` of a small plan is mostly start).
+const {dirname} = require('node:path')
+const {bundleFile, loadCli, readBundleFile} = require('./load-cli.js')
 
 // The commands that only read a plan run from a bundle of their own, a fraction
 // of the whole (src/cli/read-commands.ts lists the same names): `mdplan status`
@@ -8,7 +12,7 @@ import {bundleFile, loadCli, readBundleFile} from './load-cli.js'
 const readCommands = new Set(['status', 'validate', 'graph'])
 
 /** Run the mdplan CLI with `argv` and set the process's exit code. */
-export async function start(argv) {
+async function start(argv) {
   // `mdplan … | head` closes the pipe early: that is the reader's choice, not an error, and
   // never the end of a run (agents keep running, rows keep being written, the lock is released
   // as usual): what would have gone to the closed stream is dropped.
@@ -47,3 +51,5 @@ function loadReadCli() {
     return loadCli().cli
   }
 }
+
+module.exports = {start}

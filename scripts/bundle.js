@@ -17,7 +17,27 @@
 import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {build} from 'esbuild'
+
+// The Markdown parser (src/plan/micromark-parse.ts: unified, remark, micromark) is evaluated on
+// its first use, not when the bundle loads: src/plan/quick-blocks.ts reads most generated plans
+// without it, and a `status` of a small plan then neither runs its modules' top level nor needs
+// its functions in the code cache. parse-markdown.ts's import of it becomes a `require` that
+// esbuild turns into a lazy initialiser of the same code.
+const lazyParser = {
+  name: 'lazy-micromark-parse',
+  setup(build) {
+    build.onResolve({filter: /\/micromark-parse\.js$/}, (args) =>
+      args.importer.endsWith('parse-markdown.ts') ? {path: join(dirname(args.importer), 'micromark-parse.ts'), namespace: 'lazy-micromark-parse'} : undefined
+    )
+    build.onLoad({filter: /.*/, namespace: 'lazy-micromark-parse'}, (args) => ({
+      contents: `let parser\nexport function micromarkParse(text, lean) {\n  parser ??= require(${JSON.stringify(args.path)})\n  return parser.micromarkParse(text, lean)\n}\n`,
+      resolveDir: dirname(args.path),
+      loader: 'js'
+    }))
+  }
+}
 
 const bundles = [
   {entry: 'src/cli/main.ts', outfile: 'dist/mdplan.cjs'},
@@ -43,7 +63,8 @@ for (const {entry, outfile} of bundles) {
     // The sources are ES modules, which are strict: keep them so.
     banner: {js: '"use strict";'},
     // bin/load-cli.js passes the bundle's URL in (src/package-root.ts finds package.json from it).
-    define: {'import.meta.url': '__mdplanUrl'}
+    define: {'import.meta.url': '__mdplanUrl'},
+    plugins: [lazyParser]
   })
 }
 
