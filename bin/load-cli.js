@@ -2,6 +2,7 @@
 // read-only commands) with V8's code cache for it, when one was made for
 // exactly that file. Used by bin/start.js and scripts/code-cache.js.
 'use strict'
+const {isAscii} = require('node:buffer')
 const {createHash} = require('node:crypto')
 const {readFileSync} = require('node:fs')
 const {createRequire} = require('node:module')
@@ -46,7 +47,9 @@ function loadCli(file = bundleFile) {
     // No cache (never made, or not writable where the package was installed): compile from source.
   }
   // The CommonJS wrapper Node would add, plus the URL that stands in for `import.meta.url` in the bundle.
-  const wrapped = `(function (exports, require, module, __filename, __dirname, __mdplanUrl) {${source.toString('utf8')}\n})`
+  // An ASCII bundle (scripts/bundle.js keeps it so) is read as Latin-1: a copy, and a one-byte string for V8.
+  const text = isAscii(source) ? source.toString('latin1') : source.toString('utf8')
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __mdplanUrl) {${text}\n})`
   const script = new vm.Script(wrapped, {filename: file, cachedData})
   // Which build runs: the parse cache (src/plan/parse-cache.ts) trusts only what this exact build
   // wrote. One id for both bundles, so a `status` leaves a parse that `run` takes; a bundle

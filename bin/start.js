@@ -30,6 +30,7 @@ async function start(argv) {
   try {
     // The same rule as src/cli/run-cli.ts: the first word that is not an option names the command.
     const name = argv.find((arg) => !arg.startsWith('-'))
+    if (name === 'run' && !argv.some((arg) => arg === '-h' || arg === '--help' || arg === '--dry-run')) startSpawnHelper()
     // MDPLAN_READ_BUNDLE=0 runs them from the whole CLI (the bench compares the two).
     cli = readCommands.has(name) && process.env.MDPLAN_READ_BUNDLE !== '0' ? loadReadCli() : loadCli().cli
   } catch (error) {
@@ -40,6 +41,28 @@ async function start(argv) {
     return
   }
   process.exitCode = await cli.main(argv)
+}
+
+/**
+ * Start the spawn helper (src/runners/spawn-helper.ts) now, for a run: it is a Node of its own, and
+ * booting it beside the CLI's loading and the plan's parse, not after them, keeps it off the way to
+ * the first launch. The CLI takes it over (globalThis.__mdplanSpawnHelper), or starts its own if it
+ * is gone; until then it keeps nothing alive, and it exits when mdplan does.
+ */
+function startSpawnHelper() {
+  if (process.env.MDPLAN_SPAWN_HELPER === '0') return
+  let helper
+  try {
+    const {spawnHelperSource, spawnHelperOptions} = require('../dist/spawn-helper-source.cjs')
+    helper = require('node:child_process').spawn(process.execPath, ['-e', spawnHelperSource], spawnHelperOptions(process.env))
+  } catch {
+    // A build without it: the CLI starts the helper itself.
+    return
+  }
+  helper.on('error', () => {})
+  helper.unref()
+  helper.channel?.unref()
+  globalThis.__mdplanSpawnHelper = helper
 }
 
 /** The read-only bundle, or the whole CLI where the build made none (the whole CLI has every command). */

@@ -13,9 +13,24 @@ import {cacheFileOf, bundleFile, loadCli, readBundleFile} from '../bin/load-cli.
 import {sleepDag, toPlan} from '../bench/sleep-dag.js'
 
 const bundles = [
-  {file: bundleFile, commands: [['run', 'plan.md'], ['status', 'plan.md']]},
-  {file: readBundleFile, commands: [['validate', 'plan.md'], ['graph', 'plan.md'], ['status', 'plan.md']]}
+  {file: bundleFile, commands: [['run', 'plan.md'], ['status', 'plan.md'], ['validate', 'prose.md']]},
+  {file: readBundleFile, commands: [['validate', 'plan.md'], ['graph', 'plan.md'], ['status', 'plan.md'], ['validate', 'prose.md']]}
 ]
+
+const prose = [
+  '## Context',
+  '',
+  '> Why: *people* write [links](https://example.com) and `code`.',
+  '',
+  '1. first',
+  '   - nested',
+  '',
+  '<!-- a comment -->',
+  '',
+  '### `src/a.ts` notes',
+  '',
+  '## Agents'
+].join('\n')
 
 for (const {file, commands} of bundles) {
   const {cli, script, digest} = loadCli(file)
@@ -25,6 +40,9 @@ for (const {file, commands} of bundles) {
   try {
     // Agents that do nothing (a few milliseconds of `sleep`), with dependencies, a state table and the scorecard at the end.
     writeFileSync(join(dir, 'plan.md'), toPlan(sleepDag({agents: 24, seed: 1, minMs: 1, maxMs: 5}), {concurrency: 4}))
+    // And one written the way people write plans (quotes, ordered and nested lists, code in a
+    // heading), which src/plan/quick-blocks.ts leaves to micromark: its functions are cached too.
+    writeFileSync(join(dir, 'prose.md'), toPlan(sleepDag({agents: 4, seed: 1, minMs: 1, maxMs: 5}), {concurrency: 4}).replace('## Agents', prose))
     for (const argv of commands) {
       const code = await cli.main(argv, io)
       if (code !== 0) throw new Error(`\`mdplan ${argv.join(' ')}\` exited ${code}`)

@@ -55,3 +55,19 @@ process.on('message', (m) => {
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => {})
 process.on('disconnect', () => process.exit(0))
 `
+
+/**
+ * How the helper is started (bin/start.js starts it the same way, before the CLI is loaded, for a
+ * `run`; src/runners/spawn-helper.ts takes that one over, or starts its own).
+ */
+export function spawnHelperOptions(env: NodeJS.ProcessEnv): {env: NodeJS.ProcessEnv; stdio: ['ignore', 'ignore', 'inherit', 'ipc']; serialization: 'advanced'; detached: true} {
+  return {
+    // Nothing from this process's flags (--cpu-prof, NODE_OPTIONS) belongs in the helper.
+    env: {PATH: env.PATH ?? ''},
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'advanced',
+    // Its own session: a Ctrl-C in mdplan's terminal goes to mdplan's process group, and must not end the
+    // helper (and with it every running agent's output) before mdplan has stopped the agents its way.
+    detached: true
+  }
+}
