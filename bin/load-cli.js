@@ -23,7 +23,9 @@ v8.setFlagsFromString('--interrupt-budget=1000000')
 const bundleFile = join(__dirname, '..', 'dist', 'mdplan.cjs')
 /** The small bundle of `status`, `validate` and `graph` (src/cli/read-main.ts): no executor, hosts or execa to load. */
 const readBundleFile = join(__dirname, '..', 'dist', 'mdplan-read.cjs')
-/** The SHA-1 of both bundles together, written by scripts/bundle.js: the build the parse cache trusts. */
+/** The smallest bundle, of `status` alone (src/cli/status-main.ts). */
+const statusBundleFile = join(__dirname, '..', 'dist', 'mdplan-status.cjs')
+/** The SHA-1 of the bundles together, written by scripts/bundle.js: the build the parse cache trusts. */
 const buildIdFile = join(__dirname, '..', 'dist', 'mdplan.build')
 
 /** Where the code cache of `file` lives: the SHA-1 of the bundle it was made for (20 bytes), then V8's data. */
@@ -61,7 +63,7 @@ function loadCli(file = bundleFile) {
 }
 
 function buildIdOf(file) {
-  if (file !== bundleFile && file !== readBundleFile) return undefined
+  if (file !== bundleFile && file !== readBundleFile && file !== statusBundleFile) return undefined
   try {
     return readFileSync(buildIdFile, 'utf8').trim() || undefined
   } catch {
@@ -69,4 +71,4 @@ function buildIdOf(file) {
   }
 }
 
-module.exports = {bundleFile, readBundleFile, buildIdFile, cacheFileOf, loadCli}
+module.exports = {bundleFile, readBundleFile, statusBundleFile, buildIdFile, cacheFileOf, loadCli}

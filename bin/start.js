@@ -4,7 +4,7 @@
 // its module loader and a facade of every built-in it imports, about 6 ms of
 // every start (`mdplan status` of a small plan is mostly start).
 const {dirname} = require('node:path')
-const {bundleFile, loadCli, readBundleFile} = require('./load-cli.js')
+const {bundleFile, loadCli, readBundleFile, statusBundleFile} = require('./load-cli.js')
 
 // The commands that only read a plan run from a bundle of their own, a fraction
 // of the whole (src/cli/read-commands.ts lists the same names): `mdplan status`
@@ -32,7 +32,7 @@ async function start(argv) {
     const name = argv.find((arg) => !arg.startsWith('-'))
     if (name === 'run' && !argv.some((arg) => arg === '-h' || arg === '--help' || arg === '--dry-run')) startSpawnHelper()
     // MDPLAN_READ_BUNDLE=0 runs them from the whole CLI (the bench compares the two).
-    cli = readCommands.has(name) && process.env.MDPLAN_READ_BUNDLE !== '0' ? loadReadCli() : loadCli().cli
+    cli = readCommands.has(name) && process.env.MDPLAN_READ_BUNDLE !== '0' ? loadReadCli(name) : loadCli().cli
   } catch (error) {
     if (error.code !== 'ENOENT' || error.path !== bundleFile) throw error
     // A checkout that was never built (`npm ci` and `npm install` build it through `prepare`).
@@ -65,14 +65,19 @@ function startSpawnHelper() {
   globalThis.__mdplanSpawnHelper = helper
 }
 
-/** The read-only bundle, or the whole CLI where the build made none (the whole CLI has every command). */
-function loadReadCli() {
-  try {
-    return loadCli(readBundleFile).cli
-  } catch (error) {
-    if (error.code !== 'ENOENT' || error.path !== readBundleFile) throw error
-    return loadCli().cli
+/**
+ * `status`'s own bundle, else the read-only one, else the whole CLI: the first of them the build
+ * made (each larger one has every command of the smaller).
+ */
+function loadReadCli(name) {
+  for (const file of name === 'status' ? [statusBundleFile, readBundleFile] : [readBundleFile]) {
+    try {
+      return loadCli(file).cli
+    } catch (error) {
+      if (error.code !== 'ENOENT' || error.path !== file) throw error
+    }
   }
+  return loadCli().cli
 }
 
 module.exports = {start}

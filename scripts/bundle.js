@@ -50,7 +50,10 @@ const lazyImports = {
 
 const bundles = [
   {entry: 'src/cli/main.ts', outfile: 'dist/mdplan.cjs'},
-  {entry: 'src/cli/read-main.ts', outfile: 'dist/mdplan-read.cjs'}
+  {entry: 'src/cli/read-main.ts', outfile: 'dist/mdplan-read.cjs'},
+  // `status` alone (src/cli/status-main.ts): about half the read-only bundle, and a code cache of
+  // what `status` runs only.
+  {entry: 'src/cli/status-main.ts', outfile: 'dist/mdplan-status.cjs'}
 ]
 
 for (const {entry, outfile} of bundles) {

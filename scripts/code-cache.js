@@ -9,7 +9,7 @@
 import {mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {cacheFileOf, bundleFile, loadCli, readBundleFile} from '../bin/load-cli.js'
+import {cacheFileOf, bundleFile, loadCli, readBundleFile, statusBundleFile} from '../bin/load-cli.js'
 import {sleepDag, toPlan} from '../bench/sleep-dag.js'
 
 const bundles = [
@@ -17,7 +17,8 @@ const bundles = [
   // beside agents that run for minutes, while every run would deserialise them (about 15 ms more
   // before the first launch of a generated plan).
   {file: bundleFile, commands: [['run', 'plan.md'], ['status', 'plan.md']]},
-  {file: readBundleFile, commands: [['validate', 'plan.md'], ['graph', 'plan.md'], ['status', 'plan.md'], ['validate', 'prose.md']]}
+  {file: readBundleFile, commands: [['validate', 'plan.md'], ['graph', 'plan.md'], ['status', 'plan.md'], ['validate', 'prose.md']]},
+  {file: statusBundleFile, commands: [['status', 'plan.md'], ['status', 'prose.md']]}
 ]
 
 const prose = [
