@@ -35,7 +35,11 @@ const edgeLine = fc.constantFrom(
   '| Agent | Status |', '|---|---|', '|:--|--:|', '| :-: | --- |', '|---|', '| A | pending |', '|A|B|', '| a \\| b |', 'a | b', '--|--', '| x', '|',
   '|---|---', '| --- | --- | --- |', '|-|-|', '| `a|b` | c |', '| a | b |  ', '|---|---|  ',
   '===', '---', '--', '- - -', '-x', 'Title', '> quote', '<div>', '<!-- c -->', '[ref]: https://x', '[^1]: note', ':colon start', '\\escaped',
-  '&amp; entity', 'trailing  ', '', '', '', '   ', '\t', 'tab\there', 'crlf\r', 'Started: —', 'Last updated: —', 'naïve ünïcode', '\u00a0nbsp', '\u0000nul'
+  '&amp; entity', 'trailing  ', '', '', '', '   ', '\t', 'tab\there', 'crlf\r', 'Started: —', 'Last updated: —', 'naïve ünïcode', '\u00a0nbsp', '\u0000nul',
+  // Unicode spaces are no Markdown whitespace: JavaScript's trim would take them for some.
+  '### L: nbsp\u00a0', '### M: em\u2003', '```\u00a0', '~~~\u3000', '| a |\u00a0', '|---|\u00a0', '\u00a0', 'x\u2003', '- item\u00a0', '\u00a0- not an item',
+  // Line and paragraph separators end lines for JavaScript's `^`, not for Markdown.
+  'a\u2028# not a heading', 'b\u2029## nor this', '### N: sep\u2028arator'
 )
 const line = fc.oneof({weight: 6, arbitrary: edgeLine}, {weight: 2, arbitrary: planLine}, {weight: 1, arbitrary: fc.string({maxLength: 12})})
 const frontMatter = fc.constantFrom('', '', '---\nrunner: shell\n---\n', '---\n---\n', '---\n# comment\nx: 1\n---\n\n', '---  \na\n---\n', '---\na: 1\n--- \n', '---\nno close\n', '---\n...\n', '---\nx\n---x\n---\n')
@@ -52,14 +56,14 @@ const block = fc.oneof(
     .array(fc.tuple(sometimes(text), fc.array(sometimes(fc.constantFrom('  continued', '    sleep 0.5', 'lazy line', ' one space')), {maxLength: 2})), {minLength: 1, maxLength: 4})
     .map((items) => items.map(([first, rest]) => [`- ${first}`, ...rest].join('\n')).join('\n')),
   fc
-    .tuple(fc.constantFrom('```', '```sh', '~~~', '````', '``` js x', '~~~ a `b`'), fc.array(sometimes(fc.constantFrom('# inside', '## Agents', '```', 'code', '', '    deep')), {maxLength: 3}), fc.constantFrom('```', '~~~', '````', '  ```', '``` x', ''))
+    .tuple(fc.constantFrom('```', '```sh', '~~~', '````', '``` js x', '~~~ a `b`'), fc.array(sometimes(fc.constantFrom('# inside', '## Agents', '```', 'code', '', '    deep', '```\u00a0')), {maxLength: 3}), fc.constantFrom('```', '~~~', '````', '  ```', '``` x', '', '```\u00a0'))
     .map(([open, lines, close]) => [open, ...lines, close].join('\n')),
   fc
-    .tuple(fc.constantFrom('| Agent | Status |', '|A|B|', '| a | b |  '), fc.constantFrom('|---|---|', '|:--|--:|', '| :-: | --- |', '|---|'), fc.array(sometimes(fc.constantFrom('| A | pending |', '| B |', '|')), {maxLength: 3}))
+    .tuple(fc.constantFrom('| Agent | Status |', '|A|B|', '| a | b |  ', '| a | b |\u00a0'), fc.constantFrom('|---|---|', '|:--|--:|', '| :-: | --- |', '|---|', '|---|---|\u00a0'), fc.array(sometimes(fc.constantFrom('| A | pending |', '| B |', '|')), {maxLength: 3}))
     .map(([header, delimiter, rows]) => [header, delimiter, ...rows].join('\n'))
 )
 const region = fc
-  .tuple(fc.constantFrom('## Agents', '### A: first', '### B: two  words  ', '# Title', '## Execution State', '###  C: spaced'), fc.array(fc.tuple(block, fc.constantFrom('\n', '\n\n', '\n\n\n')), {maxLength: 4}))
+  .tuple(fc.constantFrom('## Agents', '### A: first', '### B: two  words  ', '# Title', '## Execution State', '###  C: spaced', '### D: nbsp\u00a0'), fc.array(fc.tuple(block, fc.constantFrom('\n', '\n\n', '\n\n\n')), {maxLength: 4}))
   .map(([heading, blocks]) => heading + '\n' + blocks.map(([b, gap]) => b + gap).join(''))
 const structured = fc
   .tuple(frontMatter, fc.array(region, {maxLength: 6}), fc.boolean())

@@ -50,6 +50,9 @@ export function parseMarkdown(text: string, options: {lean?: boolean; quick?: bo
   headingLine.lastIndex = chunkSize
   for (let match = headingLine.exec(text); match; match = headingLine.exec(text)) {
     const cut = match.index
+    // `^` also matches after U+2028 and U+2029, which are no line endings to Markdown: no cut there.
+    const code = text.charCodeAt(cut - 1)
+    if (code !== 10 && code !== 13) continue
     if (cut - start < chunkSize) {
       headingLine.lastIndex = start + chunkSize
       continue

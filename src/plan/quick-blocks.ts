@@ -89,8 +89,8 @@ export function quickBlocks(text: string, start: number, end: number, line: numb
       for (advance(); ; advance()) {
         if (!more()) return undefined
         const body = text.slice(o, e)
-        const trimmed = body.trim()
-        if (body.length - body.trimStart().length < 4 && trimmed.length >= fence.length && trimmed === c.repeat(trimmed.length)) break
+        const trimmed = trimSpaces(body)
+        if (body.length - trimStartSpaces(body).length < 4 && trimmed.length >= fence.length && trimmed === c.repeat(trimmed.length)) break
         lines.push(body)
       }
       nodes.push({type: 'code', lang: opener[2] || null, meta: opener[3] ?? null, value: lines.join('\n'), position: {start: from, end: at(e)}} as Code)
@@ -122,10 +122,10 @@ export function quickBlocks(text: string, start: number, end: number, line: numb
     }
     if (c === '|') {
       // Header and delimiter rows of as many cells, then rows that each start with `|`.
-      const header = text.slice(o, e).trimEnd()
+      const header = trimEndSpaces(text.slice(o, e))
       advance()
       if (!more()) return undefined
-      const delimiter = text.slice(o, e).trimEnd()
+      const delimiter = trimEndSpaces(text.slice(o, e))
       const cells = delimiter.slice(1, -1).split('|')
       if (header.length < 2 || !header.endsWith('|') || header.includes('\\') || delimiter.length < 2 || delimiter[0] !== '|' || !delimiter.endsWith('|')) return undefined
       if (header.slice(1, -1).split('|').length !== cells.length) return undefined
@@ -164,7 +164,7 @@ function close(item: ListItem, last: Point): void {
 function readHeading(source: string, offset: number, line: number): Heading | undefined {
   const match = headingLine.exec(source)
   if (!match) return undefined
-  const content = match[3]!.trimEnd()
+  const content = trimEndSpaces(match[3]!)
   if (content.endsWith('#') || inlineSyntax.test(content)) return undefined
   const start = offset + match[1]!.length + match[2]!.length
   const point = (where: number): Point => ({line, column: where - offset + 1, offset: where})
@@ -175,3 +175,9 @@ function readHeading(source: string, offset: number, line: number): Heading | un
     position: {start: point(offset), end: point(offset + source.length)}
   }
 }
+
+// Markdown's whitespace here is the space (tabs never reach this reader); JavaScript's trim would
+// also take a no-break space or an em space, which micromark reads as text.
+const trimEndSpaces = (text: string): string => text.replace(/ +$/, '')
+const trimStartSpaces = (text: string): string => text.replace(/^ +/, '')
+const trimSpaces = (text: string): string => trimEndSpaces(trimStartSpaces(text))

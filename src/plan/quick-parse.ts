@@ -29,7 +29,10 @@ export function quickParse(text: string, full: FullParse): Root | undefined {
   }
   starts.push(from)
   headingLine.lastIndex = from
-  for (let match = headingLine.exec(text); match; match = headingLine.exec(text)) if (match.index > from) starts.push(match.index)
+  for (let match = headingLine.exec(text); match; match = headingLine.exec(text)) {
+    // `^` also matches after U+2028 and U+2029, which are no line endings to Markdown.
+    if (match.index > from && text.charCodeAt(match.index - 1) === 10) starts.push(match.index)
+  }
   starts.push(text.length)
 
   const regions = starts.length - 1
