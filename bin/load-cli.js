@@ -1,6 +1,7 @@
-// Load a bundled CLI (dist/mdplan.cjs, or dist/mdplan-read.cjs for the
-// read-only commands) with V8's code cache for it, when one was made for
-// exactly that file. Used by bin/start.js and scripts/code-cache.js.
+// Load a bundled CLI (dist/mdplan.cjs; dist/mdplan-read.cjs for the read-only
+// commands, dist/mdplan-status.cjs for `status`) with V8's code cache for it,
+// when one was made for exactly that file. Used by bin/start.js and
+// scripts/code-cache.js.
 'use strict'
 const {isAscii} = require('node:buffer')
 const {createHash} = require('node:crypto')
@@ -54,7 +55,7 @@ function loadCli(file = bundleFile) {
   const wrapped = `(function (exports, require, module, __filename, __dirname, __mdplanUrl) {${text}\n})`
   const script = new vm.Script(wrapped, {filename: file, cachedData})
   // Which build runs: the parse cache (src/plan/parse-cache.ts) trusts only what this exact build
-  // wrote. One id for both bundles, so a `status` leaves a parse that `run` takes; a bundle
+  // wrote. One id for all the bundles, so a `status` leaves a parse that `run` takes; a bundle
   // loaded from elsewhere (no id beside it) is its own build.
   globalThis.__mdplanBuild = buildIdOf(file) ?? digest.toString('hex')
   const module = {exports: {}}

@@ -12,11 +12,11 @@ import {showStatus} from './show-status.js'
  * src/cli/run-cli.ts do for the same arguments.
  */
 export function quickStatus(argv: readonly string[], io: Io): Promise<number> | undefined {
-  if (argv[0] !== 'status' || argv.length < 2 || argv.length > 3) return undefined
-  const rest = argv.slice(1)
-  const files = rest.filter((arg) => arg !== '--json')
-  if (files.length !== 1 || rest.length - files.length !== argv.length - 2 || files[0] === '' || files[0]!.startsWith('-')) return undefined
-  return showStatus(files[0]!, rest.length === 2 ? {json: true} : {}, io).catch((error: unknown) => {
+  if (argv[0] !== 'status' || argv.length > 3) return undefined
+  // One plan, and at most one other argument, which must then be `--json`.
+  const files = argv.slice(1).filter((arg) => arg !== '--json')
+  if (files.length !== 1 || files[0] === '' || files[0]!.startsWith('-')) return undefined
+  return showStatus(files[0]!, argv.length === 3 ? {json: true} : {}, io).catch((error: unknown) => {
     io.stderr(`mdplan: ${error instanceof Error ? error.message : String(error)}\n`)
     return exitCodes.failed
   })
