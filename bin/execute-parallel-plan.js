@@ -1,5 +1,6 @@
 #!/usr/bin/env node
+'use strict'
 // `execute-parallel-plan plan.md [flags]` is `mdplan run plan.md [flags]`.
-import {start} from './start.js'
+const {start} = require('./start.js')
 
-await start(['run', ...process.argv.slice(2)])
+start(['run', ...process.argv.slice(2)])

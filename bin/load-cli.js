@@ -1,13 +1,16 @@
-// Load a bundled CLI (dist/mdplan.cjs, or dist/mdplan-read.cjs for the
-// read-only commands) with V8's code cache for it, when one was made for
-// exactly that file. Used by bin/start.js and scripts/code-cache.js.
-import {createHash} from 'node:crypto'
-import {readFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import {dirname} from 'node:path'
-import {fileURLToPath, pathToFileURL} from 'node:url'
-import v8 from 'node:v8'
-import vm from 'node:vm'
+// Load a bundled CLI (dist/mdplan.cjs; dist/mdplan-read.cjs for the read-only
+// commands, dist/mdplan-status.cjs for `status`) with V8's code cache for it,
+// when one was made for exactly that file. Used by bin/start.js and
+// scripts/code-cache.js.
+'use strict'
+const {isAscii} = require('node:buffer')
+const {createHash} = require('node:crypto')
+const {readFileSync} = require('node:fs')
+const {createRequire} = require('node:module')
+const {dirname, join} = require('node:path')
+const {pathToFileURL} = require('node:url')
+const v8 = require('node:v8')
+const vm = require('node:vm')
 
 // V8 optimises a function once it has run for a while ("interrupt budget").
 // At startup mdplan parses the whole plan once (micromark: thousands of small
@@ -18,14 +21,16 @@ import vm from 'node:vm'
 // is compiled: V8 accepts a code cache only under the flags that made it.
 v8.setFlagsFromString('--interrupt-budget=1000000')
 
-export const bundleFile = fileURLToPath(new URL('../dist/mdplan.cjs', import.meta.url))
+const bundleFile = join(__dirname, '..', 'dist', 'mdplan.cjs')
 /** The small bundle of `status`, `validate` and `graph` (src/cli/read-main.ts): no executor, hosts or execa to load. */
-export const readBundleFile = fileURLToPath(new URL('../dist/mdplan-read.cjs', import.meta.url))
-/** The SHA-1 of both bundles together, written by scripts/bundle.js: the build the parse cache trusts. */
-export const buildIdFile = fileURLToPath(new URL('../dist/mdplan.build', import.meta.url))
+const readBundleFile = join(__dirname, '..', 'dist', 'mdplan-read.cjs')
+/** The smallest bundle, of `status` alone (src/cli/status-main.ts). */
+const statusBundleFile = join(__dirname, '..', 'dist', 'mdplan-status.cjs')
+/** The SHA-1 of the bundles together, written by scripts/bundle.js: the build the parse cache trusts. */
+const buildIdFile = join(__dirname, '..', 'dist', 'mdplan.build')
 
 /** Where the code cache of `file` lives: the SHA-1 of the bundle it was made for (20 bytes), then V8's data. */
-export const cacheFileOf = (file) => `${file}.cache`
+const cacheFileOf = (file) => `${file}.cache`
 
 /**
  * Compile and run the bundle; returns its exports (`main`), the compiled
@@ -34,7 +39,7 @@ export const cacheFileOf = (file) => `${file}.cache`
  * source, its own version and flags): a stale or foreign cache costs nothing
  * but the time it would have saved.
  */
-export function loadCli(file = bundleFile) {
+function loadCli(file = bundleFile) {
   const source = readFileSync(file)
   const digest = createHash('sha1').update(source).digest()
   let cachedData
@@ -45,10 +50,12 @@ export function loadCli(file = bundleFile) {
     // No cache (never made, or not writable where the package was installed): compile from source.
   }
   // The CommonJS wrapper Node would add, plus the URL that stands in for `import.meta.url` in the bundle.
-  const wrapped = `(function (exports, require, module, __filename, __dirname, __mdplanUrl) {${source.toString('utf8')}\n})`
+  // An ASCII bundle (scripts/bundle.js keeps it so) is read as Latin-1: a copy, and a one-byte string for V8.
+  const text = isAscii(source) ? source.toString('latin1') : source.toString('utf8')
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __mdplanUrl) {${text}\n})`
   const script = new vm.Script(wrapped, {filename: file, cachedData})
   // Which build runs: the parse cache (src/plan/parse-cache.ts) trusts only what this exact build
-  // wrote. One id for both bundles, so a `status` leaves a parse that `run` takes; a bundle
+  // wrote. One id for all the bundles, so a `status` leaves a parse that `run` takes; a bundle
   // loaded from elsewhere (no id beside it) is its own build.
   globalThis.__mdplanBuild = buildIdOf(file) ?? digest.toString('hex')
   const module = {exports: {}}
@@ -57,10 +64,12 @@ export function loadCli(file = bundleFile) {
 }
 
 function buildIdOf(file) {
-  if (file !== bundleFile && file !== readBundleFile) return undefined
+  if (file !== bundleFile && file !== readBundleFile && file !== statusBundleFile) return undefined
   try {
     return readFileSync(buildIdFile, 'utf8').trim() || undefined
   } catch {
     return undefined
   }
 }
+
+module.exports = {bundleFile, readBundleFile, statusBundleFile, buildIdFile, cacheFileOf, loadCli}

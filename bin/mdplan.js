@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import {start} from './start.js'
+'use strict'
+const {start} = require('./start.js')
 
-await start(process.argv.slice(2))
+start(process.argv.slice(2))

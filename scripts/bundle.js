@@ -15,13 +15,45 @@
 // `tsc` still type-checks and emits dist/ module by module for the benches
 // and tests that import parts.
 import {spawnSync} from 'node:child_process'
+import {isAscii} from 'node:buffer'
 import {createHash} from 'node:crypto'
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {build} from 'esbuild'
+
+// Modules evaluated on their first use, not when the bundle loads: the Markdown parser
+// (src/plan/micromark-parse.ts: unified, remark, micromark), which src/plan/quick-blocks.ts makes
+// needless for most generated plans, and log-update (string-width and its tables), which only
+// the live view of a terminal uses. An import of one of these, from the file named, becomes a
+// function that `require`s it on its first call, which esbuild bundles as a lazy initialiser of
+// the same code: a `status` of a small plan, or a `run --json`, neither runs their modules' top
+// level nor needs their functions in the code cache. Only functions can be imported this way.
+const lazy = [
+  {importer: 'src/plan/parse-markdown.ts', specifier: './micromark-parse.js', target: 'src/plan/micromark-parse.ts', names: ['micromarkParse']},
+  {importer: 'src/report/create-reporter.ts', specifier: 'log-update', target: 'log-update', names: ['createLogUpdate']}
+]
+const lazyImports = {
+  name: 'lazy-imports',
+  setup(build) {
+    build.onResolve({filter: /.*/}, (args) => {
+      const entry = lazy.find((l) => args.path === l.specifier && args.importer.endsWith(l.importer))
+      return entry ? {path: entry.importer + ' ' + entry.specifier, namespace: 'lazy-import', pluginData: entry} : undefined
+    })
+    build.onLoad({filter: /.*/, namespace: 'lazy-import'}, ({pluginData: entry}) => {
+      const target = entry.target.startsWith('src/') ? join(process.cwd(), entry.target) : entry.target
+      const lines = [`let loaded`, `const load = () => (loaded ??= require(${JSON.stringify(target)}))`]
+      for (const name of entry.names) lines.push(`export function ${name}(...args) {\n  return load().${name}(...args)\n}`)
+      return {contents: lines.join('\n') + '\n', resolveDir: join(process.cwd(), dirname(entry.importer)), loader: 'js'}
+    })
+  }
+}
 
 const bundles = [
   {entry: 'src/cli/main.ts', outfile: 'dist/mdplan.cjs'},
-  {entry: 'src/cli/read-main.ts', outfile: 'dist/mdplan-read.cjs'}
+  {entry: 'src/cli/read-main.ts', outfile: 'dist/mdplan-read.cjs'},
+  // `status` alone (src/cli/status-main.ts): about half the read-only bundle, and a code cache of
+  // what `status` runs only.
+  {entry: 'src/cli/status-main.ts', outfile: 'dist/mdplan-status.cjs'}
 ]
 
 for (const {entry, outfile} of bundles) {
@@ -43,8 +75,29 @@ for (const {entry, outfile} of bundles) {
     // The sources are ES modules, which are strict: keep them so.
     banner: {js: '"use strict";'},
     // bin/load-cli.js passes the bundle's URL in (src/package-root.ts finds package.json from it).
-    define: {'import.meta.url': '__mdplanUrl'}
+    define: {'import.meta.url': '__mdplanUrl'},
+    plugins: [lazyImports]
   })
+}
+
+// The spawn helper's program and how it is started, for bin/start.js, which starts it for a `run`
+// before loading the CLI (src/runners/spawn-helper-source.ts).
+await build({
+  entryPoints: ['src/runners/spawn-helper-source.ts'],
+  outfile: 'dist/spawn-helper-source.cjs',
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  banner: {js: '"use strict";'}
+})
+
+// bin/load-cli.js reads an ASCII bundle as Latin-1, a copy; any other character makes it decode
+// UTF-8 and hand V8 a two-byte string (about 10 ms more for the whole CLI). esbuild escapes
+// strings but not regular expressions: write such characters in those as \\uXXXX.
+for (const {outfile} of bundles) {
+  if (!isAscii(readFileSync(outfile))) console.warn(`${outfile} is not ASCII: it loads more slowly (a regular expression with a non-ASCII character?)`)
 }
 
 const id = createHash('sha1')

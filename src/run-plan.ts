@@ -110,10 +110,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     options.onEvent?.(stamped)
   }
 
-  // Where the git working tree is does not depend on the plan: ask git while the plan parses.
-  const root = gitRoot(cwd)
-  // Likewise the spawn helper boots: agents are forked by it, not by this (soon large) process.
+  // The spawn helper boots while the plan parses (bin/start.js may have started it already): agents
+  // are forked by it, not by this (soon large) process; and so is git, asked meanwhile where the
+  // working tree is (which does not depend on the plan).
   warmSpawnHelper()
+  const root = gitRoot(cwd)
   const store = await PlanStore.open(file, {history: true})
   const plan = store.plan
   const templates = checkTemplates(plan, options.runner)

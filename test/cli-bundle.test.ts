@@ -76,6 +76,25 @@ describe('the bundled CLI', () => {
     expect(used.trim()).toBe('true')
   })
 
+  it('runs status from its own bundle, alone, with its own code cache', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mdplan-bundle-'))
+    cpSync(join(root, 'bin'), join(dir, 'bin'), {recursive: true})
+    mkdirSync(join(dir, 'dist'))
+    copyFileSync(join(root, 'package.json'), join(dir, 'package.json'))
+    for (const file of ['mdplan-status.cjs', 'mdplan-status.cjs.cache']) copyFileSync(join(root, 'dist', file), join(dir, 'dist', file))
+    expect(readFileSync(join(root, 'dist/mdplan-status.cjs')).length).toBeLessThan(readFileSync(join(root, 'dist/mdplan-read.cjs')).length * 0.8)
+    const plan = join(root, 'plans/demo.md')
+    const cli = (...args: string[]) => spawnSync(process.execPath, [join(dir, 'bin/mdplan.js'), ...args], {cwd: dir, encoding: 'utf8'})
+    for (const args of [['status', plan], ['status', '--json', plan], ['status', plan, '--help'], ['status'], ['status', plan, 'extra']]) {
+      const result = cli(...args)
+      const whole = spawnSync(process.execPath, [bin, ...args], {cwd: dir, encoding: 'utf8', env: {...process.env, MDPLAN_READ_BUNDLE: '0'}})
+      expect({status: result.status, stdout: result.stdout, stderr: result.stderr}).toEqual({status: whole.status, stdout: whole.stdout, stderr: whole.stderr})
+    }
+    expect(cli('validate', plan).stderr).toContain(`${join(dir, 'dist/mdplan.cjs')} is missing`)
+    const used = execFileSync(process.execPath, ['--input-type=module', '-e', "const {loadCli, statusBundleFile} = await import('./bin/load-cli.js'); console.log(loadCli(statusBundleFile).cacheUsed)"], {cwd: root, encoding: 'utf8'})
+    expect(used.trim()).toBe('true')
+  })
+
   it('says how to build it when a checkout was never built', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mdplan-bundle-'))
     cpSync(join(root, 'bin'), join(dir, 'bin'), {recursive: true})

@@ -60,6 +60,14 @@ describe('parseMarkdown (chunked for large plans)', () => {
     expect(parseMarkdown(text, {lean: true})).toEqual(leanTree(whole.parse(text)))
   })
 
+  it('cuts no chunk after a line or paragraph separator (a line ending to JavaScript, not to Markdown)', () => {
+    const text = Array.from({length: 400}, (_, i) => `### T${i}: x\n\nWords before\u2028# not a heading ${i}\n\nand\u2029## nor this\n`).join('\n')
+    expect(text.length).toBeGreaterThan(16_000)
+    expect(parseMarkdown(text, {quick: false})).toEqual(whole.parse(text))
+    expect(parseMarkdown(text, {lean: true, quick: false})).toEqual(leanTree(whole.parse(text)))
+    expect(parseMarkdown(text, {lean: true})).toEqual(leanTree(whole.parse(text)))
+  })
+
   it('a plan below the chunk size is parsed in one go', () => {
     const text = readFileSync(`${fixtures}skeleton/plan.md`, 'utf8')
     expect(parseMarkdown(text)).toEqual(whole.parse(text))

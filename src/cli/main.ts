@@ -1,4 +1,5 @@
-import type {Io} from './io.js'
+import {processIo, type Io} from './io.js'
+import {quickStatus} from './quick-status.js'
 import {readCommands} from './read-commands.js'
 import {runCli, type CommandTable} from './run-cli.js'
 
@@ -20,4 +21,4 @@ const commands: CommandTable = {
 }
 
 /** Run the CLI with `argv` (without `node` and the script) and resolve to the exit code. */
-export const main = (argv: string[], io?: Io): Promise<number> => runCli(commands, argv, io)
+export const main = (argv: string[], io: Io = processIo): Promise<number> => quickStatus(argv, io) ?? runCli(commands, argv, io)

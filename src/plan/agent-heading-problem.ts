@@ -1,7 +1,7 @@
 import {agentHeading} from './agent-heading.js'
 
 const accepted = 'an agent heading is `### <ID>: <name>`, the ID a letter then letters, digits, `_`, `.` or `-` (`A`, `B2`, `api-client`)'
-const dashed = /^(?:agent\s+)?`?([A-Za-z][A-Za-z0-9_.-]*)`?\s+[-–—]\s+(.+)$/i
+const dashed = /^(?:agent\s+)?`?([A-Za-z][A-Za-z0-9_.-]*)`?\s+[-\u2013\u2014]\s+(.+)$/i
 
 /**
  * Why an H3 heading under `## Agents` that `agentHeading` does not read is a

@@ -1,19 +1,9 @@
-import type {Heading, Root, RootContent} from 'mdast'
-import type {Node} from 'unist'
-import {unified} from 'unified'
-import remarkParse from 'remark-parse'
-import remarkGfm from 'remark-gfm'
-import remarkFrontmatter from 'remark-frontmatter'
-import {inlineText} from './inline-text.js'
-import {remarkBlocksOnly} from './remark-blocks-only.js'
+import type {Root, RootContent} from 'mdast'
+import {micromarkParse} from './micromark-parse.js'
+import {quickParse} from './quick-parse.js'
+import {shiftPositions} from './shift-positions.js'
 
-// Frozen processors: building one per call costs more than small plans take to parse.
-const processor = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter).freeze()
-// What lean parses use: the same blocks, inline text left plain (headings are completed below).
-const blocksOnly = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter).use(remarkBlocksOnly).freeze()
-
-/** Heading text that inline syntax could change (else the plain text is what a full parse gives). */
-const inlineSyntax = /[\\`*_<[\]!~@]|https?:\/\/|www\./i
+export {leanTree} from './lean-tree.js'
 
 /**
  * Chunks are at least this long (characters). Small chunks keep memory flat
@@ -36,11 +26,23 @@ const headingLine = /^#{1,6}(?=[ \t\r\n]|$)/gm
  * which nothing in a plan relies on.
  *
  * `lean` drops what a plan never reads (see `leanTree`), so that a big plan's
- * tree does not outweigh the plan.
+ * tree does not outweigh the plan. A lean parse reads the regions between
+ * column-0 headings whose blocks are of a few plain shapes without micromark
+ * (src/plan/quick-parse.ts; the same tree), unless `quick` is false.
  */
-export function parseMarkdown(text: string, options: {lean?: boolean} = {}): Root {
+export function parseMarkdown(text: string, options: {lean?: boolean; quick?: boolean} = {}): Root {
   const lean = options.lean === true
-  const parse = lean ? leanParse : (chunk: string): Root => processor.parse(chunk)
+  if (lean && options.quick !== false) {
+    const tree = quickParse(text, (start, end, line) => {
+      const chunk = text.slice(start, end)
+      const part = parseMarkdown(chunk, {lean: true, quick: false})
+      const open = endsOpen(part, chunk)
+      for (const child of part.children) shiftPositions(child, start, line - 1)
+      return {nodes: part.children, open}
+    })
+    if (tree) return tree
+  }
+  const parse = (chunk: string): Root => micromarkParse(chunk, lean)
   if (text.length <= chunkSize * 2) return parse(text)
   const root: Root = {type: 'root', children: []}
   let start = 0
@@ -48,6 +50,9 @@ export function parseMarkdown(text: string, options: {lean?: boolean} = {}): Roo
   headingLine.lastIndex = chunkSize
   for (let match = headingLine.exec(text); match; match = headingLine.exec(text)) {
     const cut = match.index
+    // `^` also matches after U+2028 and U+2029, which are no line endings to Markdown: no cut there.
+    const code = text.charCodeAt(cut - 1)
+    if (code !== 10 && code !== 13) continue
     if (cut - start < chunkSize) {
       headingLine.lastIndex = start + chunkSize
       continue
@@ -71,24 +76,12 @@ export function parseMarkdown(text: string, options: {lean?: boolean} = {}): Roo
 /** Move a chunk's nodes into `root`, shifting their positions; returns the line count so far. */
 function append(root: Root, tree: Root, offset: number, line: number, chunk: string): number {
   for (const child of tree.children) {
-    shift(child, offset, line)
+    shiftPositions(child, offset, line)
     root.children.push(child)
   }
   let lines = line
   for (let index = chunk.indexOf('\n'); index !== -1; index = chunk.indexOf('\n', index + 1)) lines++
   return lines
-}
-
-function shift(node: Node, offset: number, line: number): void {
-  const position = node.position
-  if (position) {
-    position.start.offset = (position.start.offset ?? 0) + offset
-    position.end.offset = (position.end.offset ?? 0) + offset
-    position.start.line += line
-    position.end.line += line
-  }
-  const children = (node as {children?: Node[]}).children
-  if (children) for (const child of children) shift(child, offset, line)
 }
 
 /** Whether the chunk's last block is a fence or HTML block still open at its end. */
@@ -130,46 +123,3 @@ function openHtml(value: string, chunk: string): boolean {
   return !/\n[ \t]*\r?\n[ \t\r\n]*$/.test(chunk)
 }
 
-/**
- * `leanTree` of a full parse, computed without parsing inline syntax where it
- * is dropped anyway: blocks only, then each heading whose text could hold
- * inline syntax is parsed on its own (a plan reads its headings' text).
- */
-function leanParse(text: string): Root {
-  const tree = leanTree(blocksOnly.parse(text))
-  const found: {headings: Heading[]; definitions: boolean} = {headings: [], definitions: false}
-  collect(tree, found)
-  for (const heading of found.headings) {
-    const plain = inlineText(heading)
-    if (!inlineSyntax.test(plain)) continue
-    const start = heading.position!.start
-    const source = text.slice(start.offset!, heading.position!.end.offset!)
-    // A heading inside a container (a list, a quote) reads differently alone, and so
-    // does a reference to a definition elsewhere: then parse the whole text instead.
-    const alone = start.column === 1 && !(found.definitions && plain.includes('[')) ? processor.parse(source).children : []
-    const full = alone.length === 1 && alone[0]!.type === 'heading' ? alone[0] : undefined
-    if (!full || full.position!.end.offset !== source.length) return leanTree(processor.parse(text))
-    for (const child of full.children) shift(child, start.offset!, start.line - 1)
-    heading.children = full.children
-  }
-  return tree
-}
-
-function collect(node: Node, found: {headings: Heading[]; definitions: boolean}): void {
-  if (node.type === 'heading') found.headings.push(node as Heading)
-  else if (node.type === 'definition' || node.type === 'footnoteDefinition') found.definitions = true
-  for (const child of (node as {children?: Node[]}).children ?? []) collect(child, found)
-}
-
-/**
- * Drop the inline content of paragraphs and tables: plan reading uses their
- * positions (and the source text), never their phrasing nodes, which are most
- * of a tree's weight. Headings, code, lists and list items stay whole.
- */
-export function leanTree<T extends Node>(node: T): T {
-  const parent = node as unknown as {type: string; children?: Node[]}
-  if (!parent.children) return node
-  if (parent.type === 'paragraph' || parent.type === 'table') parent.children = []
-  else for (const child of parent.children) leanTree(child)
-  return node
-}

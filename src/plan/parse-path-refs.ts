@@ -20,7 +20,7 @@ export function parsePathRefs(text: string, start: number, end: number, at: Loca
         to = piece.start + close
         from++
         const rest = source.slice(close + 1).trim()
-        if (rest !== '') annotation = rest.replace(/^[-—–:]\s*/, '').replace(/^\((.*)\)$/, '$1')
+        if (rest !== '') annotation = rest.replace(/^[-\u2014\u2013:]\s*/, '').replace(/^\((.*)\)$/, '$1')
       }
     } else {
       const match = /\s+\(([^()]*)\)$/.exec(source)

@@ -4,7 +4,7 @@ export interface Piece {
   end: number
 }
 
-const none = /^(?:—|–|-|none|n\/a|null|nil|\[\s*\])$/i
+const none = /^(?:\u2014|\u2013|-|none|n\/a|null|nil|\[\s*\])$/i
 
 /**
  * Split a list value (`[A, B]`, `A, B`, `` [`a/[id]/b.ts`, `c.ts`] ``, or one item

@@ -13,7 +13,7 @@ export function plainLine(line: string): string {
     .trim()
 }
 
-export const resultLine = /^RESULT\s*:\s*\**\s*(SUCCESS|ERROR|QUESTION)\b\**\s*[:.\-—–]*\s*(.*)$/i
+export const resultLine = /^RESULT\s*:\s*\**\s*(SUCCESS|ERROR|QUESTION)\b\**\s*[:.\-\u2014\u2013]*\s*(.*)$/i
 
 const knownKeys = [
   'question',
@@ -120,7 +120,7 @@ export function listItems(text: string): string[] {
 
 /** `None`, `n/a`, `—`: an empty value written out. */
 export function isNone(text: string): boolean {
-  return /^(?:none\.?|n\/a|-|—|nothing\.?|\(none\))$/i.test(text.trim())
+  return /^(?:none\.?|n\/a|-|\u2014|nothing\.?|\(none\))$/i.test(text.trim())
 }
 
 /** One line of at most `max` characters. */

@@ -109,3 +109,26 @@ const helperLine = 'h' + process.pid + ' ' + startTime(process.pid) + ' ' + pare
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => {})
 process.on('disconnect', () => process.exit(0))
 `
+
+/**
+ * How the helper is started (bin/start.js starts it the same way, before the CLI is loaded, for a
+ * `run`; src/runners/spawn-helper.ts takes that one over, or starts its own).
+ */
+export function spawnHelperOptions(env: NodeJS.ProcessEnv): {env: NodeJS.ProcessEnv; stdio: ['ignore', 'ignore', 'inherit', 'ipc']; serialization: 'advanced'; detached: true} {
+  return {
+    // Nothing from this process's flags (--cpu-prof, NODE_OPTIONS) belongs in the helper. Its parent's pid, so it
+    // knows when that parent is gone (then it launches nothing more) from its first line on. Tests only:
+    // MDPLAN_TEST_HELPER_DELAY_MS makes it wait that long before each launch (a helper slow to get to a message),
+    // MDPLAN_TEST_HELPER_FORK_DELAY_MS between its check that mdplan lives and the fork.
+    env: {
+      PATH: env.PATH ?? '',
+      MDPLAN_HELPER_PARENT: String(process.pid),
+      ...Object.fromEntries(['MDPLAN_TEST_HELPER_DELAY_MS', 'MDPLAN_TEST_HELPER_FORK_DELAY_MS'].filter((name) => env[name]).map((name) => [name, env[name]]))
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'advanced',
+    // Its own session: a Ctrl-C in mdplan's terminal goes to mdplan's process group, and must not end the
+    // helper (and with it every running agent's output) before mdplan has stopped the agents its way.
+    detached: true
+  }
+}

@@ -1,6 +1,6 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {EventEmitter} from 'node:events'
-import {spawnHelperSource} from './spawn-helper-source.js'
+import {spawnHelperOptions, spawnHelperSource} from './spawn-helper-source.js'
 import type {AgentProcess, ProcessOutcome, SpawnProcessOptions} from './spawn-process.js'
 
 interface Pending {
@@ -73,16 +73,7 @@ export function warmSpawnHelper(): void {
 
 function ensureHelper(): ChildProcess {
   if (helper && helper.connected) return helper
-  const child = spawn(process.execPath, ['-e', spawnHelperSource], {
-    // Nothing from this process's flags (--cpu-prof, NODE_OPTIONS) belongs in the helper.
-    // Its parent's pid, so it knows when that parent is gone (then it launches nothing more) from its first line on.
-    env: {PATH: process.env.PATH ?? '', MDPLAN_HELPER_PARENT: String(process.pid), ...testDelay()},
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    serialization: 'advanced',
-    // Its own session: a Ctrl-C in mdplan's terminal goes to mdplan's process group, and must not end the
-    // helper (and with it every running agent's output) before mdplan has stopped the agents its way.
-    detached: true
-  })
+  const child = earlyHelper() ?? spawn(process.execPath, ['-e', spawnHelperSource], spawnHelperOptions(process.env))
   child.on('message', (message: Message) => onMessage(message))
   // Gone (killed, crashed): every agent still waiting on it ends as a spawn failure; the next spawn starts another.
   const gone = (): void => {
@@ -96,12 +87,14 @@ function ensureHelper(): ChildProcess {
 }
 
 /**
- * Tests only: `MDPLAN_TEST_HELPER_DELAY_MS` makes the helper wait that long before each launch (a helper slow
- * to get to a message), `MDPLAN_TEST_HELPER_FORK_DELAY_MS` between its check that mdplan lives and the fork.
+ * The helper bin/start.js started before it loaded the CLI (a Node boots in about the time mdplan
+ * takes to load and parse, so the first launch need not wait for one), taken once, if it is up.
  */
-function testDelay(): Record<string, string> {
-  const names = ['MDPLAN_TEST_HELPER_DELAY_MS', 'MDPLAN_TEST_HELPER_FORK_DELAY_MS']
-  return Object.fromEntries(names.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]))
+function earlyHelper(): ChildProcess | undefined {
+  const global = globalThis as {__mdplanSpawnHelper?: ChildProcess}
+  const child = global.__mdplanSpawnHelper
+  global.__mdplanSpawnHelper = undefined
+  return child && child.connected && child.exitCode === null && child.signalCode === null ? child : undefined
 }
 
 /** The helper keeps mdplan alive only while an agent runs, as the agent's own process would. */

@@ -25,7 +25,7 @@ const part = /(\d+(?:\.\d+)?)\s*([a-z]+)/g
  * A bare number is taken as seconds.
  */
 export function parseDuration(text: string): number | undefined {
-  const value = text.trim().toLowerCase().replace(/^[~≈]\s*/, '')
+  const value = text.trim().toLowerCase().replace(/^[~\u2248]\s*/, '')
   if (value === '') return undefined
   if (/^\d+(?:\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
   let total = 0

@@ -1,19 +1,8 @@
 import type {RegisterCommand} from '../command-result.js'
-import {exitCodes} from '../exit-codes.js'
-import {formatDiagnostic} from '../format-diagnostic.js'
-import {formatStatus} from '../format-status.js'
-import {checkPlan} from '../../plan/check-plan.js'
-import {loadPlan} from '../../plan/load-plan.js'
-import {PlanError} from '../../plan/plan-error.js'
-import {planStatus} from '../../plan/plan-status.js'
-import {childStatuses, formatChildStatuses} from '../../nested/child-statuses.js'
-import {resolve} from 'node:path'
-import {plural} from '../../util/plural.js'
-import {shellWord} from '../../util/shell-word.js'
+import {showStatus} from '../show-status.js'
 
-// A table with a merge's conflict markers would show one side's progress as the plan's.
-const unreadable = new Set(['no-agents-section', 'no-agents', 'unterminated-fence', 'malformed-table', 'damaged-state-table', 'conflict-markers'])
-
+// src/cli/quick-status.ts runs the plainest forms of this command without commander: what it
+// accepts must mean here what it means there.
 export const registerStatus: RegisterCommand = (program, io, done) => {
   program
     .command('status')
@@ -22,27 +11,6 @@ export const registerStatus: RegisterCommand = (program, io, done) => {
     .option('--json', 'print one JSON object (see the README for its fields)')
     .addHelpText('after', '\nExit codes: 0 shown; 2 the file is not a readable plan (see `mdplan validate`).\n')
     .action(async (file: string, flags: {json?: boolean}) => {
-      try {
-        const plan = await loadPlan(file, {cwd: io.cwd})
-        const problems = checkPlan(plan)
-        // Without its agents or its table the plan cannot say where it stands;
-        // anything else (a missing prompts file, a bad setting) does not stop it.
-        const fatal = plan.messages.filter((d) => d.severity === 'error' && unreadable.has(d.rule))
-        if (fatal.length > 0) throw new PlanError(fatal)
-        const children = await childStatuses(plan, resolve(io.cwd, file), io.cwd)
-        const status = planStatus(plan)
-        if (flags.json) io.stdout(JSON.stringify(children.length > 0 ? {...status, children} : status, null, 2) + '\n')
-        else {
-          io.stdout(formatStatus(status))
-          if (children.length > 0) io.stdout(`\nChild plans:\n${formatChildStatuses(children).join('\n')}\n`)
-          const errors = problems.filter((d) => d.severity === 'error').length
-          if (errors > 0) io.stdout(`\n${plural(errors, 'problem')} in the plan: run \`mdplan validate ${shellWord(file)}\`\n`)
-        }
-        done(exitCodes.ok)
-      } catch (error) {
-        if (!(error instanceof PlanError)) throw error
-        for (const d of error.diagnostics) io.stderr(formatDiagnostic(d) + '\n')
-        done(exitCodes.invalid)
-      }
+      done(await showStatus(file, flags, io))
     })
 }
