@@ -184,6 +184,33 @@ describe('an undo of a hand edit', () => {
 })
 
 describe('the history file', () => {
+  it('a run that opens the plan and never writes it (refused before its first launch) leaves nothing beside the plan', async () => {
+    const file = copyFixture('basic')
+    const store = await PlanStore.open(file, {now: tickingClock(), history: true})
+    store.close()
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['plan.md'])
+    // The version it started from is kept once the run writes: the next store knows it.
+    const next = await PlanStore.open(file, {now: tickingClock(), history: true})
+    const state = next.state
+    state.rows.get('A')!.status = 'completed'
+    await next.write(state, {running: new Set()})
+    next.close()
+    const entries = new VersionHistory(file).load()
+    expect(entries.length).toBeGreaterThanOrEqual(2)
+    expect(fs.existsSync(new VersionHistory(file).tablesFile)).toBe(true)
+  })
+
+  it('a line a crash cut short does not swallow the next entry', () => {
+    const file = copyFixture('basic')
+    const history = new VersionHistory(file)
+    history.append([{version: 'before'}])
+    fs.appendFileSync(history.file, '{"v":"cut sh')
+    const next = new VersionHistory(file)
+    expect(next.load()).toEqual([{version: 'before'}])
+    next.append([{version: 'after'}])
+    expect(new VersionHistory(file).load()).toEqual([{version: 'before'}, {version: 'after'}])
+  })
+
   it('is cut back past its bound, keeping the newest lines and the versions read at a start', () => {
     const file = copyFixture('basic')
     const history = new VersionHistory(file)

@@ -34,6 +34,13 @@ export class VersionHistory {
   readonly tablesFile: string
   #broken = false
   #tables: TableState[] | undefined
+  /**
+   * What a store's open recorded (the version it started from, the table kept whole), written with the
+   * first entry of anything else: a run refused before it writes (a bad template, a missing CLI) leaves
+   * nothing beside the plan, as it leaves the plan itself.
+   */
+  #held: {text: string; tables: boolean} = {text: '', tables: false}
+  #torn = false
 
   constructor(planFile: string) {
     const target = planTarget(planFile)
@@ -56,17 +63,9 @@ export class VersionHistory {
 
   /** Keep the table a run starts from (an editor may hold it, edit it, and save it during a later run). */
   keepTable(state: TableState): void {
-    const serial = (table: TableState) => ({rows: [...table.rows], meta: table.meta})
     const old = this.tables().filter((table) => JSON.stringify(serial(table)) !== JSON.stringify(serial(state)))
-    const kept = [state, ...old].slice(0, keepTables)
-    this.#tables = kept
-    if (this.#broken) return
-    try {
-      makeDir(dirname(this.tablesFile))
-      this.#rewriteFile(this.tablesFile, JSON.stringify(kept.map(serial)))
-    } catch {
-      this.#broken = true
-    }
+    this.#tables = [state, ...old].slice(0, keepTables)
+    this.#held.tables = true
   }
 
   /** The entries of earlier stores, oldest first (cut back first when the file has grown past its bound). */
@@ -77,6 +76,8 @@ export class VersionHistory {
     } catch {
       return []
     }
+    // A last line a crash cut short: the next entry starts a line of its own, not its tail.
+    this.#torn = text.length > 0 && !text.endsWith('\n')
     const lines = text.split('\n').filter((line) => line !== '')
     const entries: HistoryEntry[] = []
     const kept: string[] = []
@@ -100,7 +101,16 @@ export class VersionHistory {
   /** Append versions and edits (in the order they happened). */
   append(lines: Array<HistoryEntry & {open?: boolean}>): void {
     if (this.#broken || lines.length === 0) return
-    const text = lines.map((line) => JSON.stringify('version' in line ? (line.open ? {v: line.version, open: 1} : {v: line.version}) : {e: line.edit}) + '\n').join('')
+    const encoded = lines.map((line) => JSON.stringify('version' in line ? (line.open ? {v: line.version, open: 1} : {v: line.version}) : {e: line.edit}) + '\n').join('')
+    if (lines.every((line) => 'version' in line && line.open)) {
+      this.#held.text += encoded
+      return
+    }
+    const text = (this.#torn ? '\n' : '') + this.#held.text + encoded
+    const tables = this.#held.tables
+    this.#held = {text: '', tables: false}
+    if (tables) this.#writeTables()
+    this.#torn = false
     try {
       fs.appendFileSync(this.file, text)
     } catch {
@@ -111,6 +121,15 @@ export class VersionHistory {
         // A read-only folder: this run goes on with what it knows in memory.
         this.#broken = true
       }
+    }
+  }
+
+  #writeTables(): void {
+    try {
+      makeDir(dirname(this.tablesFile))
+      this.#rewriteFile(this.tablesFile, JSON.stringify(this.tables().map(serial)))
+    } catch {
+      this.#broken = true
     }
   }
 
@@ -132,6 +151,10 @@ export class VersionHistory {
       throw error
     }
   }
+}
+
+function serial(table: TableState): {rows: Array<[string, RowState]>; meta: TableState['meta']} {
+  return {rows: [...table.rows], meta: table.meta}
 }
 
 function parse(line: string): {entry: HistoryEntry; open?: true} | undefined {
