@@ -51,6 +51,25 @@ async function registered(): Promise<string[]> {
 }
 
 describe('isolation: worktree', () => {
+  it('an agent that ended on another branch of its worktree, or on a detached HEAD, has that work merged', async () => {
+    repo = await tempRepo({'src/shared.ts': shared})
+    const [a, b] = await Promise.all([worktreeFor('A'), worktreeFor('B')])
+    await gitIn(a.path, 'checkout', '-q', '-b', 'elsewhere')
+    await writeFile(join(a.path, 'src/a.ts'), 'export const a = 1\n')
+    await writeFile(join(b.path, 'src/b.ts'), 'export const b = 2\n')
+    await gitIn(b.path, 'add', 'src/b.ts')
+    await gitIn(b.path, 'commit', '-q', '-m', 'B by itself')
+    await gitIn(b.path, 'checkout', '-q', '--detach')
+    await writeFile(join(b.path, 'src/b2.ts'), 'export const b2 = 3\n')
+    const mergedA = await mergeWorktree({root: repo.root, worktree: a.path, branch: a.branch, message: commitMessage('Add auth', agent('A'))})
+    const mergedB = await mergeWorktree({root: repo.root, worktree: b.path, branch: b.branch, message: commitMessage('Add auth', agent('B'))})
+    expect(mergedA).toMatchObject({ok: true, merged: true})
+    expect(mergedB).toMatchObject({ok: true, merged: true})
+    expect(await repo.read('src/a.ts')).toBe('export const a = 1\n')
+    expect(await repo.read('src/b.ts')).toBe('export const b = 2\n')
+    expect(await repo.read('src/b2.ts')).toBe('export const b2 = 3\n')
+  })
+
   it('runs two agents in their own worktrees; disjoint changes merge cleanly', async () => {
     repo = await tempRepo({'src/shared.ts': shared})
     const [a, b] = await Promise.all([worktreeFor('A'), worktreeFor('B')])

@@ -58,6 +58,12 @@ async function merge(input: MergeWorktreeInput, own: CommitMarker, main: CommitM
   const identity = await identityArgs(input.root)
   const fail = (reason: string, conflicts: string[] = []): MergeWorktreeResult => ({ok: false, reason, conflicts})
 
+  // An agent that ended on another branch, or on a detached HEAD, left its work there: that is what to merge.
+  const current = await runGit(input.worktree, ['symbolic-ref', '-q', 'HEAD'])
+  if (current.stdout.trim() !== `refs/heads/${input.branch}`) {
+    const moved = await runGit(input.worktree, ['checkout', '-q', '-B', input.branch], {onStart: own.onStart})
+    if (!moved.ok) return fail(gitReason(moved, 'git checkout'))
+  }
   // In its own worktree everything that changed is the agent's: `add -A` is exact here.
   const added = await runGit(input.worktree, ['add', '-A'], {onStart: own.onStart})
   if (!added.ok) return fail(gitReason(added, 'git add'))

@@ -36,7 +36,12 @@ read -r b < "$s/job"
 # A base's ref is written by a fetch that checked the objects are all there: the ref alone says the cache holds it.
 if [ -f "$s/base.bundle" ]; then
   { read -r _; read -r r; } < "$s/job"
-  [ -f "$c/$r" ] || git -C "$c" fetch -q "$s/base.bundle" "+$r:$r" 2> "$s/fetch.err" || git -C "$c" cat-file -e "$b^{commit}" 2> /dev/null
+  [ -f "$c/$r" ] || git -C "$c" fetch -q "$s/base.bundle" "+$r:$r" 2> "$s/fetch.err" || git -C "$c" cat-file -e "$b^{commit}" 2> /dev/null || {
+    # Not even the whole history went in: the cache is broken (truncated packs, a tool's damage). It is set
+    # aside (cache.git.broken.PID, for a person to look at) and a new one takes its place.
+    [ -f "$s/whole" ] && mv "$c" "$c.broken.$$" && git init -q --bare "$c" && git -C "$c" config gc.auto 0 &&
+      git -C "$c" fetch -q "$s/base.bundle" "+$r:$r" 2> "$s/fetch.err" && echo "mdplan-job new-cache $c.broken.$$" >&2
+  }
   rm -f "$s/base.bundle"
 fi
 if [ ! -f "$c/refs/mdplan/bases/$b" ] && ! { git -C "$c" cat-file -e "$b^{commit}" 2> /dev/null && git -C "$c" update-ref "refs/mdplan/bases/$b" "$b"; }; then
@@ -59,6 +64,41 @@ fi
 `
 
 /**
+ * Shell text both job scripts (runScript, the Kubernetes pod's) end with: it
+ * turns what the agent left in `$j/work` into one branch grown from the base,
+ * bundled as `$j/result.bundle`, and says whether that worked (`collected`
+ * 0 or 1). What the agent left uncommitted is committed by it; an agent that
+ * committed its own work gets an empty commit on top that carries the
+ * attempt's key (the result is fenced by the key of its last commit); an
+ * agent that ended on another branch, or on a detached HEAD, has its work
+ * where HEAD is. A commit that fails (a broken cache under the alternates, a
+ * full disk) is a failure to report, never "the agent changed nothing".
+ * Needs `j`, `base`, `branch`, `name`, `email` and `key`.
+ */
+export const collectScript = `
+collect() {
+  cd "$j/work" 2>/dev/null || return 0
+  { read -r head < .git/HEAD; } 2> /dev/null
+  [ "$head" = "ref: refs/heads/$branch" ] || git checkout -q -B "$branch" || return 1
+  git add -A || return 1
+  git diff --cached --quiet || git -c user.name="$name" -c user.email="$email" commit -q --no-verify -F "$j/message" || return 1
+  h=$(git rev-parse HEAD) || return 1
+  [ "$h" = "$base" ] && return 0
+  # The key as a whole line of the last commit's message (no grep: a container's image may lack it).
+  msg=$(git log -1 --format=%B) || return 1
+  nl='
+'
+  case "$nl$msg$nl" in
+    *"$nl""Mdplan-Key: $key$nl"*) ;;
+    *) git -c user.name="$name" -c user.email="$email" commit -q --no-verify --allow-empty -F "$j/message" || return 1 ;;
+  esac
+  git bundle create "$j/result.bundle" "$branch" "^$base"
+}
+collected=0
+collect >> "$j/err" 2>&1 || { collected=1; rm -f "$j/result.bundle"; echo "mdplan: the agent's work could not be committed there (see above): nothing of it comes back" >> "$j/err"; }
+`
+
+/**
  * The job itself, its own session and process group; `$1` the job folder.
  * Its base comes from the host's cache (`cache` names it: ssh hosts) or from
  * the bundle in the folder (containers, Slurm).
@@ -72,7 +112,7 @@ cd "$j" || exit 1
 sleep 2147483647 & echo $! > beacon
 echo $$ > pid
 : > out; : > err
-{ read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; } < job
+{ read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; read -r key; } < job
 work() {
   if [ -f "$j/cache" ]; then
     read -r cache < "$j/cache"
@@ -89,11 +129,9 @@ work() {
 }
 MDPLAN_JOB=$j; export MDPLAN_JOB
 work > "$j/out" 2> "$j/err"
-cd "$j/work" 2>/dev/null && {
-  git add -A && { git diff --cached --quiet || git -c user.name="$name" -c user.email="$email" commit -q --no-verify -F "$j/message"; }
-  if [ "$(git rev-parse HEAD)" != "$base" ]; then git bundle create "$j/result.bundle" "$branch" "^$base" 2>> "$j/err"; fi
-} >> "$j/err" 2>&1
+${collectScript}
 { read -r rc < "$j/agent.rc" && [ -n "$rc" ]; } 2> /dev/null || rc=125
+[ "$rc" = 0 ] && [ "$collected" = 1 ] && rc=125
 echo "$rc" > "$j/rc.tmp"
 mv "$j/rc.tmp" "$j/rc"
 read -r beacon < "$j/beacon"; kill "$beacon" 2>/dev/null; wait

@@ -1,3 +1,5 @@
+import {collectScript} from './job-scripts.js'
+
 /**
  * What the Job's container runs (`sh -c`): constant text, never built from
  * a plan. The job's archive (job-archive.ts: the base bundle, argv, stdin,
@@ -14,7 +16,7 @@ m=$1
 j=\${TMPDIR:-/tmp}/mdplan-job
 rm -rf "$j" && mkdir -p "$j" && tar -x -f "\${MDPLAN_IN:-/mdplan/in}/job.tar" -C "$j" || { echo "mdplan: could not unpack the job" >&2; exit 125; }
 MDPLAN_JOB=$j; export MDPLAN_JOB
-{ read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; } < "$j/job"
+{ read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; read -r key; } < "$j/job"
 echo 125 > "$j/agent.rc"
 work() {
   git init -q "$j/work" && cd "$j/work" &&
@@ -25,11 +27,9 @@ work() {
   xargs -0 -x sh -c 'in=$1; shift; "$@" < "$in"; echo $? > "$MDPLAN_JOB/agent.rc"' mdplan-agent "$in" < "$j/argv"
 }
 work 2> "$j/err"
-cd "$j/work" 2>/dev/null && {
-  git add -A && { git diff --cached --quiet || git -c user.name="$name" -c user.email="$email" commit -q --no-verify -F "$j/message"; }
-  if [ "$(git rev-parse HEAD)" != "$base" ]; then git bundle create "$j/result.bundle" "$branch" "^$base"; fi
-} >> "$j/err" 2>&1
+${collectScript}
 rc=$(cat "$j/agent.rc")
+[ "$rc" = 0 ] && [ "$collected" = 1 ] && rc=125
 printf '\\n%s rc %s\\n' "$m" "$rc"
 if [ -f "$j/result.bundle" ]; then base64 < "$j/result.bundle"; fi
 printf '%s end\\n' "$m"
