@@ -91,7 +91,10 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
       if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`${transport.probe}\` works without a password prompt`]
       const limitMs = loginCheckLimitMs()
       const answer = await exec(preflightScript, [dir, String(Math.ceil(limitMs / 1000)), ...executables, '--', ...auth.flatMap((check) => [check.executable, ...check.args])])
-      if (answer.exitCode !== 0) return [`${name}: the checks could not run (${String(answer.stderr).trim().split('\n').at(-1) ?? answer.exitCode})`]
+      if (answer.exitCode !== 0) {
+        const said = String(answer.stderr).trim().split('\n').at(-1)
+        return [`${name}: the checks could not run (${said || (answer.exitCode === undefined ? 'ssh was stopped' : `ssh exited with ${answer.exitCode}`)}); check that \`${transport.probe}\` works`]
+      }
       const problems: string[] = []
       const held: string[] = []
       for (const line of String(answer.stdout).split('\n')) {
