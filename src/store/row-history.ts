@@ -81,18 +81,21 @@ export class RowHistory {
     return found
   }
 
-  /** The table of version `seq`, or undefined when a row's values that far back were dropped. */
-  at(seq: number): TableState | undefined {
+  /**
+   * The table of version `seq`; undefined when that version is older than the
+   * meta lines kept, or a row's values that far back were dropped and
+   * `unknown` gives none for it (a caller that takes the saved row there
+   * reads no edit in that row alone, rather than every cell of the table).
+   */
+  at(seq: number, unknown?: (agent: string) => RowState | undefined): TableState | undefined {
     const meta = find(this.#metas, seq)
     if (!meta) return undefined
     const rows = new Map<string, RowState>()
     for (const [agent, line] of this.#rows) {
       const entry = find(line.entries, seq)
-      if (!entry) {
-        if (line.cut) return undefined
-        continue
-      }
-      if (entry.row) rows.set(agent, entry.row)
+      const row = entry ? entry.row : line.cut ? unknown?.(agent) : null
+      if (row === undefined) return undefined
+      if (row) rows.set(agent, row)
     }
     return {rows, meta: meta.meta}
   }

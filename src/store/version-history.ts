@@ -12,10 +12,16 @@ import type {RowState, TableState} from './table-state.js'
  */
 export type HistoryEntry = {version: string; delta?: TableDelta} | {edit: HumanEdit}
 
-/** Past this many lines the file is cut back at the next open (a 1000-agent run writes about 560 versions). */
-const maxLines = 8192
+/**
+ * Past this many lines, or bytes, the file is cut back at the next open (a
+ * 1000-agent run writes a few thousand versions, a line each, most of them one
+ * or two rows long): a buffer loaded up to about 16384 versions ago is rebuilt.
+ */
+const maxLines = 32_768
+const maxBytes = 16 << 20
 /** What a cut keeps: the newest lines, and every version read at a run's start (a `git checkout` brings those back). */
-const keepLines = 4096
+const keepLines = 16_384
+const keepBytes = 8 << 20
 const keepOpens = 256
 /** How many of the tables runs started from are kept whole (the base of an edit made in a buffer that old). */
 const keepTables = 8
@@ -87,10 +93,11 @@ export class VersionHistory {
       .split('\n')
       .map(parse)
       .filter((line) => line !== undefined)
-    const cut = parsed.length > maxLines
+    const cut = parsed.length > maxLines || text.length > maxBytes
     if (!cut) return parsed.map((line) => line.entry)
     // The newest lines, and older starts by digest alone; the first version kept whole holds the table as it was then.
-    const window = parsed.length - keepLines
+    let window = Math.max(0, parsed.length - keepLines)
+    for (let i = parsed.length - 1, bytes = 0; i >= window; i--) if ((bytes += parsed[i]!.size) > keepBytes) window = i + 1
     const kept: Array<{entry: HistoryEntry; open?: true}> = []
     let opens = parsed.slice(window).filter((line) => line.open).length
     for (let i = window - 1; i >= 0 && opens < keepOpens; i--) {
@@ -182,8 +189,13 @@ function encode({entry, open}: {entry: HistoryEntry; open?: true}): string {
   return JSON.stringify({v: entry.version, ...(open && {open: 1}), ...(delta && {r: delta.rows}), ...(delta?.meta && {m: delta.meta})})
 }
 
-function parse(line: string): {entry: HistoryEntry; open?: true} | undefined {
+function parse(line: string): {entry: HistoryEntry; open?: true; size: number} | undefined {
   if (line === '') return undefined
+  const read = parseLine(line)
+  return read && {...read, size: line.length}
+}
+
+function parseLine(line: string): {entry: HistoryEntry; open?: true} | undefined {
   try {
     const value = JSON.parse(line) as {v?: unknown; open?: unknown; r?: unknown; m?: unknown; e?: Partial<HumanEdit>}
     if (typeof value.v === 'string') {

@@ -127,7 +127,8 @@ export class WrittenVersions {
     const stamp = theirs.meta.lastUpdated
     const rebuilt = (function* (tables: RowHistory) {
       for (const seq of tables.stamped(stamp)) {
-        const state = tables.at(seq)
+        // A row changed more often than its values are kept: the saved row there (no edit read in it), not a guess.
+        const state = tables.at(seq, (agent) => theirs.rows.get(agent))
         if (state) yield state
       }
     })(this.#tables)
