@@ -84,10 +84,11 @@ export class RowHistory {
   /**
    * The table of version `seq`; undefined when that version is older than the
    * meta lines kept, or a row's values that far back were dropped and
-   * `unknown` gives none for it (a caller that takes the saved row there
-   * reads no edit in that row alone, rather than every cell of the table).
+   * `unknown` gives none for it (null: leave the row out; a caller that takes
+   * the saved row there reads no edit in that row alone, rather than every
+   * cell of the table).
    */
-  at(seq: number, unknown?: (agent: string) => RowState | undefined): TableState | undefined {
+  at(seq: number, unknown?: (agent: string) => RowState | null | undefined): TableState | undefined {
     const meta = find(this.#metas, seq)
     if (!meta) return undefined
     const rows = new Map<string, RowState>()

@@ -125,15 +125,19 @@ export class WrittenVersions {
     // One cell changed in the latest version: the usual hand edit, no older version can be closer.
     if (fewest <= 1) return latest
     const stamp = theirs.meta.lastUpdated
-    const rebuilt = (function* (tables: RowHistory) {
+    const history = this.#history
+    const tables = this.#tables
+    // Lazily, newest first: the search stops at a table the save matches exactly.
+    function* candidates(recent: readonly TableState[]): Generator<TableState> {
+      yield* recent
       for (const seq of tables.stamped(stamp)) {
         // A row changed more often than its values are kept: the saved row there (no edit read in it), not a guess.
-        const state = tables.at(seq, (agent) => theirs.rows.get(agent))
+        const state = tables.at(seq, (agent) => theirs.rows.get(agent) ?? null)
         if (state) yield state
       }
-    })(this.#tables)
-    const older = (this.#history?.tables() ?? []).filter((state) => state.meta.lastUpdated === stamp)
-    for (const state of [...this.#states, ...rebuilt, ...older]) {
+      for (const state of history?.tables() ?? []) if (state.meta.lastUpdated === stamp) yield state
+    }
+    for (const state of candidates(this.#states)) {
       if (fewest === 0) break
       if (state === latest) continue
       const d = distance(theirs, state, fewest)
