@@ -135,6 +135,9 @@ describe('a note typed into an editor buffer loaded long before it is saved (git
     expect(result.stdout).toMatch(/D: Status is back to \\"completed\\", as it was before the edit to \\"pending\\": taken as an undo/)
     const rows = await waitForTable(plan, () => true)
     expect(rows.D!.status).toBe('completed')
+    // C, launched before the undo, is mdplan's row whole: none of run 1's cells come back into it, no conflict is noted.
+    expect(rows.C!.status).toBe('completed')
+    expect(rows.C!.notes).not.toContain('conflict')
     expect(existsSync(hold)).toBe(false)
   }, 60_000)
 })
