@@ -70,6 +70,35 @@ describe('every table mdplan wrote, rebuilt row by row (a hand edit in a buffer 
     expect(fs.statSync(new VersionHistory(file).file).size).toBeLessThan(1 << 20)
   }, 120_000)
 
+  it('the next run writing in the second the last one ended: an old row put back into the current table is that row alone, not the last run\'s table', async () => {
+    const {file} = bigPlan(2)
+    const clock = () => new Date(Date.UTC(2026, 1, 1, 10, 0, 0))
+    const first = await PlanStore.open(file, {now: clock, history: true})
+    let state = first.state
+    state.meta.started = '2026-02-01T09:59:57Z'
+    for (const [id, agentId] of [['A1', 'sh-1'], ['A2', 'sh-2']] as const) Object.assign(state.rows.get(id)!, {status: 'completed', agentId, duration: '3s', notes: 'base: 0123'})
+    await first.write(state, {running: new Set()})
+    first.close()
+    const afterRun1 = fs.readFileSync(file, 'utf8')
+    const d = (text: string) => text.split('\n').find((line) => line.startsWith('| A2 |'))!
+    // Between runs: both re-queued. Run 2 starts A1 in the same second (the same `Last updated:`).
+    save(file, afterRun1.replace(/^\| (A[12]) \| completed \|.*$/gm, '| $1 | pending | — | — | |'))
+    const second = await PlanStore.open(file, {now: clock, history: true})
+    state = second.state
+    state.meta.started = '2026-02-01T10:00:00Z'
+    Object.assign(state.rows.get('A1')!, {status: 'in_progress', agentId: 'sh-3', notes: 'base: 0123'})
+    state = (await second.write(state, {running: new Set(['A1'])})).state
+    const now = fs.readFileSync(file, 'utf8')
+    expect(now).toContain('Last updated: 2026-02-01T10:00:00Z')
+    // The person puts A2's row of run 1 back (an undo of one re-queue, by hand).
+    save(file, now.replace(d(now), d(afterRun1)))
+    const result = await second.write(state, {running: new Set(['A1'])})
+    expect(result.humanEdits.map((edit) => `${edit.agent} ${edit.column}`).sort()).toEqual(['A2 Agent ID', 'A2 Duration', 'A2 Notes', 'A2 Status'])
+    expect(second.state.rows.get('A2')!.status).toBe('completed')
+    expect(second.state.rows.get('A1')).toMatchObject({status: 'in_progress', agentId: 'sh-3'})
+    second.close()
+  })
+
   it('a log cut back past its bound keeps the table as it was at its first kept line: versions after it are rebuilt, older ones are not guessed', () => {
     const {file} = bigPlan(3)
     const history = new VersionHistory(file)
@@ -107,6 +136,7 @@ describe('every table mdplan wrote, rebuilt row by row (a hand edit in a buffer 
     expect(tables.at(100)).toBeUndefined()
     // With the saved row given for a row whose values that far back are gone: B is known, A is the saved one.
     expect(tables.at(100, () => row('pending', 'saved'))!.rows).toEqual(new Map([['A', row('pending', 'saved')], ['B', row('pending')]]))
-    expect(tables.stamped('s9990')).toEqual([9990])
+    expect(tables.stamped({lastUpdated: 's9990'})).toEqual([9990])
+    expect(tables.stamped({lastUpdated: 's9990', started: 'another run'})).toEqual([])
   })
 })

@@ -74,10 +74,17 @@ export class RowHistory {
     return last && this.at(last.seq)
   }
 
-  /** The versions whose `Last updated:` is `stamp`, newest first (at most `perStamp`). */
-  stamped(stamp: string | undefined): number[] {
+  /**
+   * The versions whose `Started:` and `Last updated:` lines are `meta`'s, newest
+   * first (at most `perStamp`). Both: a stamp has a second's precision, and the
+   * next run may write its first version in the second the last one ended.
+   */
+  stamped(meta: TableMeta): number[] {
     const found: number[] = []
-    for (let i = this.#metas.length - 1; i >= 0 && found.length < perStamp; i--) if (this.#metas[i]!.meta.lastUpdated === stamp) found.push(this.#metas[i]!.seq)
+    for (let i = this.#metas.length - 1; i >= 0 && found.length < perStamp; i--) {
+      const known = this.#metas[i]!.meta
+      if (known.lastUpdated === meta.lastUpdated && (known.started ?? '') === (meta.started ?? '')) found.push(this.#metas[i]!.seq)
+    }
     return found
   }
 

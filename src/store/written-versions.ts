@@ -116,8 +116,10 @@ export class WrittenVersions {
    * too (a buffer loaded long ago, or before the run that was stopped, and
    * edited now), but only one whose `Last updated:` the save still has: a
    * person who clears rows of the current table (a bulk re-queue) makes a
-   * table close to an old one, and must not have it read as that old buffer.
-   * Those are rebuilt from the row history, however many versions ago.
+   * table close to an old one, and must not have it read as that old buffer
+   * (its `Started:` too: the next run may stamp its first write in the second
+   * the last run ended). Those are rebuilt from the row history, however many
+   * versions ago.
    */
   parentOf(theirs: TableState, latest: TableState): TableState {
     let best = latest
@@ -130,12 +132,12 @@ export class WrittenVersions {
     // Lazily, newest first: the search stops at a table the save matches exactly.
     function* candidates(recent: readonly TableState[]): Generator<TableState> {
       yield* recent
-      for (const seq of tables.stamped(stamp)) {
+      for (const seq of tables.stamped(theirs.meta)) {
         // A row changed more often than its values are kept: the saved row there (no edit read in it), not a guess.
         const state = tables.at(seq, (agent) => theirs.rows.get(agent) ?? null)
         if (state) yield state
       }
-      for (const state of history?.tables() ?? []) if (state.meta.lastUpdated === stamp) yield state
+      for (const state of history?.tables() ?? []) if (state.meta.lastUpdated === stamp && (state.meta.started ?? '') === (theirs.meta.started ?? '')) yield state
     }
     for (const state of candidates(this.#states)) {
       if (fewest === 0) break
