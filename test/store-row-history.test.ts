@@ -128,6 +128,25 @@ describe('every table mdplan wrote, rebuilt row by row (a hand edit in a buffer 
     expect(versions.parentOf(old, latest)).toBe(latest)
   })
 
+  it('a version line damaged mid-file: no table after it is rebuilt with a value that was no longer there', () => {
+    const {file} = bigPlan(2)
+    const history = new VersionHistory(file)
+    const meta = (stamp: string) => ({started: 'then', lastUpdated: stamp})
+    history.append([{version: 'v1', open: true, delta: {rows: [['A1', row('pending')], ['A2', row('pending')]], meta: meta('s1')}}])
+    history.append([{version: 'v3', delta: {rows: [['A1', row('completed')]], meta: meta('s3')}}])
+    // v2 set A2 completed; its line was damaged (its rows are not rows).
+    const lines = fs.readFileSync(history.file, 'utf8').split('\n')
+    lines.splice(1, 0, JSON.stringify({v: 'v2', r: 'garbage', m: meta('s2')}))
+    fs.writeFileSync(history.file, lines.join('\n'))
+    const versions = new WrittenVersions(new VersionHistory(file))
+    const latest: TableState = {rows: new Map([['A1', row('in_progress')], ['A2', row('completed')]]), meta: meta('s4')}
+    // A buffer of v3 with a note typed into A1: A2 is the saved row (completed), not v1's pending read back as an edit to completed.
+    const theirs: TableState = {rows: new Map([['A1', row('completed', 'mine')], ['A2', row('completed')]]), meta: meta('s3')}
+    const base = versions.parentOf(theirs, latest)
+    expect(base.rows.get('A1')).toEqual(row('completed'))
+    expect(base.rows.get('A2')).toEqual(row('completed'))
+  })
+
   it('memory stays bounded: a row changed ten thousand times keeps its last values; a version older than them is not rebuilt', () => {
     const tables = new RowHistory()
     for (let i = 1; i <= 10_000; i++) tables.record(i, {rows: new Map([['A', row('pending', `n${i}`)], ['B', row('pending')]]), meta: {lastUpdated: `s${i}`}})

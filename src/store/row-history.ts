@@ -68,6 +68,22 @@ export class RowHistory {
     if (this.#metas.length > 2 * versions) this.#metas = this.#metas.slice(-versions)
   }
 
+  /**
+   * A version whose changes are not known (a line of the history file damaged
+   * mid-file): every table before it is forgotten, and each row is unknown
+   * until its next value, so no table is rebuilt with a value that was no
+   * longer there.
+   */
+  forget(): void {
+    if (this.#metas.length === 0) return
+    for (const line of this.#rows.values()) {
+      line.entries = []
+      line.cut = true
+    }
+    this.#metas = []
+    this.#last = undefined
+  }
+
   /** The last table recorded, or undefined when none was. */
   latest(): TableState | undefined {
     const last = this.#metas.at(-1)

@@ -39,12 +39,15 @@ export class WrittenVersions {
     if (history) for (const entry of history.load()) this.#add(entry)
   }
 
-  #add(entry: HistoryEntry): number {
+  /** `recording`: this store's own version, whose table `remember` records next. */
+  #add(entry: HistoryEntry, recording = false): number {
     const seq = ++this.#seq
     if ('version' in entry) {
       this.#hashes.delete(entry.version)
       this.#hashes.set(entry.version, seq)
+      // A version line with no rows after ones with them: damaged (an older mdplan's lines come before any with rows).
       if (entry.delta) this.#tables.apply(seq, entry.delta)
+      else if (!recording) this.#tables.forget()
     } else {
       this.#edits.push({seq, edit: entry.edit})
       if (this.#edits.length > 2 * recentEdits) this.#edits = this.#edits.slice(-recentEdits)
@@ -72,7 +75,7 @@ export class WrittenVersions {
       if (open || this.#hashes.get(version) !== this.#seq) {
         // What a person changed between runs (the table the last run left, and this one): an undo of it in the editor is an undo.
         if (open && state) this.edited(betweenRuns(this.#tables.latest(), state), true)
-        const seq = this.#add({version})
+        const seq = this.#add({version}, state !== undefined)
         const delta = state && this.#tables.record(seq, state)
         this.#history?.append([{version, open, ...(delta && {delta})}])
       }
