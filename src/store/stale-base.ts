@@ -18,7 +18,10 @@ export interface StaleSave {
  * and which the save puts back to the value their edit replaced, is an undo
  * of their edit when the save left the text around the table as it is now
  * (`current`: an undo in the buffer that made the edit touches the table
- * alone): the base takes their value there, so the merge takes the save's.
+ * alone): the base takes their value there, so the merge takes the save's,
+ * unless mdplan changed another cell of that row since (it launched the
+ * re-queue): that row stays mdplan's whole, its old Duration never comes back
+ * into a running row.
  * A save older around the table too is an older buffer, and keeps the edit.
  * Either way a notice names the cell: an undo made together with an edit
  * around the table, and an older buffer saved unchanged after the edit, are
@@ -37,11 +40,18 @@ export function staleBase(theirs: {rows: Map<string, RowState>; meta: TableMeta}
     const span = spans.get(key)
     spans.set(key, span ? {...span, to: edit.to} : {...edit})
   }
+  // Rows mdplan changed after the person's edit (a re-queue it launched): mdplan's whole, no cell of the edit undone in them.
+  const moved = new Set<string>()
+  for (const {agent, column, from, to} of spans.values()) {
+    const now = read(mine, agent, column)
+    if (agent !== '' && now !== undefined && now !== to && now !== from) moved.add(agent)
+  }
   for (const {agent, column, from, to} of spans.values()) {
     const saved = read(theirs, agent, column)
     const now = read(mine, agent, column)
     if (saved === undefined || now === undefined || saved !== from || from === to) continue
     const what = agent === '' ? `\`${column}:\`` : `${agent}: ${column}`
+    if (now === to && moved.has(agent)) continue
     if (now === to && current) {
       write(base, agent, column, to)
       undone.add(agent)

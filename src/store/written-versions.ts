@@ -1,14 +1,12 @@
 import {createHash} from 'node:crypto'
 import type {Outside} from './merge-outside.js'
-import type {HumanEdit} from './merge-state.js'
-import type {TableState} from './table-state.js'
+import {cells, type HumanEdit} from './merge-state.js'
+import {statusCell, type TableState} from './table-state.js'
+import {RowHistory} from './row-history.js'
 import type {HistoryEntry, VersionHistory} from './version-history.js'
 
-/** How many recent tables are kept whole, to find the one a hand edit started from. */
+/** How many recent tables are kept whole, to find the one a hand edit started from (older ones are rebuilt from `RowHistory`). */
 const recentStates = 12
-/** How many rows older tables may hold in all (a buffer that old is found by its `Last updated:` line). */
-const olderRows = 65_536
-const olderStates = 256
 /** How many recent versions of the text outside the section are kept, to find where a save started from. */
 const recentOutsides = 32
 /** How many of a person's merged edits are kept, to tell an undo of one from a stale buffer. */
@@ -18,10 +16,11 @@ const recentEdits = 1024
  * What mdplan wrote: a hash of every version of the state section, in order
  * (a save that brings one back is a stale buffer, however old), the edits of
  * a person it merged, in the same order (a save that brings back a version
- * older than one of them undoes it), the last few tables whole (the base of a
- * hand edit made in an older buffer) and the last few versions of the rest of
- * the file. With a history, the versions and edits of earlier stores of the
- * plan (earlier runs) come first, and this store's are added to it.
+ * older than one of them undoes it), every table it wrote, compact (per row,
+ * the values mdplan gave it: the base of a hand edit made in a buffer loaded
+ * however long ago) and the last few versions of the rest of the file. With a
+ * history, the versions, tables and edits of earlier stores of the plan
+ * (earlier runs) come first, and this store's are added to it.
  */
 export class WrittenVersions {
   /** Digest → the position of the last time that section was on disk. */
@@ -30,8 +29,8 @@ export class WrittenVersions {
   #edits: Array<{seq: number; edit: HumanEdit}> = []
   readonly #history: VersionHistory | undefined
   #states: TableState[] = []
-  /** Tables older than the recent ones, newest first: a base only for a save that still has their stamp. */
-  #older: TableState[] = []
+  /** Every table written, row by row: older tables are a base only for a save that still has their stamp. */
+  readonly #tables = new RowHistory()
   #outsides: Outside[] = []
   readonly #told = new Set<string>()
 
@@ -40,22 +39,27 @@ export class WrittenVersions {
     if (history) for (const entry of history.load()) this.#add(entry)
   }
 
-  #add(entry: HistoryEntry): void {
+  /** `recording`: this store's own version, whose table `remember` records next. */
+  #add(entry: HistoryEntry, recording = false): number {
     const seq = ++this.#seq
     if ('version' in entry) {
       this.#hashes.delete(entry.version)
       this.#hashes.set(entry.version, seq)
+      // A version line with no rows after ones with them: damaged (an older mdplan's lines come before any with rows).
+      if (entry.delta) this.#tables.apply(seq, entry.delta)
+      else if (!recording) this.#tables.forget()
     } else {
       this.#edits.push({seq, edit: entry.edit})
       if (this.#edits.length > 2 * recentEdits) this.#edits = this.#edits.slice(-recentEdits)
     }
+    return seq
   }
 
   /** A person's edits, merged into the version remembered next. */
-  edited(edits: readonly HumanEdit[]): void {
+  edited(edits: readonly HumanEdit[], held = false): void {
     const entries = edits.map((edit) => ({edit}))
     for (const entry of entries) this.#add(entry)
-    this.#history?.append(entries)
+    this.#history?.append(entries, held)
   }
 
   /**
@@ -69,15 +73,14 @@ export class WrittenVersions {
       // The same section again (a write that changed nothing): no new line in the history. A run's start
       // is written anyway: the history keeps the tables runs started from longest (a checkout brings those back).
       if (open || this.#hashes.get(version) !== this.#seq) {
-        this.#add({version})
-        this.#history?.append([{version, open}])
+        // What a person changed between runs (the table the last run left, and this one): an undo of it in the editor is an undo.
+        if (open && state) this.edited(betweenRuns(this.#tables.latest(), state), true)
+        const seq = this.#add({version}, state !== undefined)
+        const delta = state && this.#tables.record(seq, state)
+        this.#history?.append([{version, open, ...(delta && {delta})}])
       }
     }
-    if (state && this.#states[0] !== state) {
-      this.#states = [state, ...this.#states]
-      const out = this.#states.splice(recentStates)
-      if (out.length > 0) this.#older = [...out, ...this.#older].slice(0, Math.max(1, Math.min(olderStates, Math.floor(olderRows / Math.max(1, state.rows.size)))))
-    }
+    if (state && this.#states[0] !== state) this.#states = [state, ...this.#states].slice(0, recentStates)
     if (open && state) this.#history?.keepTable(state)
     const first = this.#outsides[0]
     if (outside && !(first && first.before === outside.before && first.after === outside.after)) {
@@ -116,15 +119,30 @@ export class WrittenVersions {
    * too (a buffer loaded long ago, or before the run that was stopped, and
    * edited now), but only one whose `Last updated:` the save still has: a
    * person who clears rows of the current table (a bulk re-queue) makes a
-   * table close to an old one, and must not have it read as that old buffer.
+   * table close to an old one, and must not have it read as that old buffer
+   * (its `Started:` too: the next run may stamp its first write in the second
+   * the last run ended). Those are rebuilt from the row history, however many
+   * versions ago.
    */
   parentOf(theirs: TableState, latest: TableState): TableState {
     let best = latest
     let fewest = distance(theirs, latest, Infinity)
     // One cell changed in the latest version: the usual hand edit, no older version can be closer.
     if (fewest <= 1) return latest
-    const older = [...this.#older, ...(this.#history?.tables() ?? [])].filter((state) => state.meta.lastUpdated === theirs.meta.lastUpdated)
-    for (const state of [...this.#states, ...older]) {
+    const stamp = theirs.meta.lastUpdated
+    const history = this.#history
+    const tables = this.#tables
+    // Lazily, newest first: the search stops at a table the save matches exactly.
+    function* candidates(recent: readonly TableState[]): Generator<TableState> {
+      yield* recent
+      for (const seq of tables.stamped(theirs.meta)) {
+        // A row changed more often than its values are kept: the saved row there (no edit read in it), not a guess.
+        const state = tables.at(seq, (agent) => theirs.rows.get(agent) ?? null)
+        if (state) yield state
+      }
+      for (const state of history?.tables() ?? []) if (state.meta.lastUpdated === stamp && (state.meta.started ?? '') === (theirs.meta.started ?? '')) yield state
+    }
+    for (const state of candidates(this.#states)) {
       if (fewest === 0) break
       if (state === latest) continue
       const d = distance(theirs, state, fewest)
@@ -135,6 +153,22 @@ export class WrittenVersions {
     }
     return best
   }
+}
+
+/** The cells of rows both tables have that differ (rows and meta lines that come or go are mdplan's, not a person's). */
+function betweenRuns(last: TableState | undefined, now: TableState): HumanEdit[] {
+  const edits: HumanEdit[] = []
+  if (!last) return edits
+  for (const [agent, row] of now.rows) {
+    const was = last.rows.get(agent)
+    if (!was) continue
+    for (const [cell, column] of cells) {
+      const from = cell === 'status' ? statusCell(was) : was[cell]
+      const to = cell === 'status' ? statusCell(row) : row[cell]
+      if (from !== to) edits.push({agent, column, from, to})
+    }
+  }
+  return edits
 }
 
 /** The same digest for a text and for its UTF-8 bytes. */
