@@ -7,7 +7,7 @@ import {PlanError} from './plan/plan-error.js'
 import {checkPlanTree} from './nested/check-plan-tree.js'
 import {PlanStore} from './store/plan-store.js'
 import {readRows} from './store/table-state.js'
-import {acquireRunLock} from './store/lock.js'
+import {acquirePlanLock} from './store/plan-lock.js'
 import {readJournal, removeJournal} from './store/read-journal.js'
 import {applyJournal} from './store/apply-journal.js'
 import {journalKeeper} from './executor/journal-keeper.js'
@@ -153,7 +153,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // A lost lock is told to the executor as soon as the lock's refresh or watch finds it.
   let onLockLost: ((error: Error) => void) | undefined
   let lostEarly: Error | undefined
-  const lock = await acquireRunLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))})
+  const lock = await acquirePlanLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))})
   options.onPlan?.(plan)
   try {
     const settings = plan.settings
