@@ -129,6 +129,28 @@ describe('a rerun ends only its own plan’s leftover agents (git repository)', 
     await repo.cleanup()
   }, 60_000)
 
+  it('an older release’s orphan of `plan.md.md` in `plan.md.agents` (today `plan.md`’s registry name) outlives `plan.md`’s run and is ended by `plan.md.md`’s rerun', async () => {
+    const log = await logFile()
+    const quick = await logFile()
+    const repo = await tempRepo()
+    await repo.commit('plans', {'plan.md.md': shellPlan({A: {script: slowAgent(log, 'A', 4)}}), 'plan.md': shellPlan({Q: {script: logged(quick, 'sleep 0.3')}})})
+    const doubled = join(repo.root, 'plan.md.md')
+    const {orphan} = await olderOrphan({repo: repo.root, plan: 'plan.md.md', key: 'plan.md', log, name: 'A', env: {MDPLAN_PLAN: doubled, MDPLAN_AGENT_ID: 'sh-0ld0ld03'}, agentId: 'sh-0ld0ld03'})
+    const single = await runCli(['run', 'plan.md'], {cwd: repo.root, env: gitEnv()})
+    expect(single.exitCode, single.all).toBe(0)
+    expect(single.all).not.toContain('ended')
+    expect((await readAgentLog(quick)).starts.get('Q#1')).toBe(1)
+    expect(isAlive(orphan.pid!)).toBe(true)
+    const rerun = await runCli(['run', 'plan.md.md'], {cwd: repo.root, env: gitEnv()})
+    await orphan
+    expect(rerun.exitCode, rerun.all).toBe(0)
+    expect(rerun.all).toContain('ended 1 agent process group a killed run left running')
+    await sleep(300)
+    expect(overlaps(log), text(log)).toEqual([])
+    expect((await readTable(doubled)).rows.A!.status).toBe('completed')
+    await repo.cleanup()
+  }, 60_000)
+
   it('an older release’s orphan that nothing ties to a plan (no MDPLAN_PLAN, no known Agent ID): the run refuses, exit 3, naming it, and launches nothing', async () => {
     const log = await logFile()
     const repo = await tempRepo()

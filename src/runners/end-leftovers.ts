@@ -1,9 +1,9 @@
-import {existsSync} from 'node:fs'
+import {appendFileSync, existsSync, readFileSync, rmSync} from 'node:fs'
 import {relative} from 'node:path'
 import {isAlive} from '../store/is-alive.js'
 import {endRecordedGroups} from './process-registry.js'
 import {leftoverBelongs} from './leftover-belongs.js'
-import {legacyRegistryFiles, registryFile} from './registry-file.js'
+import {legacyRegistryFiles, olderRegistryFile, registryFile} from './registry-file.js'
 
 /**
  * Agents an earlier run left that may be this plan's and cannot be told
@@ -41,10 +41,12 @@ export async function endLeftovers(input: {file: string; cwd: string; root: stri
   const own = await endRecordedGroups(current, {belongs})
   // A run that lost this lock (its folder was removed) and still lives ends its own agents: wait for them.
   const deadline = Date.now() + (input.waitMs ?? 15_000)
-  while (own.kept.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  while (own.live.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
   const ended = [...own.ended]
-  const unknown = new Map<number, string>(own.kept.filter(isAlive).map((pid) => [pid, current]))
-  for (const pid of own.unknown) unknown.set(pid, current)
+  const unknown = new Map<number, string>([...own.live.filter(isAlive), ...own.unknown].map((pid) => [pid, current]))
+  // An older version's run of another plan wrote this name (plan.md.md's key was plan.md): its leftovers move
+  // aside for that plan's rerun (legacyRegistryFiles looks there), and this run's registry starts empty.
+  if (own.theirs.length > 0) moveAside(current, olderRegistryFile(current))
   for (const legacy of legacyRegistryFiles(file, input.cwd, input.root)) {
     if (legacy === current || !existsSync(legacy)) continue
     const found = await endRecordedGroups(legacy, {belongs, legacy: true})
@@ -58,3 +60,11 @@ export async function endLeftovers(input: {file: string; cwd: string; root: stri
   return ended
 }
 
+function moveAside(file: string, aside: string): void {
+  try {
+    appendFileSync(aside, readFileSync(file))
+    rmSync(file, {force: true})
+  } catch {
+    // Left where it is: this run's registry then follows it in the same file.
+  }
+}

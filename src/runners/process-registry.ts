@@ -10,6 +10,15 @@ export interface ProcessRecord {
   start: string
   /** A spawn helper's: the mdplan it launches for. */
   parent?: number
+  /** The run that put it on record (the owner line before it); none in an older version's file. */
+  owner?: Owner
+}
+
+/** A registry's owner line: the mdplan run that writes it. */
+interface Owner {
+  pid: number
+  start: string
+  host: string
 }
 
 /**
@@ -75,8 +84,8 @@ interface Records {
   groups: ProcessRecord[]
   /** Spawn helpers that wrote here. */
   helpers: ProcessRecord[]
-  /** The run that wrote it; none in a file an older version wrote. */
-  owner?: {pid: number; start: string; host: string}
+  /** The run that wrote it last; none in a file an older version wrote. */
+  owner?: Owner
 }
 
 /** What a log holds. A torn last line is ignored. */
@@ -88,7 +97,7 @@ function readRecords(file: string): Records {
     const run = /^o(\d+) (\d*) (\S+)$/.exec(line)
     if (run) owner = {pid: Number(run[1]), start: run[2]!, host: run[3]!}
     const added = /^([+h])(\d+) (\d*)(?: (\d+))?$/.exec(line)
-    if (added) (added[1] === 'h' ? helpers : live).set(Number(added[2]), {pid: Number(added[2]), start: added[3]!, parent: Number(added[4]) || undefined})
+    if (added) (added[1] === 'h' ? helpers : live).set(Number(added[2]), {pid: Number(added[2]), start: added[3]!, parent: Number(added[4]) || undefined, owner})
     const removed = /^-(\d+)$/.exec(line)
     if (removed) live.delete(Number(removed[1]))
   }
@@ -119,10 +128,12 @@ export type Belonging = 'ours' | 'theirs' | 'unknown'
 export interface EndedGroups {
   /** The groups ended. */
   ended: number[]
-  /** Live groups that may be this plan's and were not ended (refuse to run beside them). */
+  /** Live groups an older version put on record that may be this plan's and were not ended (refuse to run beside them). */
   unknown: number[]
-  /** Live groups left alone: another plan's, or a live run's. */
-  kept: number[]
+  /** Live groups an older version put on record for another plan: left to its rerun. */
+  theirs: number[]
+  /** Live groups of a run that still lives: it ends them itself. */
+  live: number[]
 }
 
 export interface EndOptions {
@@ -144,11 +155,12 @@ export interface EndOptions {
  * End the process groups a killed run left in `file` (still alive and still
  * the same processes), then remove the file.
  *
- * A file whose owner run still lives on this host (the lock's rule: a live
- * run is never taken over) is left as it is: its run ends its own agents. An
- * older version's file (no owner line) may be another plan's (older keys
- * were shared): only the groups `belongs` says are ours are ended, and the
- * file stays while any other lives.
+ * Each group is judged by the owner line it was put on record under: one
+ * whose run still lives on this host (the lock's rule: a live run is never
+ * taken over) is left to that run, which ends its own agents. One an older
+ * version put on record (no owner line) may be another plan's (older keys
+ * were shared): only those `belongs` says are ours are ended. The file stays
+ * while anything not ended lives.
  *
  * A spawn helper of that run still alive may be in the middle of a fork: it
  * writes the agent down right after, then exits (its parent is gone, so it
@@ -157,42 +169,44 @@ export interface EndOptions {
  */
 export async function endRecordedGroups(file: string, options: EndOptions = {}): Promise<EndedGroups> {
   const {graceMs = 2000, helperMs = 5000} = options
-  const none: EndedGroups = {ended: [], unknown: [], kept: []}
+  const none: EndedGroups = {ended: [], unknown: [], theirs: [], live: []}
   let records: Records
   try {
     const first = readRecords(file)
-    if (first.owner && options.legacy) return none
-    // Another host's pids mean nothing here (a plan on a shared disk): its run's agents are out of reach.
-    if (first.owner && first.owner.host !== hostname()) {
-      rmSync(file, {force: true})
-      return none
+    // Where an older version kept it, a file a run of this version writes is another plan's registry: only
+    // what an older version put on record before that run (the same name then) is looked at.
+    if (options.legacy && !first.groups.some((record) => record.owner === undefined)) return none
+    if (!(first.owner && liveOwner(first.owner))) {
+      const helpers = first.helpers.filter((helper) => sameProcess(helper) && orphaned(helper))
+      await waitGone(helpers, helperMs)
+      for (const helper of helpers.filter(sameProcess)) signalProcess(helper.pid, 'SIGKILL')
+      await waitGone(helpers, 1000)
     }
-    if (first.owner && liveOwner(first.owner)) return {...none, kept: first.groups.filter(sameProcess).map((record) => record.pid)}
-    const helpers = first.helpers.filter((helper) => sameProcess(helper) && orphaned(helper))
-    await waitGone(helpers, helperMs)
-    for (const helper of helpers.filter(sameProcess)) signalProcess(helper.pid, 'SIGKILL')
-    await waitGone(helpers, 1000)
     records = readRecords(file)
   } catch {
     return none
   }
-  const alive = records.groups.filter(sameProcess)
-  const whose = (record: ProcessRecord): Belonging => (records.owner || !options.belongs ? 'ours' : options.belongs(record.pid))
-  const sorted = alive.map((record) => ({record, belongs: whose(record)}))
-  const live = sorted.filter((entry) => entry.belongs === 'ours').map((entry) => entry.record)
-  for (const record of live) signalGroup(record.pid, 'SIGTERM')
-  await waitGone(live, graceMs)
-  for (const record of live) signalGroup(record.pid, 'SIGKILL')
-  const unknown = sorted.filter((entry) => entry.belongs === 'unknown').map((entry) => entry.record.pid)
-  const kept = sorted.filter((entry) => entry.belongs === 'theirs').map((entry) => entry.record.pid)
-  // Another plan's groups stay on record for that plan's rerun.
-  if (unknown.length === 0 && kept.length === 0) rmSync(file, {force: true})
-  return {ended: live.map((record) => record.pid), unknown, kept}
+  const whose = (record: ProcessRecord): Belonging | 'live' | 'skip' => {
+    if (record.owner === undefined) return options.belongs ? options.belongs(record.pid) : 'ours'
+    // Another plan's run's (legacy), or another host's, whose pids mean nothing here (a plan on a shared disk).
+    if (options.legacy || record.owner.host !== hostname()) return 'skip'
+    return liveOwner(record.owner) ? 'live' : 'ours'
+  }
+  const sorted = records.groups.filter(sameProcess).map((record) => ({pid: record.pid, belongs: whose(record)}))
+  const pids = (kind: string): number[] => sorted.filter((entry) => entry.belongs === kind).map((entry) => entry.pid)
+  const ours = pids('ours').map((pid) => ({pid, start: ''}))
+  for (const record of ours) signalGroup(record.pid, 'SIGTERM')
+  await waitGone(ours, graceMs)
+  for (const record of ours) signalGroup(record.pid, 'SIGKILL')
+  const result = {ended: pids('ours'), unknown: pids('unknown'), theirs: pids('theirs'), live: pids('live')}
+  // What is not ours stays on record for its own run; another plan's current registry is never removed.
+  if (result.unknown.length + result.theirs.length + result.live.length + pids('skip').length === 0 && !(options.legacy && records.owner)) rmSync(file, {force: true})
+  return result
 }
 
 /** The run that owns a file still lives: on this host, the same process (not a reused pid). */
-function liveOwner(owner: NonNullable<Records['owner']>): boolean {
-  return owner.pid !== process.pid && sameProcess({pid: owner.pid, start: owner.start})
+function liveOwner(owner: Owner): boolean {
+  return owner.host === hostname() && owner.pid !== process.pid && sameProcess({pid: owner.pid, start: owner.start})
 }
 
 /** Field 22 of `/proc/<pid>/stat` (start time in clock ticks since boot); '' where there is no /proc. */

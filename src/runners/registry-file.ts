@@ -35,9 +35,21 @@ export function legacyRegistryFiles(planFile: string, cwd: string, root?: string
   }
   const files = folders.flatMap((folder) => {
     const key = planSlug(planFile, folder)
-    return [key.replace(/---[0-9a-f]{8}$/, ''), key].map((name) => join(folder, '.mdplan', 'run', `${name}.agents`))
+    return [key.replace(/---[0-9a-f]{8}$/, ''), key].flatMap((name) => {
+      const file = join(folder, '.mdplan', 'run', `${name}.agents`)
+      return [file, olderRegistryFile(file)]
+    })
   })
   return [...new Set(files)]
+}
+
+/**
+ * Where a run moves what an older version's run of another plan left under
+ * this plan's registry name (`plan.md.md`'s older key is `plan.md`), for
+ * that plan's rerun to find: `<name>.older.agents`.
+ */
+export function olderRegistryFile(file: string): string {
+  return file.replace(/\.agents$/, '.older.agents')
 }
 
 function real(path: string): string {
