@@ -153,7 +153,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // A lost lock is told to the executor as soon as the lock's refresh or watch finds it.
   let onLockLost: ((error: Error) => void) | undefined
   let lostEarly: Error | undefined
-  const lock = await acquirePlanLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))})
+  const lock = await acquirePlanLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))}, store.target)
   options.onPlan?.(plan)
   try {
     const settings = plan.settings
@@ -190,11 +190,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
     // Agents a killed run left would work twice beside their relaunch: end them first (an older version's too).
     const agentIds = new Set([...state.table.rows.values()].map((row) => row.agentId).filter((id) => id !== '' && id !== '—'))
-    const ended = await endLeftovers({file, cwd, root: (await root)?.root, agentIds})
+    const ended = await endLeftovers({file, target: store.target, cwd, root: (await root)?.root, agentIds})
     emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed})
     const runStart = Date.now()
     if (ended.length > 0) emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
-    trackProcessGroups(new ProcessRegistry(registryFile(file)))
+    trackProcessGroups(new ProcessRegistry(registryFile(store.target)))
     try {
       const gitSetup = await createGitGuard({plan, planFile: file, cwd, strictScope: options.strictScope ?? false, root})
       const git = gitSetup.guard

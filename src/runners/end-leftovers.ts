@@ -34,10 +34,11 @@ export class LeftoverAgentsError extends Error {
  * a live group may be this plan's and nothing says so either way, or when a
  * run that lost this plan's lock has not ended its agents within `waitMs`.
  */
-export async function endLeftovers(input: {file: string; cwd: string; root: string | undefined; agentIds: ReadonlySet<string>; waitMs?: number}): Promise<number[]> {
+export async function endLeftovers(input: {file: string; target?: string; cwd: string; root: string | undefined; agentIds: ReadonlySet<string>; waitMs?: number}): Promise<number[]> {
   const {file} = input
   const belongs = leftoverBelongs(file, input.agentIds)
-  const current = registryFile(file)
+  // Beside the file the plan was opened through (a link replaced since still has its registry there).
+  const current = registryFile(input.target ?? file)
   const own = await endRecordedGroups(current, {belongs})
   // A run that lost this lock (its folder was removed) and still lives ends its own agents: wait for them.
   const deadline = Date.now() + (input.waitMs ?? 15_000)

@@ -36,6 +36,8 @@ export interface RunLockOptions {
   onCompromised?: (error: Error) => void
   /** Lock this path itself, not the file a symlink there points at (its owner.json then names that file). */
   literal?: boolean
+  /** With `literal`: the file the link pointed at when the plan was opened (it may have been replaced since). */
+  linkTo?: string
 }
 
 /** Another live run holds the plan. The CLI maps it to exit code 3. */
@@ -82,7 +84,7 @@ function staleWindow(options: RunLockOptions): number {
  */
 export async function acquireRunLock(file: string, options: RunLockOptions = {}): Promise<RunLock> {
   // A symlinked plan is locked where it is written: runs through the link and the target exclude each other.
-  const target = planTarget(file)
+  const target = options.linkTo ?? planTarget(file)
   const planFile = options.literal ? file : target
   const lockPath = `${planFile}.lock`
   const stale = staleWindow(options)

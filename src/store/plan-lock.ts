@@ -38,17 +38,18 @@ export class LinkReplacedError extends Error {
  * which began when the path was a link, makes a run of the file the save
  * left refuse (LinkReplacedError): its agents are beside the link's target.
  */
-export async function acquirePlanLock(file: string, options: RunLockOptions = {}): Promise<RunLock> {
-  if (planTarget(file) === file) {
+export async function acquirePlanLock(file: string, options: RunLockOptions = {}, target = planTarget(file)): Promise<RunLock> {
+  if (target === file) {
     const left = readOwner(`${file}.lock`)
     const gone = left !== undefined && !(left.host === os.hostname() && isAlive(left.pid))
     if (left?.target !== undefined && left.target !== file && gone && fs.existsSync(left.target)) throw new LinkReplacedError(file, left)
     return acquireRunLock(file, options)
   }
-  const lock = await acquireRunLock(file, options)
+  // The target the plan was opened through (`target`, the store's): the link may have been replaced since.
+  const lock = await acquireRunLock(target, options)
   let own: RunLock
   try {
-    own = await acquireRunLock(file, {...options, literal: true})
+    own = await acquireRunLock(file, {...options, literal: true, linkTo: target})
   } catch (error) {
     await lock.release()
     throw error
