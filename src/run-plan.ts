@@ -7,7 +7,7 @@ import {PlanError} from './plan/plan-error.js'
 import {checkPlanTree} from './nested/check-plan-tree.js'
 import {PlanStore} from './store/plan-store.js'
 import {readRows} from './store/table-state.js'
-import {acquireRunLock} from './store/lock.js'
+import {acquirePlanLock} from './store/plan-lock.js'
 import {readJournal, removeJournal} from './store/read-journal.js'
 import {applyJournal} from './store/apply-journal.js'
 import {journalKeeper} from './executor/journal-keeper.js'
@@ -20,8 +20,9 @@ import {resolveRunner} from './runners/resolve-runner.js'
 import {preflightRunners} from './runners/preflight-runners.js'
 import {defaultAgentTimeoutMs} from './runners/default-agent-timeout.js'
 import {gitRoot} from './git/git-root.js'
-import {ProcessRegistry, endRecordedGroups} from './runners/process-registry.js'
-import {legacyRegistryFile, registryFile} from './runners/registry-file.js'
+import {ProcessRegistry} from './runners/process-registry.js'
+import {registryFile} from './runners/registry-file.js'
+import {endLeftovers} from './runners/end-leftovers.js'
 import {trackProcessGroups} from './runners/spawn-agent.js'
 import {warmSpawnHelper} from './runners/spawn-helper.js'
 import {createGitGuard} from './git/git-guard.js'
@@ -152,7 +153,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // A lost lock is told to the executor as soon as the lock's refresh or watch finds it.
   let onLockLost: ((error: Error) => void) | undefined
   let lostEarly: Error | undefined
-  const lock = await acquireRunLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))})
+  const lock = await acquirePlanLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))}, store.target)
   options.onPlan?.(plan)
   try {
     const settings = plan.settings
@@ -187,14 +188,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
+    // Agents a killed run left would work twice beside their relaunch: end them first (an older version's too).
+    const agentIds = new Set([...state.table.rows.values()].map((row) => row.agentId).filter((id) => id !== '' && id !== '—'))
+    const ended = await endLeftovers({file, target: store.target, cwd, root: (await root)?.root, agentIds})
     emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed})
     const runStart = Date.now()
-
-    // Agents a killed run left would work twice beside their relaunch: end them first (an older version's too).
-    const registry = registryFile(file)
-    const ended = [...(await endRecordedGroups(registry)), ...(await endRecordedGroups(legacyRegistryFile(file, cwd)))]
     if (ended.length > 0) emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
-    trackProcessGroups(new ProcessRegistry(registry))
+    trackProcessGroups(new ProcessRegistry(registryFile(store.target)))
     try {
       const gitSetup = await createGitGuard({plan, planFile: file, cwd, strictScope: options.strictScope ?? false, root})
       const git = gitSetup.guard

@@ -69,9 +69,10 @@ describe('the process registry belongs to the plan, not to the folder a run star
   it('finds a registry an older version left under the folder its run started in (`.mdplan/run/plan.agents`)', async () => {
     const {repo, log} = await placeRepo('plan.md')
     const plan = join(repo.root, 'plan.md')
-    // What an older version's SIGKILLed run leaves: A's row in_progress, A running in its own process group,
-    // and the registry under the run's folder, named by the plan's key.
-    const orphan = execa('sh', ['-c', slowAgent(log, 4)], {cwd: repo.root, env: {MDPLAN_AGENT: 'A', MDPLAN_ATTEMPT: '1'}, detached: true, reject: false})
+    // What an older version's SIGKILLed run leaves: A's row in_progress, A running in its own process group
+    // with the variables mdplan gives a shell agent (MDPLAN_PLAN: its plan), and the registry under the run's
+    // folder, named by the plan's key (a file other plans' keys could name too: see registry-legacy.test.ts).
+    const orphan = execa('sh', ['-c', slowAgent(log, 4)], {cwd: repo.root, env: {MDPLAN_PLAN: plan, MDPLAN_AGENT: 'A', MDPLAN_ATTEMPT: '1'}, detached: true, reject: false})
     await waitFor(() => text(log).includes('start A'))
     const stat = readFileSync(`/proc/${orphan.pid}/stat`, 'utf8')
     const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]

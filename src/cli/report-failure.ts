@@ -1,6 +1,8 @@
 import {PlanError} from '../plan/plan-error.js'
 import type {Diagnostic} from '../plan/types.js'
 import {LockHeldError} from '../store/lock.js'
+import {LeftoverAgentsError} from '../runners/end-leftovers.js'
+import {LinkReplacedError} from '../store/plan-lock.js'
 import {plural} from '../util/plural.js'
 import {formatDiagnostic} from './format-diagnostic.js'
 import {exitCodes} from './exit-codes.js'
@@ -14,7 +16,7 @@ export function reportFailure(error: unknown, io: Io): number {
     io.stderr(`${plural(errors.length, 'error')}: nothing was launched and the plan was not changed. ${hintFor(errors)}\n`)
     return exitCodes.invalid
   }
-  if (error instanceof LockHeldError) {
+  if (error instanceof LockHeldError || error instanceof LeftoverAgentsError || error instanceof LinkReplacedError) {
     io.stderr(`mdplan: ${error.message}\n`)
     return exitCodes.locked
   }

@@ -8,6 +8,7 @@ import {validatePlan} from '../plan/validate-plan.js'
 import {readAnswers, type OpenQuestion} from '../protocol/read-answers.js'
 import {answeredBelow} from '../nested/answered-below.js'
 import type {PlanStore} from '../store/plan-store.js'
+import {mendReplacedLink, planLink} from '../store/mend-replaced-link.js'
 import type {Input} from './drive-executor.js'
 import type {ExecState} from './exec-state.js'
 
@@ -50,6 +51,8 @@ export function watchPlan(input: {
   let sections = sectionDigests(plan.text)
   let digest = definitionDigest(plan.text, sections)
   let seen = signature(file)
+  // A plan run through a symlink: a save that replaces the link with a file is made a save of the target.
+  const link = store.target !== file ? planLink(file, store.target) : undefined
   let foreign = false
   let looking = false
   let created = ''
@@ -119,6 +122,9 @@ export function watchPlan(input: {
   const poll = setInterval(() => {
     const state = input.state()
     if (state.stopping) return
+    if (link && mendReplacedLink(link)) {
+      input.dispatch(warning(`${file}: a save replaced the link to ${link.target} with a file; that save was made one of ${link.target} (merged as an edit) and ${file} is a link again`))
+    }
     const now = signature(file)
     if (now !== seen) {
       seen = now

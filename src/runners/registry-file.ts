@@ -1,4 +1,5 @@
-import {basename, dirname, join} from 'node:path'
+import {realpathSync} from 'node:fs'
+import {basename, dirname, join, relative} from 'node:path'
 import {planSlug} from '../git/worktree-names.js'
 import {planTarget} from '../store/plan-target.js'
 
@@ -16,7 +17,45 @@ export function registryFile(planFile: string): string {
   return join(dirname(target), '.mdplan', 'run', `${basename(target)}.agents`)
 }
 
-/** Where versions before this one kept it: under the run's folder (`cwd`), named by the plan's key from there. */
-export function legacyRegistryFile(planFile: string, cwd: string): string {
-  return join(cwd, '.mdplan', 'run', `${planSlug(planFile, cwd)}.agents`)
+/**
+ * Where older versions may have kept it: `<folder>/.mdplan/run/<key>.agents`
+ * under the folder the run started in, the key being the plan's path from
+ * there, without the digest (releases up to dedfb2e: `Plan.md` → `plan`) or
+ * with it (builds since). The folder is this run's (`cwd`), or the plan's
+ * own or one above it up to the repository's `root`, where a person usually
+ * starts a run. These names are shared (`Plan.md` and `plan.md` had one; the
+ * key of `plan.md.md` is `plan.md`, the name of `plan.md`'s registry today):
+ * what such a file holds is judged process by process (`endLeftovers`).
+ */
+export function legacyRegistryFiles(planFile: string, cwd: string, root?: string): string[] {
+  const folders = [cwd]
+  for (let folder = real(dirname(planFile)); root !== undefined && !relative(root, folder).startsWith('..'); folder = dirname(folder)) {
+    folders.push(folder)
+    if (folder === dirname(folder)) break
+  }
+  const files = folders.flatMap((folder) => {
+    const key = planSlug(planFile, folder)
+    return [key.replace(/---[0-9a-f]{8}$/, ''), key].flatMap((name) => {
+      const file = join(folder, '.mdplan', 'run', `${name}.agents`)
+      return [file, olderRegistryFile(file)]
+    })
+  })
+  return [...new Set(files)]
+}
+
+/**
+ * Where a run moves what an older version's run of another plan left under
+ * this plan's registry name (`plan.md.md`'s older key is `plan.md`), for
+ * that plan's rerun to find: `<name>.older.agents`.
+ */
+export function olderRegistryFile(file: string): string {
+  return file.replace(/\.agents$/, '.older.agents')
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
 }

@@ -12,6 +12,8 @@ export interface LockOwner {
   host: string
   /** ISO 8601. */
   startedAt: string
+  /** On the lock of a symlink's own path: the plan it pointed at when the run began. */
+  target?: string
 }
 
 export interface RunLock {
@@ -32,6 +34,10 @@ export interface RunLockOptions {
   update?: number
   /** Told when the lock is lost while held; the default emits a process warning. Never throws. */
   onCompromised?: (error: Error) => void
+  /** Lock this path itself, not the file a symlink there points at (its owner.json then names that file). */
+  literal?: boolean
+  /** With `literal`: the file the link pointed at when the plan was opened (it may have been replaced since). */
+  linkTo?: string
 }
 
 /** Another live run holds the plan. The CLI maps it to exit code 3. */
@@ -78,7 +84,8 @@ function staleWindow(options: RunLockOptions): number {
  */
 export async function acquireRunLock(file: string, options: RunLockOptions = {}): Promise<RunLock> {
   // A symlinked plan is locked where it is written: runs through the link and the target exclude each other.
-  const planFile = planTarget(file)
+  const target = options.linkTo ?? planTarget(file)
+  const planFile = options.literal ? file : target
   const lockPath = `${planFile}.lock`
   const stale = staleWindow(options)
   const update = Math.min(options.update ?? stale / 3, stale / 2)
@@ -111,7 +118,7 @@ export async function acquireRunLock(file: string, options: RunLockOptions = {})
     }
   }
 
-  const owner: LockOwner = {pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString()}
+  const owner: LockOwner = {pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), ...(target !== planFile ? {target} : {})}
   // proper-lockfile checks that the directory's mtime is still the one it set
   // (or it deems the lock compromised): adding a file changes it, so put it back.
   const {mtime} = await fs.promises.stat(lockPath)
