@@ -158,4 +158,29 @@ describe('every table mdplan wrote, rebuilt row by row (a hand edit in a buffer 
     expect(tables.stamped({lastUpdated: 's9990'})).toEqual([9990])
     expect(tables.stamped({lastUpdated: 's9990', started: 'another run'})).toEqual([])
   })
+
+  it('a row object recorded again is the same row, but one that went away and came back, or one after a forgotten version, is recorded anew; a row gone is found when another came in its place', () => {
+    const tables = new RowHistory()
+    const a = row('pending')
+    const b = row('completed')
+    const meta = (stamp: string) => ({lastUpdated: stamp})
+    expect(tables.record(1, {rows: new Map([['A', a], ['B', b]]), meta: meta('s1')}).rows).toHaveLength(2)
+    // The same objects: nothing changed.
+    expect(tables.record(2, {rows: new Map([['A', a], ['B', b]]), meta: meta('s2')}).rows).toEqual([])
+    // A goes away (a person deleted its row), then the same object comes back: both are versions of their own.
+    expect(tables.record(3, {rows: new Map([['B', b]]), meta: meta('s3')}).rows).toEqual([['A', null]])
+    expect(tables.record(4, {rows: new Map([['A', a], ['B', b]]), meta: meta('s4')}).rows).toEqual([['A', a]])
+    expect(tables.at(3)!.rows.has('A')).toBe(false)
+    expect(tables.at(4)!.rows.get('A')).toEqual(a)
+    // As many rows as before, one of them new: the one that went away is found all the same.
+    const c = row('pending')
+    expect(tables.record(5, {rows: new Map([['A', a], ['C', c]]), meta: meta('s5')}).rows).toEqual([['C', c], ['B', null]])
+    expect([...tables.at(5)!.rows.keys()]).toEqual(['A', 'C'])
+    // After a version whose changes are unknown, the same object is recorded again (its value is known from there on).
+    tables.forget()
+    expect(tables.record(6, {rows: new Map([['A', a], ['C', c]]), meta: meta('s6')}).rows).toEqual([['A', a], ['C', c]])
+    // B's values before the forgotten version are gone: unknown, unless the caller gives one.
+    expect(tables.at(6)).toBeUndefined()
+    expect(tables.at(6, () => null)!.rows).toEqual(new Map([['A', a], ['C', c]]))
+  })
 })

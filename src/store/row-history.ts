@@ -21,6 +21,13 @@ interface RowLine {
   entries: Array<{seq: number; row: RowState | null}>
   /** Whether older values were dropped: before the first kept one, the row is unknown, not absent. */
   cut: boolean
+  /**
+   * The caller's row object last recorded (its copy is the last entry): the same object again is the same
+   * row, with no cell compared. Rows are replaced, never changed in place, once a table holds them (the
+   * executor and the store copy a row before they change it), so a write touching one row of a thousand
+   * costs a lookup per row, not a comparison of every cell.
+   */
+  seen?: RowState
 }
 
 /**
@@ -35,19 +42,31 @@ export class RowHistory {
   readonly #rows = new Map<string, RowLine>()
   #metas: Array<{seq: number; meta: TableMeta}> = []
   #last: TableMeta | undefined
+  /** How many rows hold a value (not gone) in the last version: a table of as many rows, all known, lost none. */
+  #present = 0
 
   /** Record the table of version `seq`; returns what changed since the last one (for the history file). */
   record(seq: number, state: TableState): TableDelta {
     const rows: TableDelta['rows'] = []
+    const seen: Array<[string, RowState]> = []
+    let known = 0
     for (const [agent, row] of state.rows) {
       const line = this.#rows.get(agent)
+      if (line && line.seen === row) {
+        known++
+        continue
+      }
       const last = line?.entries.at(-1)?.row
+      if (last) known++
       if (!last || !sameRow(last, row)) rows.push([agent, copyRow(row)])
+      seen.push([agent, row])
     }
-    for (const [agent, line] of this.#rows) if (!state.rows.has(agent) && line.entries.at(-1)?.row) rows.push([agent, null])
+    // Every row that holds a value is in this table: none went away, no need to look for one.
+    if (known !== this.#present) for (const [agent, line] of this.#rows) if (!state.rows.has(agent) && line.entries.at(-1)?.row) rows.push([agent, null])
     const meta = this.#last && sameMeta(this.#last, state.meta) ? undefined : {...state.meta}
     const delta = meta ? {rows, meta} : {rows}
     this.apply(seq, delta)
+    for (const [agent, row] of seen) this.#rows.get(agent)!.seen = row
     return delta
   }
 
@@ -56,7 +75,9 @@ export class RowHistory {
     for (const [agent, row] of delta.rows) {
       let line = this.#rows.get(agent)
       if (!line) this.#rows.set(agent, (line = {entries: [], cut: false}))
+      this.#present += (row ? 1 : 0) - (line.entries.at(-1)?.row ? 1 : 0)
       line.entries.push({seq, row})
+      line.seen = undefined
       if (line.entries.length > 2 * perRow) {
         line.entries = line.entries.slice(-perRow)
         line.cut = true
@@ -79,7 +100,9 @@ export class RowHistory {
     for (const line of this.#rows.values()) {
       line.entries = []
       line.cut = true
+      line.seen = undefined
     }
+    this.#present = 0
     this.#metas = []
     this.#last = undefined
   }
