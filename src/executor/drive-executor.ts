@@ -161,7 +161,10 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         const agent = state.byId.get(effect.agent)!
         const {job} = effect
         return later(async () => {
-          const work = job && input.hosts ? input.hosts.check(agent, job, effect.succeeded) : git!.afterCompletion(agent, effect.succeeded, endedAt.get(effect.agent))
+          const work =
+            job && input.hosts
+              ? input.hosts.check(agent, job, effect.succeeded).finally(() => git?.touched())
+              : git!.afterCompletion(agent, effect.succeeded, endedAt.get(effect.agent))
           const checked = await work.catch((error: unknown) => ({
             notes: {},
             warnings: [`git: could not check the work of ${effect.agent}: ${messageOf(error)}`],

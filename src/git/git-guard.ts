@@ -7,6 +7,7 @@ import {notGitRepoMessage} from './is-git-repo.js'
 import {ownershipMap, ownersOf} from './ownership-map.js'
 import {runGit, splitNul} from './run-git.js'
 import type {IgnoreOptions} from './ignored-path.js'
+import {sharedSnapshots} from './shared-snapshots.js'
 import {takeSnapshot, type Snapshot} from './take-snapshot.js'
 import {changedSince} from './changed-since.js'
 import {attributeChanges, type Attribution} from './attribute-changes.js'
@@ -54,6 +55,8 @@ export interface GitGuard {
   afterCompletion(agent: Agent, succeeded: boolean, endedAt?: number): Promise<CompletionGit>
   /** Forget an attempt that ended without completing (snapshot, window). */
   abandon(agent: Agent): void
+  /** The working tree changed outside this guard (a remote job's work merged): later launches take a new snapshot. */
+  touched(): void
   /** Once, at the end: what changed that no agent declares, and what could not be attributed. */
   report(): string[]
 }
@@ -99,25 +102,11 @@ export async function createGitGuard(input: {
   const isolated = (agent: Agent): boolean => setting(agent, 'isolation') === 'worktree'
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes(setting(agent, 'commit') ?? '')
 
-  // Launches made together share one snapshot: the one under way when they ask, else a new one. A check
-  // after an agent ended shares one only if it started after that agent ended (it must see its last write).
-  // Checks arriving while an older snapshot is under way wait for it, then share the one taken next.
-  let pending: {promise: ReturnType<typeof takeSnapshot>; startedAt: number} | undefined
-  let next: ReturnType<typeof takeSnapshot> | undefined
-  const startSnapshot = (): ReturnType<typeof takeSnapshot> => {
-    const started = {startedAt: Date.now(), promise: takeSnapshot(root, ignore).finally(() => pending === started && (pending = undefined))}
-    pending = started
-    return started.promise
-  }
-  const sharedSnapshot = (since = 0): ReturnType<typeof takeSnapshot> => {
-    if (pending && pending.startedAt >= since) return pending.promise
-    if (!pending) return startSnapshot()
-    next ??= pending.promise.then(() => {
-      next = undefined
-      return startSnapshot()
-    })
-    return next
-  }
+  // Launches made together share one snapshot, and a launch right after a check shares the check's: any
+  // snapshot started since the tree last changed under no running agent (an agent checked, a commit) serves.
+  // A check shares one only if it started after its agent ended (it must see its last write).
+  const snapshots = sharedSnapshots(() => takeSnapshot(root, ignore))
+  const sharedSnapshot = (since: number) => snapshots.take(since)
   /** The agent's own files that differ from HEAD now. */
   const dirtyOwned = async (id: string): Promise<string[]> => {
     const declared = [...owners].filter(([, ids]) => ids.includes(id)).map(([path]) => path)
@@ -156,7 +145,7 @@ export async function createGitGuard(input: {
       } else {
         // The window opens at the launch, before the snapshot: agents finishing meanwhile overlap it.
         windows.launched(agent.id)
-        const snapshot = await sharedSnapshot()
+        const snapshot = await sharedSnapshot(snapshots.touchedAt)
         if (snapshot.ok) {
           entry.snapshot = snapshot.snapshot
           baseSha = snapshot.snapshot.head
@@ -187,6 +176,7 @@ export async function createGitGuard(input: {
           branch: entry.worktree.branch,
           message: commitMessage(title, agent)
         })
+        snapshots.touched(Date.now())
         if (!merged.ok) {
           // The branch is kept so a person can resolve it by hand.
           return {notes, warnings, fail: merged.reason}
@@ -199,6 +189,8 @@ export async function createGitGuard(input: {
       }
 
       const overlapping = windows.finished(agent.id)
+      // Its window closed: a later launch's snapshot must have seen its last write.
+      snapshots.touched(endedAt ?? Date.now())
       if (!entry.snapshot) return {notes, warnings}
       const changed = await changedSince(entry.snapshot, ignore, () => sharedSnapshot(endedAt ?? Date.now()))
       if (!changed.ok) {
@@ -216,6 +208,7 @@ export async function createGitGuard(input: {
       const paths = [...new Set([...attribution.own, ...earlier])]
       if (succeeded && commits(agent) && paths.length > 0) {
         const commit = await commitAgent({root, paths, message: commitMessage(title, agent)})
+        snapshots.touched(Date.now())
         if (commit.cleared) warnings.push(`git: removed ${commit.cleared.join(', ')}, left by mdplan's own commit in a run that was killed`)
         if (!commit.ok) warnings.push(`git: could not commit the work of ${agent.id}: ${commit.reason}`)
         else if (commit.commit) notes.commit = shortSha(commit.commit)
@@ -224,8 +217,15 @@ export async function createGitGuard(input: {
     },
 
     abandon(agent) {
-      if (active.get(agent.id)?.snapshot) windows.finished(agent.id)
+      if (active.get(agent.id)?.snapshot) {
+        windows.finished(agent.id)
+        snapshots.touched(Date.now())
+      }
       active.delete(agent.id)
+    },
+
+    touched() {
+      snapshots.touched(Date.now())
     },
 
     report() {
