@@ -144,7 +144,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const hosts = await setupHosts({plan, file, cliHost: options.host, root, runners, launchable: new Set(launchable.keys()), strictScope: options.strictScope ?? false})
   if (hosts.problems.length > 0) throw new PlanError(hosts.problems)
   const here = new Map([...launchable].filter(([id]) => hosts.runsHere(id)))
-  const missing = await preflightRunners(plan, here, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent))
+  const missing = await preflightRunners(plan, here, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent), options.runner)
   if (missing.length > 0) {
     await hosts.runtime?.close()
     throw new PlanError(missing)

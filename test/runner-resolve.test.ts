@@ -58,4 +58,17 @@ describe('checkRunners', () => {
     expect(missing[0]!.reason).toContain('(from MDPLAN_CLAUDE_BIN)')
     expect(await isInstalled('sh')).toBe(true)
   })
+  it("points at the line that chose the runner: the front matter's runner line, the agent's own field, the heading for --runner", async () => {
+    const p = plan('---\ntitle: t\nrunner: codex\n---\n', '- **runner**: gemini\n')
+    const runners = new Map<string, Runner>(p.agents.map((agent) => [agent.id, resolveRunner(p, agent)]))
+    const messages = await checkRunners(p, runners, {PATH: tempDir()})
+    const at = (m: (typeof messages)[number]) => (m.place && 'start' in m.place ? m.place.start : m.place)
+    expect(messages.map((m) => [m.reason.split(' ')[1], at(m)?.line])).toEqual([
+      ['A', 3],
+      ['B', 16]
+    ])
+    const flagged = new Map<string, Runner>(p.agents.map((agent) => [agent.id, resolveRunner(p, agent, 'opencode')]))
+    const fromFlag = await checkRunners(p, flagged, {PATH: tempDir()}, undefined, 'opencode')
+    expect(at(fromFlag[0]!)?.line).toBe(p.agents[0]!.position.start.line)
+  })
 })

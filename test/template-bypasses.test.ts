@@ -36,10 +36,10 @@ describe('the red team\'s template bypasses are refused', () => {
     const repo = await tempRepo({'plan.md': plan})
     const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
     expect(validate.exitCode).toBe(2)
-    expect(validate.stdout).toMatch(/^plan\.md:1:1: the runner template .* of agent A cannot run: .*name it in front matter `template_data_programs: \[.+\]`.*; if the plan truly means it, add allow_unsafe_template: true beside its runner \[unsafe-runner-template\]$/m)
+    expect(validate.stdout).toMatch(/^plan\.md:2:1: the runner template .* of agent A cannot run: .*name it in front matter `template_data_programs: \[.+\]`.*; if the plan truly means it, add allow_unsafe_template: true beside its runner \[unsafe-runner-template\]$/m)
     const run = await runCli(['run', 'plan.md'], {cwd: repo.root})
     expect(run.exitCode).toBe(2)
-    expect(run.stderr).toMatch(/plan\.md:1:1: .*\[unsafe-runner-template\]$/m)
+    expect(run.stderr).toMatch(/plan\.md:2:1: .*\[unsafe-runner-template\]$/m)
     // Nothing launched: no marker, no log, no .mdplan state; the file as it was.
     expect(existsSync(marker)).toBe(false)
     expect(readdirSync(repo.root).sort()).toEqual(['.git', 'plan.md'])

@@ -67,7 +67,7 @@ describe('unsafe-runner-template: what cannot be shown safe is refused before la
     const repo = await tempRepo({'plan.md': plan})
     const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
     expect(validate.exitCode).toBe(2)
-    expect(validate.stdout).toMatch(/^plan\.md:1:1: the runner template `env -iS \{prompt\}` of agent A cannot run: env runs `\{prompt\}` as code, .*; if the plan truly means it, add allow_unsafe_template: true beside its runner \[unsafe-runner-template\]$/m)
+    expect(validate.stdout).toMatch(/^plan\.md:2:1: the runner template `env -iS \{prompt\}` of agent A cannot run: env runs `\{prompt\}` as code, .*; if the plan truly means it, add allow_unsafe_template: true beside its runner \[unsafe-runner-template\]$/m)
     const run = await runCli(['run', 'plan.md'], {cwd: repo.root})
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toContain('[unsafe-runner-template]')

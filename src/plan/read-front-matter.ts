@@ -67,6 +67,10 @@ export function readFrontMatter(text: string, start: number, end: number, at: Lo
         }
         const name = normalizeKey(key) === 'permission_mode' ? 'permissionMode' : (normalizeKey(key) as 'runner' | 'build' | 'model')
         settings[name] = raw
+        if (name === 'runner') {
+          const keyAt = findKey(source, key)
+          if (keyAt !== -1) settings.runnerPosition = at.point(valueStart + keyAt)
+        }
         break
       }
       case 'concurrency':

@@ -56,6 +56,8 @@ export interface Settings {
   raw: Record<string, unknown>
   /** Where the front matter is, when there is one. */
   position?: Span
+  /** Where its `runner:` key is, when it has one (a message about the plan's runner points there). */
+  runnerPosition?: Point
 }
 
 /** A reference to another agent, as written in `depends_on` / `soft_depends_on`. */

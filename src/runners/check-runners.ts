@@ -3,6 +3,7 @@ import {delimiter, isAbsolute, join, resolve} from 'node:path'
 import type {Diagnostic, Plan} from '../plan/types.js'
 import type {Runner} from './runner.js'
 import {executableOf} from './executable-of.js'
+import {runnerPlace} from './runner-place.js'
 
 /**
  * Before anything launches: is every runner the plan needs installed? One
@@ -13,7 +14,9 @@ export async function checkRunners(
   plan: Plan,
   runners: ReadonlyMap<string, Runner>,
   env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd()
+  cwd: string = process.cwd(),
+  /** The `--runner` flag, when the run has one: then no line of the plan chose the runner. */
+  flag?: string
 ): Promise<Diagnostic[]> {
   const byExecutable = new Map<string, {runner: Runner; agents: string[]}>()
   for (const agent of plan.agents) {
@@ -43,7 +46,7 @@ export async function checkRunners(
       rule: 'runner-not-installed',
       reason: `${who} the ${runner.name} runner, but \`${executable}\`${override} is not installed${install}`,
       file: plan.file,
-      place: first?.position
+      place: runnerPlace(plan, first, flag)
     })
   }
   return messages

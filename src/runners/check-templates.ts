@@ -1,3 +1,4 @@
+import {runnerPlace} from './runner-place.js'
 import type {Diagnostic, Plan} from '../plan/types.js'
 import {builtinRunners} from './builtin-runners.js'
 import {templateProblem} from './command.js'
@@ -63,7 +64,7 @@ export function checkTemplates(plan: Plan, flag?: string): Diagnostic[] {
         ? `the runner template \`${template}\` of ${who} may run prompt text as code, and runs because the plan says allow_unsafe_template: true: ${problem}`
         : `the runner template \`${template}\` of ${who} cannot run: ${problem}; if the plan truly means it, add allow_unsafe_template: true beside its runner`,
       file: plan.file,
-      place: first?.fields.runner?.position ?? (flag === undefined ? plan.settings.position : undefined) ?? first?.position
+      place: runnerPlace(plan, first, flag)
     })
   }
   return diagnostics

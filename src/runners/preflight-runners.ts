@@ -1,6 +1,7 @@
 import type {Agent, Diagnostic, Plan} from '../plan/types.js'
 import {agentOptions} from './agent-options.js'
 import type {Runner, RunnerOptions} from './runner.js'
+import {runnerPlace} from './runner-place.js'
 import {checkRunners, isInstalled} from './check-runners.js'
 import {executableOf} from './executable-of.js'
 
@@ -17,9 +18,11 @@ export async function preflightRunners(
   runners: ReadonlyMap<string, Runner>,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
-  optionsOf: (agent: Agent) => RunnerOptions = (agent) => agentOptions(undefined, plan, agent)
+  optionsOf: (agent: Agent) => RunnerOptions = (agent) => agentOptions(undefined, plan, agent),
+  /** The `--runner` flag, when the run has one. */
+  flag?: string
 ): Promise<Diagnostic[]> {
-  const installed = await checkRunners(plan, runners, env, cwd)
+  const installed = await checkRunners(plan, runners, env, cwd, flag)
   const groups = new Map<string, {runner: Runner; executable: string; agents: Agent[]; modes: Set<string | undefined>; env: NodeJS.ProcessEnv}>()
   for (const agent of plan.agents) {
     const runner = runners.get(agent.id)
@@ -45,7 +48,7 @@ export async function preflightRunners(
     const ids = group.agents.map((agent) => agent.id)
     const who = ids.length === 1 ? `agent ${ids[0]}` : `agents ${ids.join(', ')}`
     for (const problem of problems) {
-      diagnostics.push({severity: 'error', rule: 'runner-not-ready', reason: `${who} (${group.runner.name} runner): ${problem}`, file: plan.file, place: group.agents[0]?.position})
+      diagnostics.push({severity: 'error', rule: 'runner-not-ready', reason: `${who} (${group.runner.name} runner): ${problem}`, file: plan.file, place: runnerPlace(plan, group.agents[0], flag)})
     }
   }
   return diagnostics
