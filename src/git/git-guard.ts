@@ -106,7 +106,6 @@ export async function createGitGuard(input: {
   // snapshot started since the tree last changed under no running agent (an agent checked, a commit) serves.
   // A check shares one only if it started after its agent ended (it must see its last write).
   const snapshots = sharedSnapshots(() => takeSnapshot(root, ignore))
-  const sharedSnapshot = (since: number) => snapshots.take(since)
   /** The agent's own files that differ from HEAD now. */
   const dirtyOwned = async (id: string): Promise<string[]> => {
     const declared = [...owners].filter(([, ids]) => ids.includes(id)).map(([path]) => path)
@@ -145,7 +144,7 @@ export async function createGitGuard(input: {
       } else {
         // The window opens at the launch, before the snapshot: agents finishing meanwhile overlap it.
         windows.launched(agent.id)
-        const snapshot = await sharedSnapshot(snapshots.touchedAt)
+        const snapshot = await snapshots.take(snapshots.touchedAt)
         if (snapshot.ok) {
           entry.snapshot = snapshot.snapshot
           baseSha = snapshot.snapshot.head
@@ -192,7 +191,7 @@ export async function createGitGuard(input: {
       // Its window closed: a later launch's snapshot must have seen its last write.
       snapshots.touched(endedAt ?? Date.now())
       if (!entry.snapshot) return {notes, warnings}
-      const changed = await changedSince(entry.snapshot, ignore, () => sharedSnapshot(endedAt ?? Date.now()))
+      const changed = await changedSince(entry.snapshot, ignore, () => snapshots.take(endedAt ?? Date.now()))
       if (!changed.ok) {
         warnings.push(`git: could not check the scope of ${agent.id}: ${changed.reason}`)
         return {notes, warnings}

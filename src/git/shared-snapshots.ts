@@ -48,16 +48,11 @@ export function sharedSnapshots(snapshot: () => Promise<SnapshotResult>, clock: 
       if (pending && pending.startedAt >= since) return pending.promise
       if (!pending && last && last.startedAt >= since) return last.promise
       if (!pending) return start()
-      next ??= pending.promise.then(
-        () => {
-          next = undefined
-          return start()
-        },
-        () => {
-          next = undefined
-          return start()
-        }
-      )
+      const after = (): Promise<SnapshotResult> => {
+        next = undefined
+        return start()
+      }
+      next ??= pending.promise.then(after, after)
       return next
     },
     touched(at) {
