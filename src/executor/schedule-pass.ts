@@ -119,7 +119,8 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     config.canResume(id) && previous.agentId !== '' && (orphaned || answer !== undefined) ? previous.agentId : undefined
   const resumeKind: ResumeKind = orphaned ? 'orphan' : resume
   let notes = previous.notes
-  for (const key of ['blocked by', 'soft-blocked by', 'paused']) notes = setNote(notes, key, undefined)
+  // A `conflict:` note told what an edit of the row met before this launch (README): the launch writes the row anew.
+  for (const key of ['blocked by', 'soft-blocked by', 'paused', 'conflict']) notes = setNote(notes, key, undefined)
   // A job still named by its key is not relaunched: the attempt attaches to it (or submits it, if the host never got it).
   if (orphaned && !resumeSession && !place.reattach) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId || 'it'} ran`)
   const attemptNumber = failuresOf(previous.notes) + 1
