@@ -27,6 +27,8 @@ import {trackProcessGroups} from './runners/spawn-agent.js'
 import {warmSpawnHelper} from './runners/spawn-helper.js'
 import {createGitGuard} from './git/git-guard.js'
 import {logFile} from './runners/log-file.js'
+import {loggedAttempts} from './runners/logged-attempts.js'
+import {childArgs} from './nested/child-args.js'
 import {dagSection, tracksGraph} from './report/dag-section.js'
 import {createExecState} from './executor/create-exec-state.js'
 import {driveExecutor} from './executor/drive-executor.js'
@@ -72,18 +74,6 @@ export interface RunPlanOptions {
   checkInvariants?: boolean
   /** Where agents run unless their own `host` field says otherwise (`--host`): a host name or a pool. */
   host?: string
-}
-
-/** The flags a child plan's run inherits from its parent's (its concurrency is its share of the cap). */
-function childArgs(options: RunPlanOptions, cwd: string): string[] {
-  const args = ['--cwd', cwd]
-  if (options.runner) args.push('--runner', options.runner)
-  if (options.maxAttempts) args.push('--max-attempts', String(options.maxAttempts))
-  if (options.agentTimeoutMs) args.push('--agent-timeout', `${Math.ceil(options.agentTimeoutMs / 1000)}s`)
-  if (options.maxPauseMs) args.push('--max-pause', `${Math.ceil(options.maxPauseMs / 1000)}s`)
-  if (options.failFast) args.push('--fail-fast')
-  if (options.strictScope) args.push('--strict-scope')
-  return args
 }
 
 export interface RunPlanResult {
@@ -184,7 +174,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const newTiming = rowStatuses.every((status) => status !== 'in_progress' && status !== 'needs_input') && rowStatuses.some((status) => status !== 'completed')
     // A template the plan allows to run prompt text as code is said on every run, as validate says it.
     for (const d of templates.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: `${d.reason} [${d.rule}]`})
-    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming})
+    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming, attempts: loggedAttempts(cwd, file)})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')

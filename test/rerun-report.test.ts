@@ -85,8 +85,10 @@ describe('re-running a finished plan', () => {
     await writeFile(plan, setBack(await readFile(plan, 'utf8'), 'F'))
     const again = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
     expect(again.exitCode, again.all).toBe(0)
+    // Set back to pending, F runs as its next attempt (its own log), not as attempt 1 again.
     expect([...(await readAgentLog(log)).starts]).toEqual([
-      ['F#1', 2]
+      ['F#1', 1],
+      ['F#2', 1]
     ])
     const notes = (await readTable(plan)).rows.F!.notes
     expect(notes.match(/took /g), notes).toHaveLength(1)

@@ -28,6 +28,21 @@ describe('mergeNoteItems: Notes merge item by item', () => {
     expect(mergeNoteItems('blocked by: A; TODO', 'TODO', 'blocked by: A', true).notes).toBe('')
   })
 
+  it('a reorder only the person made keeps their cell byte for byte, repeated items included', () => {
+    for (const running of [true, false]) {
+      expect(mergeNoteItems('first; second; first', 'first; second; first', 'second;first ;  first', running)).toEqual({notes: 'second;first ;  first', refused: [], clashed: []})
+      expect(mergeNoteItems('first; second; first', 'first; second; first', 'second; first', running).notes).toBe('second; first')
+      expect(mergeNoteItems('TODO; base: 1a2b', 'TODO; base: 1a2b', 'base: 1a2b; TODO', running).notes).toBe('base: 1a2b; TODO')
+    }
+  })
+
+  it('both changed: the person’s order, mdplan’s values, and mdplan’s new items after theirs', () => {
+    expect(mergeNoteItems('a; b; base: 1a2b', 'a; b; base: 3c4d', 'b; base: 1a2b; a', true).notes).toBe('b; base: 3c4d; a')
+    expect(mergeNoteItems('x; y', 'x; y; base: 1a2b', 'y; x', false).notes).toBe('y; x; base: 1a2b')
+    // setNote moves an item it changes to the end of mdplan's cell: in the person's cell it stays where it was.
+    expect(mergeNoteItems('blocked by: A; mine', 'mine; blocked by: A, B', 'blocked by: A; mine; more', false).notes).toBe('blocked by: A, B; mine; more')
+  })
+
   it('a cell that is one side’s, item for item, keeps its bytes', () => {
     expect(mergeNoteItems('', '', 'a;b ;  c', true).notes).toBe('a;b ;  c')
   })

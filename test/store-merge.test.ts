@@ -56,6 +56,7 @@ describe('mergeState', () => {
     expect([...merged.state.rows.keys()]).toEqual(['A', 'B', 'Z'])
     expect(merged.state.rows.get('B')!.status).toBe('in_progress')
     expect(merged.state.rows.get('Z')!.notes).toBe('manual')
+    expect(merged.restored).toEqual(['B'])
   })
 
   it('merges user columns and meta lines the same way; Last updated is mdplan’s', () => {
@@ -133,9 +134,12 @@ describe('PlanStore with hand edits between writes', () => {
     const state = store.state
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('| C | pending | — | — | |\n', ''))
     state.rows.get('A')!.status = 'in_progress'
-    await store.write(state, {running: new Set(['A'])})
+    const result = await store.write(state, {running: new Set(['A'])})
     const text = fs.readFileSync(file, 'utf8')
     expect(text).toMatch(/\| B \|.*\n\| C \| pending \| — \| — \| \|\n\|D\|/)
+    // Said once, for that save: the next write has nothing to say.
+    expect(result.notices).toEqual([expect.stringMatching(/: a save deleted the row of C from the Execution State table; mdplan put it back.*delete its `### C:` section/)])
+    expect((await store.write(state, {running: new Set(['A'])})).notices).toBeUndefined()
   })
 
   it('edits a section, then merges a table edit made before it', async () => {

@@ -15,6 +15,8 @@ export function createExecState(input: {
   onDisk?: TableState
   /** The first launch replaces `Started:` (see ExecState.newTiming). */
   newTiming?: boolean
+  /** The highest attempt number of each agent whose logs are on disk (see ExecState.attemptsSeen). */
+  attempts?: ReadonlyMap<string, number>
 }): ExecState {
   const table: TableState = {rows: new Map(input.table.rows), meta: {...input.table.meta}}
   let added = input.dirty ?? false
@@ -31,6 +33,7 @@ export function createExecState(input: {
     table,
     attempts: new Map(),
     write: {seq: 0, doneSeq: 0, inflight: false, dirty: added, onDisk: input.onDisk ?? input.table},
+    attemptsSeen: new Map(input.attempts),
     extraAttempts: new Map(),
     heldWarned: new Map(),
     noRetry: new Set(),

@@ -87,6 +87,11 @@ export interface ExecState {
   /** Live attempts, one per agent at most. */
   attempts: Map<string, Attempt>
   write: WriteState
+  /**
+   * The highest attempt number each agent has had: in the logs on disk when the run started, then in
+   * this run's spawns and settlements. A new attempt takes the next (attempt-number.ts).
+   */
+  attemptsSeen: Map<string, number>
   /** Attempts a person granted by setting a row back to `pending`. */
   extraAttempts: Map<string, number>
   /** Held rows (a status mdplan does not know) already warned about, with the text warned about. */

@@ -4,13 +4,17 @@ import {markRunning, updateAssessments, type AssessmentCache} from '../schedule/
 import {blockedNote} from '../schedule/blocked-note.js'
 import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
+import {attemptNumber} from './attempt-number.js'
 import {placeAttempt, type Placement} from './place-attempt.js'
 import {emit, isoSeconds, row, setRow, type StepContext} from './step-context.js'
 
-/** Failed attempts recorded in a row's Notes (the highest `attempt N:`). */
+/**
+ * Failed attempts recorded in a row's Notes (its `attempt N:` items): what the attempt limit counts.
+ * Counted, not the highest N: a re-queued agent's attempts go on from its last number (attempt-number.ts),
+ * and the attempts that completed before are not failures.
+ */
 export function failuresOf(notes: string): number {
-  const attempts = attemptsInNotes(notes)
-  return attempts.length === 0 ? 0 : Math.max(...attempts.map((a) => a.attempt))
+  return new Set(attemptsInNotes(notes).map((a) => a.attempt)).size
 }
 
 export function attemptLimit(ctx: StepContext, id: string): number {
@@ -119,12 +123,13 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     config.canResume(id) && previous.agentId !== '' && (orphaned || answer !== undefined) ? previous.agentId : undefined
   const resumeKind: ResumeKind = orphaned ? 'orphan' : resume
   let notes = previous.notes
-  for (const key of ['blocked by', 'soft-blocked by', 'paused']) notes = setNote(notes, key, undefined)
+  // A `conflict:` note told what an edit of the row met before this launch (README): the launch writes the row anew.
+  for (const key of ['blocked by', 'soft-blocked by', 'paused', 'conflict']) notes = setNote(notes, key, undefined)
   // A job still named by its key is not relaunched: the attempt attaches to it (or submits it, if the host never got it).
   if (orphaned && !resumeSession && !place.reattach) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId || 'it'} ran`)
-  const attemptNumber = failuresOf(previous.notes) + 1
+  const number = attemptNumber(previous.notes, state.attemptsSeen.get(id) ?? 0, previous.status === 'in_progress' || answer !== undefined)
   const remote = config.hosts?.remote(place.host) ?? false
-  const key = place.reattach ?? (remote ? config.hosts!.newKey(id, attemptNumber) : undefined)
+  const key = place.reattach ?? (remote ? config.hosts!.newKey(id, number) : undefined)
   // The write-ahead log: the key is in the row, on disk, before anything is submitted under it.
   notes = setNote(notes, 'job', key ? `${place.host} ${key}` : undefined)
   if (answer) {
@@ -135,7 +140,7 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   const sessionId = resumeSession ?? (place.reattach && previous.agentId !== '' ? previous.agentId : config.newAgentId(id))
   const attempt: Attempt = {
     agent: id,
-    attempt: attemptNumber,
+    attempt: number,
     phase: 'recording',
     startedAt: ctx.now,
     recordedBy: state.write.seq + 1,

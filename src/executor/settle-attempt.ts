@@ -5,8 +5,8 @@ import type {NotePatch} from '../git/git-guard.js'
 import {formatDuration} from '../util/format-duration.js'
 import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
-import {attemptLimit} from './schedule-pass.js'
-import {emit, row, setRow, type StepContext} from './step-context.js'
+import {attemptLimit, failuresOf} from './schedule-pass.js'
+import {emit, row, seeAttempt, setRow, type StepContext} from './step-context.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
 export const maxTransientRetries = 5
@@ -26,6 +26,7 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   const {state, config, now} = ctx
   const id = attempt.agent
   state.attempts.delete(id)
+  seeAttempt(ctx, attempt)
   const durationMs = now - attempt.startedAt
   const agentId = result.agentId ?? attempt.sessionId
   const current = row(ctx, id)
@@ -95,7 +96,8 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   // A configuration error (not logged in, a refused option) fails the same way every time: try once.
   if (outcome.permanent) state.noRetry.add(id)
   setRow(ctx, id, {status: 'failed', agentId: keepId, duration, notes})
-  const willRetry = attempt.attempt < attemptLimit(ctx, id) && !config.failFast
+  // The failures the row records, this one included, against the limit (a re-queued agent's numbers go on from its last).
+  const willRetry = failuresOf(notes) < attemptLimit(ctx, id) && !config.failFast
   emit(ctx, {type: 'failed', agent: id, agentId, attempt: attempt.attempt, durationMs, reason, willRetry})
   if (config.failFast) state.failFastTripped = true
 }

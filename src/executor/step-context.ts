@@ -46,6 +46,12 @@ export function attemptOf(ctx: StepContext, agent: string, attempt: number): Att
   return live && live.attempt === attempt ? live : undefined
 }
 
+/** An attempt spawned or settled: its number is taken, and the agent's next attempt is a later one. */
+export function seeAttempt(ctx: StepContext, attempt: Attempt): void {
+  const seen = ctx.state.attemptsSeen
+  seen.set(attempt.agent, Math.max(seen.get(attempt.agent) ?? 0, attempt.attempt))
+}
+
 /** Take back a launch that never started: its row goes back to what it was. */
 export function undoLaunch(ctx: StepContext, attempt: Attempt): void {
   ctx.state.attempts.delete(attempt.agent)

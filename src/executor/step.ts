@@ -8,7 +8,7 @@ import type {ExecState} from './exec-state.js'
 import {finishOrWait} from './finish-or-wait.js'
 import {schedulePass} from './schedule-pass.js'
 import {settleAttempt} from './settle-attempt.js'
-import {attemptOf, emit, row, setRow, undoLaunch, warn, type StepContext} from './step-context.js'
+import {attemptOf, emit, row, seeAttempt, setRow, undoLaunch, warn, type StepContext} from './step-context.js'
 import {spawnEffect} from './spawn-effect.js'
 import {jobField} from './place-attempt.js'
 import {writeDone} from './write-done.js'
@@ -105,6 +105,7 @@ function handle(ctx: StepContext, event: ExecEvent): void {
         return settleAttempt(ctx, attempt, result, interpretResult(result), {})
       }
       attempt.phase = 'running'
+      seeAttempt(ctx, attempt)
       ctx.effects.push(spawnEffect(ctx, attempt, event.cwd))
       return
     }

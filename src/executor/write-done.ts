@@ -63,7 +63,7 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult, he
     attempt.phase = 'preparing'
     // A row a killed run left in_progress means its agent may have run, even when the write recording its
     // `base` never landed (the spawn does not wait for it); a retry's earlier attempt ran for sure.
-    const earlier = attempt.previous.status === 'in_progress' || attempt.attempt > 1
+    const earlier = attempt.previous.status === 'in_progress' || failuresOf(attempt.previous.notes) > 0
     ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: row(ctx, attempt.agent).notes, earlier, ...jobField(attempt)})
   }
 }

@@ -13,7 +13,10 @@ export interface NotesMerge {
  * Three-way merge of a Notes cell item by item (a whole-cell merge lost a person's `TODO: ask Bob`
  * whenever mdplan added `base:` to the same row). An item the person added, changed or removed is
  * theirs to decide, except mdplan's own items (`base:`, `attempt 1:`, …) of an agent that is
- * running: those keep mdplan's value. The person's own items keep their exact text and their place.
+ * running: those keep mdplan's value. The items stand in the person's order (a reorder of theirs is
+ * an edit too), each with its exact text; an item only mdplan's cell has (one it added, or kept while
+ * its agent runs) follows them, in mdplan's order, as mdplan adds its items at the end. So a cell only
+ * the person changed is theirs byte for byte, unless it changed mdplan's item of a running agent.
  * Items are matched by key (mdplan's) or by their text (the person's). Pure.
  */
 export function mergeNoteItems(base: string, mine: string, theirs: string, running: boolean): NotesMerge {
@@ -26,7 +29,8 @@ export function mergeNoteItems(base: string, mine: string, theirs: string, runni
     const was = b.get(id)
     const want = m.get(id)
     const now = t.get(id)
-    if (same(now, was)) return want
+    // Unchanged by the person: mdplan's value, in the person's bytes when mdplan's is the same.
+    if (same(now, was)) return same(want, now) ? now : want
     const item = (now ?? was ?? want)!
     // A `conflict:` note is there for the person: theirs to edit or delete at any time.
     const guarded = running && isMdplanNote(item) && item.key !== 'conflict'
@@ -38,14 +42,9 @@ export function mergeNoteItems(base: string, mine: string, theirs: string, runni
     clashed.push(item.key ?? item.value)
     return running ? want : now
   }
-  // mdplan's order, with each item the person added placed after the item it followed in their cell.
-  const order = [...m.keys()]
-  let after = -1
-  for (const id of t.keys()) {
-    const at = order.indexOf(id)
-    if (at !== -1) after = at
-    else order.splice(++after, 0, id)
-  }
+  // The person's order (their cell is what they see and arrange), then what only mdplan's cell has.
+  const order = [...t.keys()]
+  for (const id of m.keys()) if (!t.has(id)) order.push(id)
   const items: NoteItem[] = []
   for (const id of order) {
     const item = pick(id)

@@ -77,7 +77,27 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   produced.outside = {before, after}
   const shift = before.length - layout.start
   if (produced.layout) produced.layout = {...produced.layout, start: produced.layout.start + shift, end: produced.layout.end + shift}
-  return {...produced, humanEdits: merged.humanEdits, conflicts: merged.conflicts, notices: stale && staleNotices(context.file, section, stale)}
+  const notices = [...(stale ? staleNotices(context.file, section, stale) : []), ...restoredNotice(context, merged.restored, text)]
+  return {...produced, humanEdits: merged.humanEdits, conflicts: merged.conflicts, ...(notices.length > 0 && {notices})}
+}
+
+/**
+ * Rows a save deleted that the write put back, said once per save: the row of an agent the plan has
+ * comes back (the table keeps a row for every agent), so the person learns how to remove or skip one.
+ * Only agents the saved plan still defines are named (the plan is parsed for it: only after such a save).
+ */
+function restoredNotice(context: SavedContext, restored: readonly string[], text: string): Array<{text: string}> {
+  if (restored.length === 0) return []
+  const defined = new Set(context.parse(text).agents.map((agent) => agent.id))
+  const named = restored.filter((agent) => defined.has(agent))
+  if (named.length === 0) return []
+  const list = named.length > 12 ? `${named.slice(0, 12).join(', ')} and ${named.length - 12} more` : named.join(', ')
+  const one = named.length === 1 ? named[0]! : undefined
+  return [
+    {
+      text: `${context.file}: a save deleted the ${one ? `row of ${one}` : `rows of ${list}`} from the Execution State table; mdplan put ${one ? 'it' : 'them'} back, as the table keeps a row for every agent under ## Agents. To remove ${one ?? 'an agent'}, delete its \`### ${one ?? '<ID>'}:\` section under ## Agents; to skip ${one ? 'it' : 'one'}, set its Status to completed`
+    }
+  ]
 }
 
 /** What a stale save is told: the undos, and once per version the rows whose Status it would have set back. */

@@ -21,6 +21,8 @@ export interface MergeResult {
   state: TableState
   humanEdits: HumanEdit[]
   conflicts: Conflict[]
+  /** Agents whose row the person deleted (the base had it, their table has not): mdplan's row is back. */
+  restored: string[]
 }
 
 type Cell = 'status' | 'agentId' | 'duration' | 'notes'
@@ -45,12 +47,14 @@ export const cells: Array<[Cell, string]> = [
 export function mergeState(base: TableState, mine: TableState, theirs: {rows: Map<string, RowState>; meta: TableMeta}, running: ReadonlySet<string>): MergeResult {
   const humanEdits: HumanEdit[] = []
   const conflicts: Conflict[] = []
+  const restored: string[] = []
   const rows = new Map<string, RowState>()
 
   for (const [agent, want] of mine.rows) {
     const had = base.rows.get(agent)
     const now = theirs.rows.get(agent)
     if (!now) {
+      if (had) restored.push(agent)
       rows.set(agent, copy(want))
       continue
     }
@@ -120,7 +124,7 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
     if (t !== undefined) meta[name] = t
     else if (m !== undefined && m !== b) meta[name] = m
   }
-  return {state: {rows, meta}, humanEdits, conflicts}
+  return {state: {rows, meta}, humanEdits, conflicts, restored}
 }
 
 function sameRow(a: RowState, b: RowState): boolean {

@@ -1,0 +1,16 @@
+import {attemptsInNotes, getNote} from '../plan/notes.js'
+
+/**
+ * The number of the attempt a launch starts. A launch that goes on with an attempt that never ended
+ * on its own keeps its number (and log), as it always has: an answered question, an attempt a killed
+ * run left (`resumes`), one paused by a rate limit or relaunched because its session was lost (their
+ * notes say so). Any other launch is the next one after every attempt the row's `attempt N:` notes,
+ * this run and the logs on disk know of (`known`, 0 for none): so a re-queued agent (a person's
+ * `pending`, with the Notes cleared or not) never shares a number, an `attempt N:` note or a log with
+ * an earlier attempt. Pure.
+ */
+export function attemptNumber(notes: string, known: number, resumes: boolean): number {
+  const failed = Math.max(0, ...attemptsInNotes(notes).map((item) => item.attempt))
+  const goesOn = resumes || getNote(notes, 'paused') !== undefined || getNote(notes, 'relaunched') !== undefined
+  return goesOn ? Math.max(failed + 1, known) : Math.max(failed, known) + 1
+}

@@ -1,0 +1,48 @@
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {attemptNumber} from '../src/executor/attempt-number.js'
+import {failuresOf} from '../src/executor/schedule-pass.js'
+import {loggedAttempts} from '../src/runners/logged-attempts.js'
+
+describe('attemptNumber', () => {
+  it('a retry, a re-queue and a re-queue with the Notes cleared each take the next number', () => {
+    expect(attemptNumber('', 0, false)).toBe(1)
+    expect(attemptNumber('attempt 1: exit 1', 1, false)).toBe(2)
+    expect(attemptNumber('base: 1a2b', 1, false)).toBe(2)
+    expect(attemptNumber('', 3, false)).toBe(4)
+    // Notes a person kept from an older history, with no logs (a fresh clone): the notes count.
+    expect(attemptNumber('attempt 2: x', 0, false)).toBe(3)
+  })
+
+  it('an attempt that never ended on its own goes on with its number', () => {
+    expect(attemptNumber('base: 1a2b', 2, true)).toBe(2)
+    expect(attemptNumber('attempt 1: x', 0, true)).toBe(2)
+    expect(attemptNumber('paused: rate or usage limit (x), retrying at 10:00:00Z', 2, false)).toBe(2)
+    expect(attemptNumber('relaunched: session s-1 could not be resumed', 1, false)).toBe(1)
+  })
+})
+
+describe('failuresOf', () => {
+  it('counts the failed attempts, not their highest number', () => {
+    expect(failuresOf('attempt 1: a; attempt 2: b')).toBe(2)
+    expect(failuresOf('attempt 2: a; attempt 4: b; base: 1a2b')).toBe(2)
+    expect(failuresOf('TODO')).toBe(0)
+  })
+})
+
+describe('loggedAttempts', () => {
+  it('reads the highest attempt of each agent from its logs, IDs with dots included', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'mdplan-logs-'))
+    try {
+      expect(loggedAttempts(cwd, join(cwd, 'plan.md'))).toEqual(new Map())
+      const dir = join(cwd, '.mdplan', 'logs', 'plan')
+      mkdirSync(dir, {recursive: true})
+      for (const name of ['A.1.log', 'A.3.log', 'A.2.log', 'a.1.7.log', 'run.ndjson', 'build.1.log.tmp']) writeFileSync(join(dir, name), '')
+      expect(loggedAttempts(cwd, join(cwd, 'plan.md'))).toEqual(new Map([['A', 3], ['a.1', 7]]))
+    } finally {
+      rmSync(cwd, {recursive: true, force: true})
+    }
+  })
+})

@@ -1,0 +1,61 @@
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
+import {liveEvents, saveByRename} from './helpers/live-events.js'
+
+/**
+ * A person deletes an agent's row while a run goes on (README, "What mdplan writes"): the agent is still
+ * under `## Agents`, so its row comes back at the next write, and the run says so once, with how to
+ * remove or skip an agent. Real run, real git, the save by temp + rename.
+ */
+let repo: TempRepo | undefined
+let live: ReturnType<typeof startCli> | undefined
+beforeAll(isolateGitConfig)
+afterEach(async () => {
+  live?.kill('SIGINT')
+  await live
+  live = undefined
+  await repo?.cleanup()
+  repo = undefined
+})
+
+describe.each([
+  ['A', 'running'],
+  ['F', 'pending']
+])('the row of %s (%s) deleted by hand', (agent) => {
+  it('comes back, and the run says so once, naming the agent and how to remove or skip it', async () => {
+    repo = await tempRepo()
+    const root = repo.root
+    const log = join(root, 'agents.log')
+    await repo.commit('plan', {
+      'plan.md': shellPlan({A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')}, F: {deps: ['A'], script: logged(log, 'true')}})
+    })
+    const plan = join(root, 'plan.md')
+    const run = startCli(['run', 'plan.md', '--json'], {cwd: root})
+    live = run
+    const events = liveEvents(run)
+    await waitForFirstStart(log)
+    const before = await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && /base: /.test(rows.A.notes))
+    const said = events.until((e) => e.type === 'warning' && new RegExp(`deleted the row of ${agent}\\b`).test(e.message ?? ''), `a warning that ${agent}'s row was put back`)
+    saveByRename(plan, readFileSync(plan, 'utf8').replace(new RegExp(`^\\| ${agent} \\|.*\\n`, 'm'), ''))
+    const warning = await said
+    expect(warning.message).toBe(
+      `${plan}: a save deleted the row of ${agent} from the Execution State table; mdplan put it back, as the table keeps a row for every agent under ## Agents. To remove ${agent}, delete its \`### ${agent}:\` section under ## Agents; to skip it, set its Status to completed`
+    )
+    // Back as mdplan had it, in its place.
+    const {rows, text} = await readTable(plan)
+    expect(rows[agent]).toEqual(before[agent])
+    expect(text.indexOf('| A |')).toBeLessThan(text.indexOf('| F |'))
+    writeFileSync(join(root, 'go'), '')
+    const result = await run
+    expect(result.exitCode, result.all).toBe(0)
+    expect(events.events.filter((e) => e.type === 'warning' && /deleted the row/.test(e.message ?? ''))).toHaveLength(1)
+    expect(events.events.filter((e) => e.type === 'human-edit')).toEqual([])
+    const after = (await readTable(plan)).rows
+    expect([after.A!.status, after.F!.status]).toEqual(['completed', 'completed'])
+    expect((await readAgentLog(log)).starts).toEqual(new Map([['A#1', 1], ['F#1', 1]]))
+  }, 30_000)
+})
