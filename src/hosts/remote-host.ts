@@ -3,6 +3,7 @@ import {rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
+import {DetachRequest} from './detach-request.js'
 import {fetchResult} from './fetch-result.js'
 import type {Collected, Host, HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
@@ -180,7 +181,8 @@ async function runJob({spec, dir, transport, job, command, cancel, results, base
 
   for (let wait = 200; ; ) {
     if (stop.signal.aborted) {
-      await cancel(job.key)
+      // After a lost lock the job may be the new owner's: stop following it, leave it running.
+      if (!DetachRequest.asked(job.signal)) await cancel(job.key)
       return finish({interrupted, timedOut})
     }
     if (Date.now() - lastContact > spec.leaseMs) return finish({lost: true, error: `host lost: ${spec.name}`})
