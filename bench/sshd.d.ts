@@ -18,4 +18,12 @@ export interface SshdFixture {
   close(): Promise<void>
 }
 /** Real sshd daemons on 127.0.0.1, one per host, children of the caller, each ready when it says it listens. */
-export declare function startSshd(count: number, options?: {leanShell?: boolean}): Promise<SshdFixture>
+export declare function startSshd(
+  count: number,
+  options?: {
+    /** Sessions skip the account's ~/.bashrc (`SetEnv SHLVL=1`). */
+    leanShell?: boolean
+    /** Variables every session gets (`SetEnv`), overriding the account's: a HOME and PATH of the caller's own. */
+    env?: Record<string, string>
+  }
+): Promise<SshdFixture>

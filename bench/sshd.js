@@ -29,7 +29,8 @@ async function freePort() {
 
 /**
  * Real sshd daemons on 127.0.0.1, one per host, children of the test (-D),
- * (`options.leanShell`: sessions skip the account's ~/.bashrc),
+ * (`options.leanShell`: sessions skip the account's ~/.bashrc; `options.env`:
+ * variables every session gets, such as a HOME and PATH of the test's own),
  * with a throwaway host key and user key: `StrictModes no` and `UsePAM no` so
  * they run from a temp folder. Each is ready when it answers a command.
  */
@@ -62,7 +63,8 @@ export async function startSshd(count, options = {}) {
         // Every ssh call runs the account's login shell, and bash run by sshd reads ~/.bashrc unless it is a
         // nested shell (SHLVL set): `leanShell` measures hosts whose shell starts bare, whatever this machine's
         // ~/.bashrc does (here: pyenv init, about 90 ms and 150 processes per call).
-        ...(options.leanShell ? ['SetEnv SHLVL=1'] : []),
+        // `options.env`: the sessions' own variables (a HOME and PATH of the test's, as another machine's account has).
+        ...(options.leanShell || options.env ? [`SetEnv ${Object.entries({...(options.leanShell ? {SHLVL: '1'} : {}), ...options.env}).map(([name, value]) => `${name}=${value}`).join(' ')}`] : []),
         ''
       ].join('\n')
     )

@@ -18,7 +18,8 @@ import {simAgent} from './helpers/exec-sim.js'
  * across coordinator restarts. Faults drawn: a submit whose answer is lost
  * (the engine started the job, the coordinator submits again), a duplicate
  * submit, a coordinator restart from the file alone, a host lost while its
- * job runs on and publishes late. Checked from the engine's side:
+ * job runs on and publishes late, a lock taken over by another run (which
+ * starts from the file and re-attaches: the old run must not cancel). Checked from the engine's side:
  * nothing is submitted without a write on disk carrying its key; a key
  * never starts two processes; no agent has results of two keys merged.
  *
@@ -53,6 +54,8 @@ class HostWorld {
   merged = new Map<string, Set<string>>()
   violations: string[] = []
   finished = false
+  /** The coordinator is losing its lock (its kills must leave remote jobs running). */
+  losing = false
   agents = ['A', 'B', 'C', 'D', 'E'].map((id, index) => simAgent(id, index >= 2 ? [['A', 'B', 'A'][index - 2]!] : []))
 
   constructor() {
@@ -101,7 +104,19 @@ class HostWorld {
       if (!effect.job) this.violations.push(`${effect.agent} spawned without a job on a remote pool`)
       else this.submits.push({agent: effect.agent, attempt: effect.attempt, job: effect.job})
     } else if (effect.type === 'check') this.checks.push(effect)
-    else if (effect.type === 'finish') this.finished = true
+    else if (effect.type === 'kill') {
+      const key = this.state.attempts.get(effect.agent)?.key
+      // The run that took the lock over re-attaches to this job by the key in its row (maybe already has).
+      if (this.losing && key !== undefined && !effect.detach) this.violations.push(`${key} cancelled by a run that lost its lock: its new owner may follow it`)
+    } else if (effect.type === 'finish') this.finished = true
+  }
+
+  /** Another run takes the lock over: this one stops (leaving its jobs running), and the new owner starts from the file. */
+  takeOver(): void {
+    this.losing = true
+    this.dispatch({type: 'lock-lost', reason: 'taken over by a run on another host'})
+    this.losing = false
+    this.boot()
   }
 
   write(): void {
@@ -223,7 +238,8 @@ describe('remote hosts, driven through random faults', () => {
             fc.tuple(pick, fc.boolean()).map(([at, ok]) => cmd(`finish(${at},${ok})`, (w) => w.finish(at, ok || at % 4 !== 0))),
             pick.map((at) => cmd(`lose(${at})`, (w) => w.lose(at))),
             pick.map((at) => cmd(`check(${at})`, (w) => w.check(at))),
-            fc.constant(cmd('restart', (w) => w.restart()))
+            fc.constant(cmd('restart', (w) => w.restart())),
+            fc.constant(cmd('take-over', (w) => w.takeOver()))
           ],
           {maxCommands: 150, ...(process.env.MDPLAN_MODEL_REPLAY ? {replayPath: process.env.MDPLAN_MODEL_REPLAY} : {})}
         ),

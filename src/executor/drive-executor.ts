@@ -13,6 +13,7 @@ import {step} from './step.js'
 import {childPlanPath} from '../nested/child-plan-path.js'
 import {watchPlan, type PlanWatch} from './watch-plan.js'
 import type {HostRuntime} from '../hosts/host-runtime.js'
+import {DetachRequest} from '../hosts/detach-request.js'
 import type {JournalKeeper} from './journal-keeper.js'
 import {armTimer} from './arm-timer.js'
 import {heldPlaces} from './held-places.js'
@@ -155,7 +156,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         })
       }
       case 'kill':
-        controllers.get(effect.agent)?.abort()
+        controllers.get(effect.agent)?.abort(effect.detach ? new DetachRequest('the run lock was lost') : undefined)
         return
       case 'check': {
         const agent = state.byId.get(effect.agent)!

@@ -40,8 +40,8 @@ export type ExecEffect =
       discoveries: Array<{agent: string; text: string}>
       job?: JobRef
     }
-  /** End an attempt's process tree. */
-  | {type: 'kill'; agent: string}
+  /** End an attempt's process tree; `detach`: a remote job is only no longer followed, left running (a lost lock). */
+  | {type: 'kill'; agent: string; detach?: boolean}
   /** Check what an attempt changed; commit or merge its work. Answered by `checked`. */
   | {type: 'check'; agent: string; attempt: number; succeeded: boolean; job?: JobRef}
   /** Forget an attempt's git snapshot (it ended without a check). */

@@ -174,7 +174,7 @@ function handle(ctx: StepContext, event: ExecEvent): void {
     case 'lock-lost':
       if (state.lockLost !== undefined) return
       state.lockLost = event.reason
-      warn(ctx, `the run lock was lost (${event.reason}): nothing launches and the table is not written any more; running agents are ended (their rows stay in_progress and resume on the next run)`)
+      warn(ctx, `the run lock was lost (${event.reason}): nothing launches and the table is not written any more; running agents are ended (their rows stay in_progress and resume on the next run), and remote jobs are left running, no longer followed (the run that holds the lock now may follow them)`)
       // Launches whose recording write was never issued never will be: take them back now.
       for (const attempt of [...state.attempts.values()]) if (attempt.phase === 'recording' && attempt.recordedBy > state.write.seq) undoLaunch(ctx, attempt)
       return stop(ctx)
@@ -191,7 +191,10 @@ function handle(ctx: StepContext, event: ExecEvent): void {
 /**
  * Stop launching and end the running agents (Ctrl-C, SIGTERM, a lost lock). Their rows stay
  * `in_progress` with their IDs: the next run resumes them. After a lost lock another run may own the
- * plan and resume them at any moment, so letting them finish would make two copies of one agent.
+ * plan and resume them at any moment, so letting a local agent finish would make two copies of one
+ * agent (the new owner cannot follow a process of ours: it starts its own). A remote job is the
+ * opposite: the new owner finds it by the key in its row and may follow it already, so cancelling it
+ * would end the new owner's attempt and make a second; after a lost lock it is detached from, not ended.
  */
 function stop(ctx: StepContext): void {
   const {state} = ctx
@@ -200,7 +203,8 @@ function stop(ctx: StepContext): void {
   for (const attempt of state.attempts.values()) {
     if (attempt.phase !== 'running') continue
     attempt.killed = true
-    ctx.effects.push({type: 'kill', agent: attempt.agent})
+    const detach = state.lockLost !== undefined && attempt.key !== undefined
+    ctx.effects.push({type: 'kill', agent: attempt.agent, ...(detach ? {detach} : {})})
   }
 }
 

@@ -3,6 +3,7 @@ import {mkdir, open, readdir, readFile, rm} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {execa} from 'execa'
+import {DetachRequest} from './detach-request.js'
 import type {Host, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {fetchResult} from './fetch-result.js'
@@ -109,7 +110,8 @@ export function containerHost(spec: HostSpec, root: string): Host {
       for (;;) {
         await drain()
         if (stop.signal.aborted) {
-          await this.cancel([job.key])
+          // After a lost lock the container may be the new owner's: stop following it, leave it running.
+          if (!DetachRequest.asked(job.signal)) await this.cancel([job.key])
           return finish({interrupted, timedOut})
         }
         const now = await inspect(job.key)

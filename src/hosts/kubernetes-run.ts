@@ -4,6 +4,7 @@ import {Writable} from 'node:stream'
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {V1Pod} from '@kubernetes/client-node'
 import {formatDuration} from '../util/format-duration.js'
+import {DetachRequest} from './detach-request.js'
 import type {HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {messageOf, statusOf, type KubernetesClient} from './kubernetes-client.js'
@@ -82,7 +83,8 @@ export async function runPod(input: PodRunInput): Promise<HostRun> {
   let lastContact = Date.now()
   for (let wait = 100; ; ) {
     if (stop.signal.aborted) {
-      await input.cancel(job.key)
+      // After a lost lock the job may be the new owner's: stop following it, leave it running.
+      if (!DetachRequest.asked(job.signal)) await input.cancel(job.key)
       return finish({interrupted, timedOut})
     }
     let pod: V1Pod | undefined

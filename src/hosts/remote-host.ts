@@ -3,6 +3,7 @@ import {rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
+import {DetachRequest} from './detach-request.js'
 import {fetchResult} from './fetch-result.js'
 import type {Collected, Host, HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
@@ -12,6 +13,7 @@ import {isSafeKey} from './job-key.js'
 import {loginCheckLimitMs} from '../runners/login-check-limit.js'
 import {followScript, listScript, preflightScript, removeScript, resultScript, submitScript} from './job-scripts.js'
 import {lineSplitter} from './line-splitter.js'
+import type {HostSaid} from './remote-auth.js'
 import type {RemoteOutcome} from './remote-call.js'
 import {sshUnreachable, type SshTransport} from './ssh-transport.js'
 
@@ -90,30 +92,31 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
       const connected = await transport.connect()
       if (!connected.ok) return [`${name}: unreachable over ssh: ${connected.reason}; check that \`${transport.probe}\` works without a password prompt`]
       const limitMs = loginCheckLimitMs()
-      const answer = await exec(preflightScript, [dir, String(Math.ceil(limitMs / 1000)), ...executables, '--', ...auth.flatMap((check) => [check.executable, ...check.args])])
+      const answer = await exec(preflightScript, [dir, String(Math.ceil(limitMs / 1000)), ...executables, '--', ...auth.flatMap((check) => check.words)])
       if (answer.exitCode !== 0) {
         const said = String(answer.stderr).trim().split('\n').at(-1)
         return [`${name}: the checks could not run (${said || (answer.exitCode === undefined ? 'ssh was stopped' : `ssh exited with ${answer.exitCode}`)}); check that \`${transport.probe}\` works`]
       }
       const problems: string[] = []
       const held: string[] = []
+      const said = auth.map((): HostSaid & {facts: string[]; slow?: boolean} => ({facts: []}))
       for (const line of String(answer.stdout).split('\n')) {
         const [what, value] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]
         if (what === 'missing') problems.push(`${name}: \`${value}\` is not installed there; install it on ${transport.label} or run these agents on another host`)
         if (what === 'unwritable') problems.push(`${name}: cannot create the job folder ${value}; set \`dir:\` for the host to a writable folder`)
-        if (what === 'auth') {
-          const [index, rc, stdout, stderr] = value.split(' ')
-          const problem = auth[Number(index)]?.verdict({exitCode: Number(rc), stdout: decode(stdout), stderr: decode(stderr)})
-          if (problem) problems.push(`${name}: ${problem}`)
-        }
+        const [index, ...rest] = value.split(' ')
+        const check = said[Number(index)]
+        if (what === 'auth' && check) check.answer = {exitCode: Number(rest[0]), stdout: decode(rest[1]), stderr: decode(rest[2])}
+        if (what === 'fact' && check) check.facts.push(rest.join(' '))
+        if (what === 'authslow' && check) check.slow = true
         if (what === 'base' && /^[0-9a-f]{40}$/.test(value)) held.push(value)
-        // A login check that never answered: nothing launches unconfirmed.
-        if (what === 'authslow') {
-          const check = auth[Number(value)]
-          if (check) problems.push(`${name}: ${check.slow(limitMs)}`)
-        }
         if (what === 'disk' && Number(value) > 0 && Number(value) < minFreeKb) problems.push(`${name}: only ${Math.round(Number(value) / 1024)} MB free under ${dir}; free some space or set \`dir:\` elsewhere`)
       }
+      auth.forEach((check, index) => {
+        // A login check that never answered: nothing launches unconfirmed.
+        const problem = said[index]!.slow ? check.slow(limitMs) : check.verdict(said[index]!)
+        if (problem) problems.push(`${name}: ${problem}`)
+      })
       bases.learn(held)
       return problems
     },
@@ -180,7 +183,8 @@ async function runJob({spec, dir, transport, job, command, cancel, results, base
 
   for (let wait = 200; ; ) {
     if (stop.signal.aborted) {
-      await cancel(job.key)
+      // After a lost lock the job may be the new owner's: stop following it, leave it running.
+      if (!DetachRequest.asked(job.signal)) await cancel(job.key)
       return finish({interrupted, timedOut})
     }
     if (Date.now() - lastContact > spec.leaseMs) return finish({lost: true, error: `host lost: ${spec.name}`})

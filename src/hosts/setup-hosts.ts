@@ -8,6 +8,7 @@ import {createHostRuntime, type HostRuntime} from './host-runtime.js'
 import {isRemote, localHostName} from './host-spec.js'
 import {jobKey, jobSpace} from './job-key.js'
 import {authCheck, type AuthCheck} from './remote-auth.js'
+import {projectAuthFacts} from './project-auth-facts.js'
 import {executableOf} from '../runners/executable-of.js'
 import {readHosts} from './read-hosts.js'
 
@@ -25,7 +26,8 @@ export interface HostSetup {
 /**
  * Read the plan's hosts and check each one an agent may use, once, before
  * anything launches: reachable, git there, the runners' CLIs there and
- * logged in (their own status command, in the same round trip), disk.
+ * logged in (their own status command, or what gemini and opencode read
+ * there, in the same round trip), disk.
  * Every problem is one line saying what to do; any problem stops the run.
  */
 export async function setupHosts(input: {
@@ -68,6 +70,9 @@ export async function setupHosts(input: {
   }
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes((agent.fields.commit?.value ?? String(plan.settings.commit ?? '')).trim().toLowerCase())
   const runtime = createHostRuntime({plan, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits})
+  // gemini and opencode read their auth from project files too: the ones the agents' clone will hold, read here once.
+  const readsProject = [...input.launchable].some((id) => ['gemini', 'opencode'].includes(input.runners.get(id)?.name ?? ''))
+  const project = readsProject ? await projectAuthFacts(location.root, location.prefix) : {geminiEnvFile: false, opencodeConfig: false}
   const lines = await Promise.all(
     [...used].map((name) => {
       // The executable the jobs will start (an override such as MDPLAN_CLAUDE_BIN applies there too), and its login.
@@ -78,7 +83,7 @@ export async function setupHosts(input: {
         const runner = input.runners.get(id)
         const executable = runner ? executableOf(runner) : undefined
         if (!runner || !executable || !read.poolOf(id).includes(name) || executables.has(executable)) continue
-        executables.set(executable, authCheck(runner.name, executable, passed, spec.address ?? name))
+        executables.set(executable, authCheck(runner.name, executable, passed, spec.address ?? name, project))
       }
       return runtime.host(name).preflight([...executables.keys()], [...executables.values()].filter((check) => check !== undefined))
     })

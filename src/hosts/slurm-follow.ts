@@ -3,6 +3,7 @@ import {access, open, readFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {formatDuration} from '../util/format-duration.js'
+import {DetachRequest} from './detach-request.js'
 import type {HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {lineSplitter} from './line-splitter.js'
@@ -105,7 +106,8 @@ export async function followJob(input: FollowInput): Promise<HostRun> {
 
   for (let wait = 100; ; ) {
     if (stop.signal.aborted) {
-      await input.cancel(job.key)
+      // After a lost lock the job may be the new owner's: stop following it, leave it running.
+      if (!DetachRequest.asked(job.signal)) await input.cancel(job.key)
       return finish({interrupted, timedOut})
     }
     if (needSubmit) {

@@ -4,6 +4,8 @@ import {dirname, join} from 'node:path'
 import type {PreflightInput} from './runner.js'
 import {runStatusCommand} from './run-status-command.js'
 import {loginCheckLimitMs, slowLoginCheck} from './login-check-limit.js'
+import {opencodeConfigNamesProvider} from './opencode-config-names-provider.js'
+import {opencodeNoProvider} from './opencode-no-provider.js'
 
 /**
  * Before launching opencode: some provider can answer. With none, opencode
@@ -16,6 +18,7 @@ import {loginCheckLimitMs, slowLoginCheck} from './login-check-limit.js'
  * not in the shape we know is not held against it; no answer at all (`auth
  * list` is a whole opencode start: over 20 s on a loaded machine, hence the
  * generous limit) stops the run, since nothing launches unconfirmed.
+ * A host's preflight does the same there (src/hosts/remote-auth.ts).
  */
 export async function opencodePreflight(input: PreflightInput): Promise<string[]> {
   // A config file needs no process: read first, so a configured provider never waits on opencode.
@@ -24,12 +27,7 @@ export async function opencodePreflight(input: PreflightInput): Promise<string[]
   if (status.timedOut) {
     return [slowLoginCheck({what: "opencode's provider", command: 'opencode auth list', limitMs: loginCheckLimitMs(), instead: 'configure a provider in opencode.json (read without asking opencode)'})]
   }
-  if (status.exitCode !== 0) return []
-  const text = status.stdout.replace(/\u001b\[[0-9;]*m/g, '')
-  const credentials = /(\d+)\s+credentials?\b/.exec(text)
-  if (credentials === null) return []
-  const variables = /(\d+)\s+environment variables?\b/.exec(text)
-  if (Number(credentials[1]) > 0 || (variables !== null && Number(variables[1]) > 0)) return []
+  if (status.exitCode !== 0 || !opencodeNoProvider(status.stdout)) return []
   return [
     'opencode has no provider (`opencode auth list` shows 0 credentials and no provider variable, and no opencode.json configures one): run `opencode auth login`, or set a provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, or configure a provider in opencode.json'
   ]
@@ -37,7 +35,7 @@ export async function opencodePreflight(input: PreflightInput): Promise<string[]
 
 /** Whether an opencode config file opencode would read defines a `provider` block (or the config comes in a variable). */
 function configuresProvider(env: NodeJS.ProcessEnv, cwd: string): boolean {
-  if (env.OPENCODE_CONFIG_CONTENT && /"provider"\s*:/.test(env.OPENCODE_CONFIG_CONTENT)) return true
+  if (env.OPENCODE_CONFIG_CONTENT && opencodeConfigNamesProvider(env.OPENCODE_CONFIG_CONTENT)) return true
   const home = env.HOME || homedir()
   const configHome = env.XDG_CONFIG_HOME || join(home, '.config')
   const files = [env.OPENCODE_CONFIG, join(configHome, 'opencode', 'opencode.json'), join(configHome, 'opencode', 'opencode.jsonc'), join(configHome, 'opencode', 'config.json')]
@@ -49,7 +47,7 @@ function configuresProvider(env: NodeJS.ProcessEnv, cwd: string): boolean {
   return files.some((file) => {
     if (!file) return false
     try {
-      return /"provider"\s*:/.test(readFileSync(file, 'utf8'))
+      return opencodeConfigNamesProvider(readFileSync(file, 'utf8'))
     } catch {
       return false
     }

@@ -189,6 +189,8 @@ export async function startFakeK8s() {
       const pod = pods.get(m[2]!)
       if (!pod) return status(404, 'NotFound', `pods "${m[2]}" not found`)
       res.writeHead(200, {'content-type': 'text/plain'})
+      // The API server sends a log stream's headers at once, output or not (Node would hold them until the first byte).
+      res.flushHeaders()
       for (const chunk of pod.log) res.write(chunk)
       if (url.searchParams.get('follow') === 'true' && pod.phase === 'Running') {
         pod.followers.add(res)
