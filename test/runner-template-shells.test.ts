@@ -168,7 +168,7 @@ describe('validate and --dry-run refuse an unsafe template before anything launc
     const repo = await tempRepo({'plan.md': plan})
     const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
     expect(validate.exitCode).toBe(2)
-    expect(validate.all).toMatch(/plan\.md:1:1: the runner template `python3 -c 'print\(\{prompt\}\)'` of agents A, B cannot run: python runs/)
+    expect(validate.all).toMatch(/plan\.md:2:1: the runner template `python3 -c 'print\(\{prompt\}\)'` of agents A, B cannot run: python runs/)
     expect(validate.all).toContain('[unsafe-runner-template]')
     const dry = await runCli(['run', '--dry-run', '--runner', `sh -c 'eval {prompt}'`, 'plan.md'], {cwd: repo.root})
     expect(dry.exitCode).toBe(2)
