@@ -113,4 +113,39 @@ describe('a run that loses its lock', () => {
       expect(rows.B!.status).toBe('completed')
     }, 60_000)
   }
+
+  it('stopped (Ctrl-Z) while another run takes the plan over, then continued: it writes nothing more (not even the completion it finds on waking), exits 3, and the next run finishes', async () => {
+    const {plan, log, go} = await setup()
+    const run = startCli(['run', 'plan.md', '--json'], {cwd: repo!.root, env})
+    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+    await started(log, 'A#1')
+    const pid = run.pid!
+    process.kill(pid, 'SIGSTOP')
+    try {
+      // Another run holds the plan now; A ends while the first is stopped (its process is the spawn helper's child).
+      writeFileSync(`${plan}.lock/owner.json`, JSON.stringify({pid: 1, host: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z'}))
+      go()
+      for (let waited = 0; (await readAgentLog(log)).unfinished.length > 0; waited += 20) {
+        if (waited > 15_000) throw new Error('A never ended')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    } finally {
+      process.kill(pid, 'SIGCONT')
+    }
+    const before = readFileSync(plan)
+    const result = await run
+    expect(result.exitCode, result.all).toBe(3)
+    expect(result.stdout).toMatch(/the run lock was lost/)
+    // The table is the new owner's now: the woken run left it byte for byte as it was.
+    expect(readFileSync(plan).equals(before)).toBe(true)
+    expect((await readTable(plan)).rows.A!.status).toBe('in_progress')
+
+    rmSync(`${plan}.lock`, {recursive: true, force: true})
+    const again = await runCli(['run', 'plan.md'], {cwd: repo!.root, env})
+    expect(again.exitCode, again.all).toBe(0)
+    const {rows} = await readTable(plan)
+    expect(rows.A!.status).toBe('completed')
+    expect(rows.B!.status).toBe('completed')
+    expect((await readAgentLog(log)).starts.get('B#1')).toBe(1)
+  }, 60_000)
 })

@@ -41,7 +41,7 @@ export interface DriverInput {
   /** Remote hosts' jobs (src/hosts/), when the plan declares hosts. */
   hosts?: HostRuntime
   /**
-   * The run lock: looked at before every spawn (a lock lost since its last refresh launches nothing), and
+   * The run lock: looked at before every spawn and every write (a lock lost since its last refresh launches and writes nothing), and
    * `onLost` tells the run as soon as its refresh finds it gone.
    */
   lock?: {check(): Error | undefined; onLost(listener: (error: Error) => void): void}
@@ -118,6 +118,10 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         return
       case 'write':
         return later(async () => {
+          // A run stopped (Ctrl-Z, a closed laptop) while another took the plan over writes nothing when it
+          // wakes: its lock is looked at before the write, not only on its timer (which may fire after the I/O).
+          const lost = input.lock?.check()
+          if (lost) return [{type: 'lock-lost', reason: lost.message}, {type: 'write-failed', seq: effect.seq, error: `${input.file}: the run lock was lost`, repairable: false}]
           try {
             watch.writing()
             const result = await store.write(effect.table, {running: effect.running, readOnly: true})
