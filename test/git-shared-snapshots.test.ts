@@ -80,6 +80,43 @@ describe('snapshots shared by launches and checks', () => {
   })
 })
 
+describe('snapshots and mdplan\'s own git writes', () => {
+  it('a snapshot asked for while mdplan commits or merges waits for it, and is one started after it (never one taken halfway)', async () => {
+    const git = fakeGit()
+    const before = git.shared.take(0)
+    git.calls[0]!.resolve()
+    expect(await git.head(before)).toBe(1000)
+    git.tick(5)
+    const done = git.shared.writing()
+    const launch = git.shared.take(git.shared.touchedAt)
+    const check = git.shared.take(1001)
+    await Promise.resolve()
+    // Nothing asked of git while the commit runs.
+    expect(git.calls).toHaveLength(1)
+    git.tick(10)
+    done()
+    done()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(git.calls).toHaveLength(2)
+    git.calls[1]!.resolve()
+    expect(await git.head(launch)).toBe(1015)
+    expect(await git.head(check)).toBe(1015)
+    // Two writes at once: snapshots wait for both.
+    const one = git.shared.writing()
+    const two = git.shared.writing()
+    const waiting = git.shared.take(0)
+    one()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(git.calls).toHaveLength(2)
+    git.tick(1)
+    two()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(git.calls).toHaveLength(3)
+    git.calls[2]!.resolve()
+    expect(await git.head(waiting)).toBe(1016)
+  })
+})
+
 describe('a chain of agents in git asks git status once per link', () => {
   let repo: TempRepo
   beforeAll(isolateGitConfig)

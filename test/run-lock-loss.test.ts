@@ -148,4 +148,32 @@ describe('a run that loses its lock', () => {
     expect(rows.B!.status).toBe('completed')
     expect((await readAgentLog(log)).starts.get('B#1')).toBe(1)
   }, 60_000)
+
+  it('stopped while another run takes the plan over, and its agent asks a question meanwhile: continued, it writes no Open Questions entry either, exits 3', async () => {
+    repo = await tempRepo()
+    const log = join(repo.root, 'agents.log')
+    const ask = 'while [ ! -f go ]; do sleep 0.05; done; printf "RESULT: QUESTION\\nQuestion: Which store?\\nContext: none\\nOptions:\\n1. Redis\\n2. SQLite\\n"'
+    await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, ask)}}, {frontMatter: 'concurrency: 1'})})
+    const plan = join(repo.root, 'plan.md')
+    const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root, env})
+    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+    await started(log, 'A#1')
+    const pid = run.pid!
+    process.kill(pid, 'SIGSTOP')
+    try {
+      writeFileSync(`${plan}.lock/owner.json`, JSON.stringify({pid: 1, host: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z'}))
+      writeFileSync(join(repo.root, 'go'), '')
+      for (let waited = 0; (await readAgentLog(log)).unfinished.length > 0; waited += 20) {
+        if (waited > 15_000) throw new Error('A never ended')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    } finally {
+      process.kill(pid, 'SIGCONT')
+    }
+    const before = readFileSync(plan)
+    const result = await run
+    expect(result.exitCode, result.all).toBe(3)
+    expect(readFileSync(plan).equals(before)).toBe(true)
+    expect(readFileSync(plan, 'utf8')).not.toMatch(/^## Open Questions/m)
+  }, 60_000)
 })

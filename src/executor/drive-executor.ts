@@ -168,7 +168,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         return later(async () => {
           const work =
             job && input.hosts
-              ? input.hosts.check(agent, job, effect.succeeded).finally(() => git?.touched())
+              ? gitWrite(git, () => input.hosts!.check(agent, job, effect.succeeded))
               : git!.afterCompletion(agent, effect.succeeded, endedAt.get(effect.agent))
           const checked = await work.catch((error: unknown) => ({
             notes: {},
@@ -185,6 +185,9 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
       }
       case 'record-question':
         return later(async () => {
+          // Like a table write: a run that lost its lock writes no question into a plan another run owns.
+          const lost = input.lock?.check()
+          if (lost) return [{type: 'lock-lost', reason: lost.message}, {type: 'question-written', agent: effect.agent, error: `${input.file}: the run lock was lost`}]
           try {
             // The section as the file has it now: the store hands the current plan to the editor.
             const written = await store.editSection('Open Questions', (section, current) =>
@@ -288,4 +291,12 @@ export type Input = DistributiveOmit<ExecEvent, 'now'>
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
+}
+
+/** A change mdplan makes to the tree outside the guard (a remote job's work merged): no snapshot is taken halfway through it. */
+function gitWrite<T>(git: GitGuard | undefined, work: () => Promise<T>): Promise<T> {
+  const done = git?.writing()
+  return Promise.resolve()
+    .then(work)
+    .finally(() => done?.())
 }

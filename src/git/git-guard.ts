@@ -55,8 +55,8 @@ export interface GitGuard {
   afterCompletion(agent: Agent, succeeded: boolean, endedAt?: number): Promise<CompletionGit>
   /** Forget an attempt that ended without completing (snapshot, window). */
   abandon(agent: Agent): void
-  /** The working tree changed outside this guard (a remote job's work merged): later launches take a new snapshot. */
-  touched(): void
+  /** mdplan is about to change the tree outside this guard (a remote job's work merged): call what it returns when done. */
+  writing(): () => void
   /** Once, at the end: what changed that no agent declares, and what could not be attributed. */
   report(): string[]
 }
@@ -138,6 +138,8 @@ export async function createGitGuard(input: {
         const fresh = /merge conflict/.test(notes)
         const worktree = await createWorktree({root, slug, agent: agent.id, fresh})
         if (!worktree.ok) return {cwd, notes: {}, warnings, error: `worktree: ${worktree.reason}`}
+        // Its work lands in this tree when it is merged: until then it overlaps every agent launched meanwhile.
+        windows.launched(agent.id)
         entry.worktree = {path: worktree.path, branch: worktree.branch}
         cwd = join(worktree.path, prefix)
         baseSha = worktree.base
@@ -163,73 +165,90 @@ export async function createGitGuard(input: {
     async afterCompletion(agent, succeeded, endedAt) {
       const entry = active.get(agent.id)
       active.delete(agent.id)
-      const notes: NotePatch = {}
-      const warnings: string[] = []
-      if (!entry) return {notes, warnings}
+      if (!entry) return {notes: {}, warnings: []}
 
       if (entry.worktree) {
-        if (!succeeded) return {notes, warnings}
-        const merged = await mergeWorktree({
-          root,
-          worktree: entry.worktree.path,
-          branch: entry.worktree.branch,
-          message: commitMessage(title, agent)
-        })
-        snapshots.touched(Date.now())
-        if (!merged.ok) {
-          // The branch is kept so a person can resolve it by hand.
-          return {notes, warnings, fail: merged.reason}
+        try {
+          return await mergeBack(agent, entry.worktree, succeeded)
+        } finally {
+          windows.finished(agent.id)
         }
-        if (merged.cleared) warnings.push(`git: removed ${merged.cleared.join(', ')}, left by mdplan's own commit in a run that was killed`)
-        if (commits(agent) && merged.workCommit) notes.commit = shortSha(merged.workCommit)
-        const removed = await removeWorktree({root, path: entry.worktree.path, branch: entry.worktree.branch, deleteBranch: 'merged'})
-        if (!removed.ok) warnings.push(`git: could not remove the worktree of ${agent.id}: ${removed.reason}`)
-        return {notes, warnings}
       }
 
-      const overlapping = windows.finished(agent.id)
-      // Its window closed: a later launch's snapshot must have seen its last write.
-      snapshots.touched(endedAt ?? Date.now())
-      if (!entry.snapshot) return {notes, warnings}
-      const changed = await changedSince(entry.snapshot, ignore, () => snapshots.take(endedAt ?? Date.now()))
-      if (!changed.ok) {
-        warnings.push(`git: could not check the scope of ${agent.id}: ${changed.reason}`)
-        return {notes, warnings}
+      // Its window stays open until its work is committed: an agent launched before then overlaps it, and
+      // is not taken for the writer of the files the commit brings.
+      const overlapping = windows.overlapping(agent.id)
+      try {
+        return await check(agent, entry, succeeded, endedAt, overlapping)
+      } finally {
+        windows.finished(agent.id)
       }
-      const attribution = attributeChanges({agent: agent.id, changed: changed.paths, owners, running: overlapping})
-      for (const path of attribution.undeclared) undeclared.add(path)
-      unattributed.push(...attribution.unattributed)
-      const scope = formatScopeNote(attribution.violations)
-      notes.scope = scope
-      if (scope && input.strictScope && succeeded) return {notes, warnings, fail: `scope: ${scope}`}
-      // A resumed or retried attempt's snapshot already holds the earlier attempt's work: commit that too.
-      const earlier = succeeded && commits(agent) && entry.resumed ? await dirtyOwned(agent.id) : []
-      const paths = [...new Set([...attribution.own, ...earlier])]
-      if (succeeded && commits(agent) && paths.length > 0) {
-        const commit = await commitAgent({root, paths, message: commitMessage(title, agent)})
-        snapshots.touched(Date.now())
-        if (commit.cleared) warnings.push(`git: removed ${commit.cleared.join(', ')}, left by mdplan's own commit in a run that was killed`)
-        if (!commit.ok) warnings.push(`git: could not commit the work of ${agent.id}: ${commit.reason}`)
-        else if (commit.commit) notes.commit = shortSha(commit.commit)
-      }
-      return {notes, warnings}
     },
 
     abandon(agent) {
-      if (active.get(agent.id)?.snapshot) {
+      const entry = active.get(agent.id)
+      if (entry?.snapshot || entry?.worktree) {
         windows.finished(agent.id)
         snapshots.touched(Date.now())
       }
       active.delete(agent.id)
     },
 
-    touched() {
-      snapshots.touched(Date.now())
+    writing() {
+      return snapshots.writing()
     },
 
     report() {
       return formatScopeReport([...undeclared].sort(), unattributed)
     }
   }
+
+  /** An isolated agent's branch merged into the tree (and its worktree removed). */
+  async function mergeBack(agent: Agent, worktree: {path: string; branch: string}, succeeded: boolean): Promise<CompletionGit> {
+    const notes: NotePatch = {}
+    const warnings: string[] = []
+    if (!succeeded) return {notes, warnings}
+    const wrote = snapshots.writing()
+    const merged = await mergeWorktree({root, worktree: worktree.path, branch: worktree.branch, message: commitMessage(title, agent)}).finally(wrote)
+    // The branch is kept so a person can resolve it by hand.
+    if (!merged.ok) return {notes, warnings, fail: merged.reason}
+    if (merged.cleared) warnings.push(`git: removed ${merged.cleared.join(', ')}, left by mdplan's own commit in a run that was killed`)
+    if (commits(agent) && merged.workCommit) notes.commit = shortSha(merged.workCommit)
+    const removed = await removeWorktree({root, path: worktree.path, branch: worktree.branch, deleteBranch: 'merged'})
+    if (!removed.ok) warnings.push(`git: could not remove the worktree of ${agent.id}: ${removed.reason}`)
+    return {notes, warnings}
+  }
+
+  /** What a shared-tree agent changed, against its files and the agents that overlapped it; its commit. */
+  async function check(agent: Agent, entry: Active, succeeded: boolean, endedAt: number | undefined, overlapping: string[]): Promise<CompletionGit> {
+    const notes: NotePatch = {}
+    const warnings: string[] = []
+    // It ended: a later launch's snapshot must have seen its last write.
+    snapshots.touched(endedAt ?? Date.now())
+    if (!entry.snapshot) return {notes, warnings}
+    const changed = await changedSince(entry.snapshot, ignore, () => snapshots.take(endedAt ?? Date.now()))
+    if (!changed.ok) {
+      warnings.push(`git: could not check the scope of ${agent.id}: ${changed.reason}`)
+      return {notes, warnings}
+    }
+    const attribution = attributeChanges({agent: agent.id, changed: changed.paths, owners, running: overlapping})
+    for (const path of attribution.undeclared) undeclared.add(path)
+    unattributed.push(...attribution.unattributed)
+    const scope = formatScopeNote(attribution.violations)
+    notes.scope = scope
+    if (scope && input.strictScope && succeeded) return {notes, warnings, fail: `scope: ${scope}`}
+    // A resumed or retried attempt's snapshot already holds the earlier attempt's work: commit that too.
+    const earlier = succeeded && commits(agent) && entry.resumed ? await dirtyOwned(agent.id) : []
+    const paths = [...new Set([...attribution.own, ...earlier])]
+    if (succeeded && commits(agent) && paths.length > 0) {
+      const wrote = snapshots.writing()
+      const commit = await commitAgent({root, paths, message: commitMessage(title, agent)}).finally(wrote)
+      if (commit.cleared) warnings.push(`git: removed ${commit.cleared.join(', ')}, left by mdplan's own commit in a run that was killed`)
+      if (!commit.ok) warnings.push(`git: could not commit the work of ${agent.id}: ${commit.reason}`)
+      else if (commit.commit) notes.commit = shortSha(commit.commit)
+    }
+    return {notes, warnings}
+  }
+
   return {guard}
 }

@@ -2,6 +2,8 @@
 export interface RunningWindows {
   /** An agent was launched (call when its snapshot is taken). */
   launched(agent: string): void
+  /** Every agent that ran at some point during an agent's window so far, itself first (the window stays open). */
+  overlapping(agent: string): string[]
   /** An agent finished: every agent that ran at some point during its window, itself first. */
   finished(agent: string): string[]
 }
@@ -19,6 +21,9 @@ export function runningWindows(): RunningWindows {
       for (const other of running) overlaps.get(other)?.add(agent)
       overlaps.set(agent, new Set([agent, ...running]))
       running.add(agent)
+    },
+    overlapping(agent) {
+      return [...(overlaps.get(agent) ?? [agent])]
     },
     finished(agent) {
       running.delete(agent)

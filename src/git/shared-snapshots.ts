@@ -15,6 +15,12 @@ export interface SharedSnapshots {
   touched(at: number): void
   /** When the tree last changed that way: a launch shares no snapshot older than that. */
   readonly touchedAt: number
+  /**
+   * mdplan writes to git (a commit, a merge): no snapshot is taken or shared until it is done, and then
+   * only one started after it (one taken halfway would show the agent's files not yet committed, and
+   * blame them on an agent launched meanwhile). Call the function it returns when the write is over.
+   */
+  writing(): () => void
 }
 
 /**
@@ -31,6 +37,9 @@ export function sharedSnapshots(snapshot: () => Promise<SnapshotResult>, clock: 
   let last: {startedAt: number; promise: Promise<SnapshotResult>} | undefined
   let next: Promise<SnapshotResult> | undefined
   let touchedAt = 0
+  let writes = 0
+  let writesDone: Promise<void> = Promise.resolve()
+  let allDone = (): void => {}
   const start = (): Promise<SnapshotResult> => {
     const started = {startedAt: clock(), promise: snapshot()}
     pending = started
@@ -43,9 +52,10 @@ export function sharedSnapshots(snapshot: () => Promise<SnapshotResult>, clock: 
     )
     return started.promise
   }
-  return {
-    take(since) {
-      if (pending && pending.startedAt >= since) return pending.promise
+  const take = (since: number): Promise<SnapshotResult> => {
+    // A write under way: wait for it, then only a snapshot started after it serves.
+    if (writes > 0) return writesDone.then(() => take(Math.max(since, touchedAt)))
+    if (pending && pending.startedAt >= since) return pending.promise
       if (!pending && last && last.startedAt >= since) return last.promise
       if (!pending) return start()
       const after = (): Promise<SnapshotResult> => {
@@ -54,12 +64,24 @@ export function sharedSnapshots(snapshot: () => Promise<SnapshotResult>, clock: 
       }
       next ??= pending.promise.then(after, after)
       return next
-    },
+  }
+  return {
+    take,
     touched(at) {
       touchedAt = Math.max(touchedAt, at)
     },
     get touchedAt() {
       return touchedAt
+    },
+    writing() {
+      if (writes++ === 0) writesDone = new Promise((resolve) => (allDone = resolve))
+      let over = false
+      return () => {
+        if (over) return
+        over = true
+        touchedAt = Math.max(touchedAt, clock())
+        if (--writes === 0) allDone()
+      }
     }
   }
 }
