@@ -1,6 +1,7 @@
 import type {Agent, Plan} from '../plan/types.js'
 import type {Runner, RunnerOptions, RunResult} from '../runners/runner.js'
 import type {GitGuard} from '../git/git-guard.js'
+import {gitWrite} from '../git/git-write.js'
 import {agentPrompt, withEnv} from '../protocol/agent-prompt.js'
 import type {PlanStore} from '../store/plan-store.js'
 import {upsertOpenQuestion} from '../protocol/upsert-open-question.js'
@@ -291,12 +292,4 @@ export type Input = DistributiveOmit<ExecEvent, 'now'>
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
-}
-
-/** A change mdplan makes to the tree outside the guard (a remote job's work merged): no snapshot is taken halfway through it. */
-function gitWrite<T>(git: GitGuard | undefined, work: () => Promise<T>): Promise<T> {
-  const done = git?.writing()
-  return Promise.resolve()
-    .then(work)
-    .finally(() => done?.())
 }
