@@ -1,7 +1,8 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {liveRun} from './helpers/live-run.js'
 import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
 import {liveEvents, saveByRename, withCell} from './helpers/live-events.js'
@@ -11,26 +12,18 @@ import {liveEvents, saveByRename, withCell} from './helpers/live-events.js'
  * end of the attempt it was about, and the agent's next launch clears it, so no finished row carries a
  * note about an attempt that is over. Real run, real git, saves by temp + rename.
  */
-let repo: TempRepo | undefined
-let live: ReturnType<typeof startCli> | undefined
+const session = liveRun()
 beforeAll(isolateGitConfig)
-afterEach(async () => {
-  live?.kill('SIGINT')
-  await live
-  live = undefined
-  await repo?.cleanup()
-  repo = undefined
-})
 
 const wait = 'while [ ! -f go ]; do sleep 0.05; done'
 
 /** A run of the plan `agents(log)` makes, its agents logging to `log`. */
 async function start(agents: (log: string) => Parameters<typeof shellPlan>[0], frontMatter?: string): Promise<{plan: string; log: string; run: ReturnType<typeof startCli>; go: () => void}> {
-  repo = await tempRepo()
-  const root = repo.root
-  await repo.commit('plan', {'plan.md': shellPlan(agents(join(root, 'agents.log')), frontMatter ? {frontMatter} : {})})
+  session.repo = await tempRepo()
+  const root = session.repo.root
+  await session.repo.commit('plan', {'plan.md': shellPlan(agents(join(root, 'agents.log')), frontMatter ? {frontMatter} : {})})
   const run = startCli(['run', 'plan.md', '--json'], {cwd: root})
-  live = run
+  session.live = run
   return {plan: join(root, 'plan.md'), log: join(root, 'agents.log'), run, go: () => writeFileSync(join(root, 'go'), '')}
 }
 
@@ -47,7 +40,7 @@ describe('a conflict note', () => {
     // An editor buffer loaded while A ran, saved after A completed with A's row back as the plan first had it
     // (B still runs): a re-queue, and a Status both changed (in_progress → completed by mdplan, → pending by the person).
     const buffer = readFileSync(plan, 'utf8')
-    writeFileSync(join(repo!.root, 'a-go'), '')
+    writeFileSync(join(session.repo!.root, 'a-go'), '')
     await waitForTable(plan, (rows) => rows.A?.status === 'completed')
     const requeued = events.until((e) => e.type === 'launched' && e.agent === 'A', "A's second launch")
     const conflict = events.until((e) => e.type === 'warning' && /^A: Status was edited by hand while mdplan changed it/.test(e.message ?? ''), 'the conflict on A')

@@ -1,7 +1,8 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {liveRun} from './helpers/live-run.js'
 import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
 import {liveEvents, saveByRename, withCell} from './helpers/live-events.js'
@@ -12,27 +13,19 @@ import {liveEvents, saveByRename, withCell} from './helpers/live-events.js'
  * mdplan adds an item later it goes after theirs, which keep their order. Real run, real git, saves
  * by temp + rename while another agent runs.
  */
-let repo: TempRepo | undefined
-let live: ReturnType<typeof startCli> | undefined
+const session = liveRun()
 beforeAll(isolateGitConfig)
-afterEach(async () => {
-  live?.kill('SIGINT')
-  await live
-  live = undefined
-  await repo?.cleanup()
-  repo = undefined
-})
 
 describe('Notes items a person reorders in a pending row', () => {
   it('keep the person’s order through every later write, the launch and completion included', async () => {
-    repo = await tempRepo()
-    const log = join(repo.root, 'agents.log')
-    await repo.commit('plan', {
+    session.repo = await tempRepo()
+    const log = join(session.repo.root, 'agents.log')
+    await session.repo.commit('plan', {
       'plan.md': shellPlan({A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')}, C: {deps: ['A'], script: logged(log, 'true')}})
     })
-    const plan = join(repo.root, 'plan.md')
-    const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root})
-    live = run
+    const plan = join(session.repo.root, 'plan.md')
+    const run = startCli(['run', 'plan.md', '--json'], {cwd: session.repo.root})
+    session.live = run
     const events = liveEvents(run)
     await waitForFirstStart(log)
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && /base: /.test(rows.A.notes))
@@ -46,7 +39,7 @@ describe('Notes items a person reorders in a pending row', () => {
     // The reorder is the person's alone: mdplan wrote nothing into C's row meanwhile.
     expect(await save('second; first; first')).toBe('second; first; first')
     expect(await save('second; first')).toBe('second; first')
-    writeFileSync(join(repo.root, 'go'), '')
+    writeFileSync(join(session.repo.root, 'go'), '')
     const result = await run
     expect(result.exitCode, result.all).toBe(0)
     const {rows} = await readTable(plan)

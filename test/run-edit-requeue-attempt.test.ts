@@ -1,7 +1,8 @@
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {liveRun} from './helpers/live-run.js'
 import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
 import {liveEvents, saveByRename, withCell} from './helpers/live-events.js'
@@ -11,20 +12,12 @@ import {liveEvents, saveByRename, withCell} from './helpers/live-events.js'
  * is the next attempt, from the agent's side (MDPLAN_ATTEMPT) and in its own log, whether the person
  * kept the row's Notes or cleared them, in the same run or in the next one. Real run, real git.
  */
-let repo: TempRepo | undefined
-let live: ReturnType<typeof startCli> | undefined
+const session = liveRun()
 beforeAll(isolateGitConfig)
-afterEach(async () => {
-  live?.kill('SIGINT')
-  await live
-  live = undefined
-  await repo?.cleanup()
-  repo = undefined
-})
 
 async function setup(tail = '', frontMatter?: string): Promise<{root: string; plan: string; log: string}> {
-  repo = await tempRepo()
-  const root = repo.root
+  session.repo = await tempRepo()
+  const root = session.repo.root
   const log = join(root, 'agents.log')
   const plan = shellPlan(
     {
@@ -33,7 +26,7 @@ async function setup(tail = '', frontMatter?: string): Promise<{root: string; pl
     },
     frontMatter ? {frontMatter} : {}
   )
-  await repo.commit('plan', {'plan.md': plan})
+  await session.repo.commit('plan', {'plan.md': plan})
   return {root, plan: join(root, 'plan.md'), log}
 }
 
@@ -53,7 +46,7 @@ describe('a completed agent set back to pending', () => {
   it('runs as the next attempt, in its own log, with its Notes kept or cleared, while another agent runs', async () => {
     const {root, plan, log} = await setup()
     const run = startCli(['run', 'plan.md', '--json'], {cwd: root})
-    live = run
+    session.live = run
     const events = liveEvents(run)
     await waitForFirstStart(log)
     await waitForTable(plan, (rows) => rows.F?.status === 'completed' && rows.A?.status === 'in_progress')

@@ -1,7 +1,8 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {liveRun} from './helpers/live-run.js'
 import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
 import {liveEvents, saveByRename} from './helpers/live-events.js'
@@ -11,31 +12,23 @@ import {liveEvents, saveByRename} from './helpers/live-events.js'
  * under `## Agents`, so its row comes back at the next write, and the run says so once, with how to
  * remove or skip an agent. Real run, real git, the save by temp + rename.
  */
-let repo: TempRepo | undefined
-let live: ReturnType<typeof startCli> | undefined
+const session = liveRun()
 beforeAll(isolateGitConfig)
-afterEach(async () => {
-  live?.kill('SIGINT')
-  await live
-  live = undefined
-  await repo?.cleanup()
-  repo = undefined
-})
 
 describe.each([
   ['A', 'running'],
   ['F', 'pending']
 ])('the row of %s (%s) deleted by hand', (agent) => {
   it('comes back, and the run says so once, naming the agent and how to remove or skip it', async () => {
-    repo = await tempRepo()
-    const root = repo.root
+    session.repo = await tempRepo()
+    const root = session.repo.root
     const log = join(root, 'agents.log')
-    await repo.commit('plan', {
+    await session.repo.commit('plan', {
       'plan.md': shellPlan({A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')}, F: {deps: ['A'], script: logged(log, 'true')}})
     })
     const plan = join(root, 'plan.md')
     const run = startCli(['run', 'plan.md', '--json'], {cwd: root})
-    live = run
+    session.live = run
     const events = liveEvents(run)
     await waitForFirstStart(log)
     const before = await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && /base: /.test(rows.A.notes))

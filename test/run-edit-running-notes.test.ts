@@ -1,7 +1,8 @@
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {liveRun} from './helpers/live-run.js'
 import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {logged, readAgentLog, readEvents, waitForFirstStart} from './helpers/agent-log.js'
 
@@ -11,17 +12,8 @@ import {logged, readAgentLog, readEvents, waitForFirstStart} from './helpers/age
  * what mdplan does not take (Status, Agent ID, its own `base:` item) is said once and noted in the row
  * as a `conflict:` item that stays. Real run, real git, saves in place and by temp + rename.
  */
-let repo: TempRepo | undefined
-let live: ReturnType<typeof startCli> | undefined
+const session = liveRun()
 beforeAll(isolateGitConfig)
-afterEach(async () => {
-  // A run a failed assertion left waiting: ended as Ctrl-C ends it (it ends its agents).
-  live?.kill('SIGINT')
-  await live
-  live = undefined
-  await repo?.cleanup()
-  repo = undefined
-})
 
 const saves = {
   'in place': (file: string, text: string) => writeFileSync(file, text),
@@ -56,13 +48,13 @@ function said(run: ReturnType<typeof startCli>, pattern: RegExp): Promise<void> 
 }
 
 async function running(): Promise<{plan: string; log: string; go: () => void; run: ReturnType<typeof startCli>}> {
-  repo = await tempRepo()
-  const log = join(repo.root, 'agents.log')
-  await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')}, B: {deps: ['A'], script: 'true'}})})
-  const plan = join(repo.root, 'plan.md')
-  const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root})
-  live = run
-  const root = repo.root
+  session.repo = await tempRepo()
+  const log = join(session.repo.root, 'agents.log')
+  await session.repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')}, B: {deps: ['A'], script: 'true'}})})
+  const plan = join(session.repo.root, 'plan.md')
+  const run = startCli(['run', 'plan.md', '--json'], {cwd: session.repo.root})
+  session.live = run
+  const root = session.repo.root
   return {plan, log, run, go: () => writeFileSync(join(root, 'go'), '')}
 }
 

@@ -1,7 +1,8 @@
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {liveRun} from './helpers/live-run.js'
 import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
 
@@ -12,17 +13,8 @@ import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
  * mdplan knows; its dependants are blocked by it; the run ends with exit 1 and the scorecard shows
  * it not completed. A known status written over it lets it run. Real run, real git, in place and by rename.
  */
-let repo: TempRepo | undefined
-let live: ReturnType<typeof startCli> | undefined
+const session = liveRun()
 beforeAll(isolateGitConfig)
-afterEach(async () => {
-  // A run a failed assertion left waiting: ended as Ctrl-C ends it (it ends its agents).
-  live?.kill('SIGINT')
-  await live
-  live = undefined
-  await repo?.cleanup()
-  repo = undefined
-})
 
 const saves = {
   'in place': (file: string, text: string) => writeFileSync(file, text),
@@ -50,18 +42,18 @@ function said(run: ReturnType<typeof startCli>, pattern: RegExp): Promise<void> 
 }
 
 async function start(): Promise<{plan: string; log: string; go: () => void; run: ReturnType<typeof startCli>; root: string}> {
-  repo = await tempRepo()
-  const log = join(repo.root, 'agents.log')
+  session.repo = await tempRepo()
+  const log = join(session.repo.root, 'agents.log')
   const agents = {
     A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')},
     F: {deps: ['A'], script: logged(log, 'true')},
     G: {deps: ['F'], script: logged(log, 'true')}
   }
-  await repo.commit('plan', {'plan.md': shellPlan(agents)})
-  const root = repo.root
+  await session.repo.commit('plan', {'plan.md': shellPlan(agents)})
+  const root = session.repo.root
   const plan = join(root, 'plan.md')
   const run = startCli(['run', 'plan.md', '--json'], {cwd: root})
-  live = run
+  session.live = run
   await waitForFirstStart(log)
   // Saved once mdplan's writes for the launch are on disk (its last, `base:`): a save that lands in the
   // instant between a write's check and its rename is replaced (README, "One instant is left").
