@@ -45,6 +45,24 @@ async function started(log: string, key: string): Promise<void> {
   }
 }
 
+/**
+ * Ctrl-Z on the run `pid`, then another run takes the plan over (its owner.json) and the agent is let
+ * go and ends while the first is stopped (its process is the spawn helper's child); then `kill -CONT`.
+ */
+async function takenOverWhileStopped(pid: number, plan: string, log: string, go: () => void): Promise<void> {
+  process.kill(pid, 'SIGSTOP')
+  try {
+    writeFileSync(`${plan}.lock/owner.json`, JSON.stringify({pid: 1, host: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z'}))
+    go()
+    for (let waited = 0; (await readAgentLog(log)).unfinished.length > 0; waited += 20) {
+      if (waited > 15_000) throw new Error('A never ended')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  } finally {
+    process.kill(pid, 'SIGCONT')
+  }
+}
+
 describe('a stopped run keeps its lock', () => {
   it('Ctrl-Z, then a second run after the stale window: exit 3 naming the stopped pid; `kill -CONT` and the first finishes, each agent once', async () => {
     const {plan, log, go} = await setup()
@@ -119,19 +137,7 @@ describe('a run that loses its lock', () => {
     const run = startCli(['run', 'plan.md', '--json'], {cwd: repo!.root, env})
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
     await started(log, 'A#1')
-    const pid = run.pid!
-    process.kill(pid, 'SIGSTOP')
-    try {
-      // Another run holds the plan now; A ends while the first is stopped (its process is the spawn helper's child).
-      writeFileSync(`${plan}.lock/owner.json`, JSON.stringify({pid: 1, host: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z'}))
-      go()
-      for (let waited = 0; (await readAgentLog(log)).unfinished.length > 0; waited += 20) {
-        if (waited > 15_000) throw new Error('A never ended')
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    } finally {
-      process.kill(pid, 'SIGCONT')
-    }
+    await takenOverWhileStopped(run.pid!, plan, log, go)
     const before = readFileSync(plan)
     const result = await run
     expect(result.exitCode, result.all).toBe(3)
@@ -158,18 +164,7 @@ describe('a run that loses its lock', () => {
     const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root, env})
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
     await started(log, 'A#1')
-    const pid = run.pid!
-    process.kill(pid, 'SIGSTOP')
-    try {
-      writeFileSync(`${plan}.lock/owner.json`, JSON.stringify({pid: 1, host: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z'}))
-      writeFileSync(join(repo.root, 'go'), '')
-      for (let waited = 0; (await readAgentLog(log)).unfinished.length > 0; waited += 20) {
-        if (waited > 15_000) throw new Error('A never ended')
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    } finally {
-      process.kill(pid, 'SIGCONT')
-    }
+    await takenOverWhileStopped(run.pid!, plan, log, () => writeFileSync(join(repo!.root, 'go'), ''))
     const before = readFileSync(plan)
     const result = await run
     expect(result.exitCode, result.all).toBe(3)
