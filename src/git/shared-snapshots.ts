@@ -56,14 +56,14 @@ export function sharedSnapshots(snapshot: () => Promise<SnapshotResult>, clock: 
     // A write under way: wait for it, then only a snapshot started after it serves.
     if (writes > 0) return writesDone.then(() => take(Math.max(since, touchedAt)))
     if (pending && pending.startedAt >= since) return pending.promise
-      if (!pending && last && last.startedAt >= since) return last.promise
-      if (!pending) return start()
-      const after = (): Promise<SnapshotResult> => {
-        next = undefined
-        return start()
-      }
-      next ??= pending.promise.then(after, after)
-      return next
+    if (!pending && last && last.startedAt >= since) return last.promise
+    if (!pending) return start()
+    const after = (): Promise<SnapshotResult> => {
+      next = undefined
+      return start()
+    }
+    next ??= pending.promise.then(after, after)
+    return next
   }
   return {
     take,
