@@ -29,8 +29,9 @@ describe('answers with code in them reach their own agent', () => {
     await isolateGitConfig()
     const repo = await tempRepo({'README.md': '# x\n'})
     const log = join(repo.root, 'agents.log')
-    const plan = ['---', 'runner: shell', '---', '', '# Parallel Plan: q', '', '## Agents', '', asking('A', 'How to install?', log, repo.root), asking('B', 'Which db?', log, repo.root)].join('\n')
+    const plan = ['---', 'runner: shell', 'concurrency: 1', '---', '', '# Parallel Plan: q', '', '## Agents', '', asking('A', 'How to install?', log, repo.root), asking('B', 'Which db?', log, repo.root)].join('\n')
     await repo.commit('plan', {'plan.md': plan})
+    // One at a time, so A's entry comes first and its answer's fences could swallow B's entry below it.
     expect((await runCli(['run', 'plan.md'], {cwd: repo.root})).exitCode).toBe(1)
     const answerA = 'Use npm:\n```npm ci``` then ```npm test```'
     const a = await runCli(['answer', 'plan.md', 'A', answerA], {cwd: repo.root})
