@@ -171,4 +171,37 @@ describe('a run that loses its lock', () => {
     expect(readFileSync(plan).equals(before)).toBe(true)
     expect(readFileSync(plan, 'utf8')).not.toMatch(/^## Open Questions/m)
   }, 60_000)
+
+  for (const [how, frontMatter] of [
+    ['commit: true', 'concurrency: 1\ncommit: true'],
+    ['worktree isolation', 'concurrency: 1\nisolation: worktree']
+  ] as const) {
+    it(`stopped while another run takes the plan over, its agent done meanwhile (${how}): continued, it commits and merges nothing; the next run takes the work in once`, async () => {
+      repo = await tempRepo()
+      const log = join(repo.root, 'agents.log')
+      const work = logged(log, `while [ ! -f '${join(repo.root, 'go')}' ]; do sleep 0.05; done; echo "$MDPLAN_ATTEMPT" >> a.txt`)
+      await repo.commit('plan', {'plan.md': shellPlan({A: {script: work, creates: ['a.txt']}}, {frontMatter})})
+      const plan = join(repo.root, 'plan.md')
+      const head = await repo.git('rev-parse', 'HEAD')
+      const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root, env})
+      await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+      await started(log, 'A#1')
+      await takenOverWhileStopped(run.pid!, plan, log, () => writeFileSync(join(repo!.root, 'go'), ''))
+      const before = readFileSync(plan)
+      const result = await run
+      expect(result.exitCode, result.all).toBe(3)
+      // The repository is the new owner's now: no commit, no merge, the plan byte for byte as it was.
+      expect(await repo.git('rev-parse', 'HEAD')).toBe(head)
+      expect(readFileSync(plan).equals(before)).toBe(true)
+      expect((await readTable(plan)).rows.A!.status).toBe('in_progress')
+
+      rmSync(`${plan}.lock`, {recursive: true, force: true})
+      const again = await runCli(['run', 'plan.md'], {cwd: repo.root, env})
+      expect(again.exitCode, again.all).toBe(0)
+      expect((await readTable(plan)).rows.A!.status).toBe('completed')
+      // One commit takes A's work in (a shell agent cannot resume, so it ran again in the same files).
+      const commits = (await repo.git('log', '--format=%s', `${head}..HEAD`, '--', 'a.txt')).trim().split('\n')
+      expect(commits).toHaveLength(1)
+    }, 60_000)
+  }
 })

@@ -1,7 +1,6 @@
 import type {Agent, Plan} from '../plan/types.js'
 import type {Runner, RunnerOptions, RunResult} from '../runners/runner.js'
 import type {GitGuard} from '../git/git-guard.js'
-import {gitWrite} from '../git/git-write.js'
 import {agentPrompt, withEnv} from '../protocol/agent-prompt.js'
 import type {PlanStore} from '../store/plan-store.js'
 import {upsertOpenQuestion} from '../protocol/upsert-open-question.js'
@@ -18,6 +17,7 @@ import {DetachRequest} from '../hosts/detach-request.js'
 import type {JournalKeeper} from './journal-keeper.js'
 import {armTimer} from './arm-timer.js'
 import {heldPlaces} from './held-places.js'
+import {checkWork} from './check-work.js'
 
 /** Everything the driver needs to perform effects: the edges of the run. */
 export interface DriverInput {
@@ -42,7 +42,8 @@ export interface DriverInput {
   /** Remote hosts' jobs (src/hosts/), when the plan declares hosts. */
   hosts?: HostRuntime
   /**
-   * The run lock: looked at before every spawn and every write (a lock lost since its last refresh launches and writes nothing), and
+   * The run lock: looked at before every spawn, every write and every commit or merge (a lock lost since its last refresh launches,
+   * writes and commits nothing), and
    * `onLost` tells the run as soon as its refresh finds it gone.
    */
   lock?: {check(): Error | undefined; onLost(listener: (error: Error) => void): void}
@@ -165,19 +166,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         return
       case 'check': {
         const agent = state.byId.get(effect.agent)!
-        const {job} = effect
-        return later(async () => {
-          const work =
-            job && input.hosts
-              ? gitWrite(git, () => input.hosts!.check(agent, job, effect.succeeded))
-              : git!.afterCompletion(agent, effect.succeeded, endedAt.get(effect.agent))
-          const checked = await work.catch((error: unknown) => ({
-            notes: {},
-            warnings: [`git: could not check the work of ${effect.agent}: ${messageOf(error)}`],
-            fail: undefined
-          }))
-          return {type: 'checked', agent: effect.agent, attempt: effect.attempt, ...checked}
-        })
+        return later(() => checkWork({effect, agent, git, hosts: input.hosts, endedAt: endedAt.get(effect.agent), lock: input.lock}))
       }
       case 'abandon': {
         const agent = state.byId.get(effect.agent)

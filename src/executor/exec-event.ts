@@ -31,7 +31,8 @@ export type ExecEvent = {
   | {type: 'progress'; agent: string; attempt: number; note: string; key?: string}
   | {type: 'exited'; agent: string; attempt: number; result: RunResult}
   /** The scope check, commit or merge after an attempt finished. */
-  | {type: 'checked'; agent: string; attempt: number; notes: NotePatch; warnings: string[]; fail?: string}
+  /** `unchecked`: why the work was not looked at (a lost lock): the attempt ends as an interrupted one. */
+  | {type: 'checked'; agent: string; attempt: number; notes: NotePatch; warnings: string[]; fail?: string; unchecked?: string}
   | {type: 'question-written'; agent: string; error?: string}
   /** The file changed under mdplan (a person's save): merge it with a write. */
   | {type: 'file-changed'}

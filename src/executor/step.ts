@@ -4,7 +4,8 @@ import {emptyRow} from '../store/table-state.js'
 import type {ExecConfig} from './exec-config.js'
 import type {ExecEffect} from './exec-effect.js'
 import type {ExecEvent} from './exec-event.js'
-import type {ExecState} from './exec-state.js'
+import type {Attempt, ExecState} from './exec-state.js'
+import type {RunResult} from '../runners/runner.js'
 import {finishOrWait} from './finish-or-wait.js'
 import {schedulePass} from './schedule-pass.js'
 import {settleAttempt} from './settle-attempt.js'
@@ -128,13 +129,7 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       const attempt = attemptOf(ctx, event.agent, event.attempt)
       if (!attempt || attempt.phase !== 'running') return
       const result = event.result
-      if (result.interrupted && (state.stopping || attempt.killed)) {
-        // Ended on purpose: the row stays in_progress with its ID, so the next run resumes it.
-        ctx.effects.push({type: 'abandon', agent: attempt.agent})
-        state.attempts.delete(attempt.agent)
-        if (result.agentId && row(ctx, attempt.agent).agentId === '') setRow(ctx, attempt.agent, {agentId: result.agentId})
-        return
-      }
+      if (result.interrupted && (state.stopping || attempt.killed)) return leaveResumable(ctx, attempt, result)
       const outcome = interpretResult(result)
       attempt.result = result
       // A lost host's result is never collected: a late one from its key is not merged (fencing by key).
@@ -151,6 +146,8 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       const attempt = attemptOf(ctx, event.agent, event.attempt)
       if (!attempt || attempt.phase !== 'checking' || !attempt.result) return
       for (const message of event.warnings) warn(ctx, message)
+      // Its work was not taken in: like an agent ended on purpose, the row stays in_progress for the next run.
+      if (event.unchecked !== undefined) return leaveResumable(ctx, attempt, attempt.result)
       const outcome = interpretResult(attempt.result)
       if (event.fail && outcome.kind === 'completed') {
         outcome.kind = 'failed'
@@ -186,6 +183,13 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       if (state.finalLook === 'requested') state.finalLook = 'done'
       return
   }
+}
+
+/** Ended on purpose (Ctrl-C, a lost lock): the row stays in_progress with its ID, so the next run resumes it. */
+function leaveResumable(ctx: StepContext, attempt: Attempt, result: RunResult): void {
+  ctx.effects.push({type: 'abandon', agent: attempt.agent})
+  ctx.state.attempts.delete(attempt.agent)
+  if (result.agentId && row(ctx, attempt.agent).agentId === '') setRow(ctx, attempt.agent, {agentId: result.agentId})
 }
 
 /**
