@@ -13,6 +13,7 @@ import {changedSince} from './changed-since.js'
 import {attributeChanges, type Attribution} from './attribute-changes.js'
 import {runningWindows} from './running-windows.js'
 import {formatScopeNote} from './format-scope-note.js'
+import {isRunPlanFile} from './run-plan-file.js'
 import {formatScopeReport} from './format-scope-report.js'
 import {formatResumeConflicts, resumeConflicts} from './resume-conflicts.js'
 import {createWorktree} from './create-worktree.js'
@@ -199,7 +200,8 @@ export async function createGitGuard(input: {
     },
 
     report() {
-      return formatScopeReport([...undeclared].sort(), unattributed)
+      // Another plan's table, written by its own run in this repository meanwhile, is not an agent's change.
+      return formatScopeReport([...undeclared].filter((path) => !isRunPlanFile(root, path)).sort(), unattributed)
     }
   }
 
