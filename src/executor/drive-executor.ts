@@ -140,6 +140,12 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
       case 'prepare': {
         const agent = state.byId.get(effect.agent)!
         const {job} = effect
+        // After a lost lock nothing is set up any more (a worktree, a job folder on a host): the launch is taken back.
+        const lost = git || job ? input.lock?.check() : undefined
+        if (lost) {
+          dispatch({type: 'lock-lost', reason: lost.message})
+          return dispatch({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []})
+        }
         if (job && input.hosts) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...(await input.hosts!.prepare(agent, job, effect.notes))}))
         // Nothing to prepare outside git: queued now, it is stepped in this same drain (no turn of the loop between the write and the spawn).
         if (!git) return dispatch({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []})
