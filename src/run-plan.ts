@@ -40,7 +40,8 @@ import {exitCodes} from './cli/exit-codes.js'
 import {setupHosts} from './hosts/setup-hosts.js'
 import {parseJobNote} from './hosts/job-key.js'
 import {getNote} from './plan/notes.js'
-import {openRunLog, readRunLog, runLogFile} from './report/run-log.js'
+import {openRunLog, runLogFile} from './report/run-log.js'
+import {readRunLogs} from './report/read-run-logs.js'
 import {timedAgents} from './report/agent-times.js'
 import {plural} from './util/plural.js'
 
@@ -93,8 +94,8 @@ export const defaultMaxAttempts = 3
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const file = resolve(options.file)
   const cwd = resolve(options.cwd ?? process.cwd())
-  // Every event also goes to the run log (when each agent started and ended: history, a report that times one run).
-  const runLog = openRunLog(runLogFile(cwd, file))
+  // Every event also goes to the run log beside the plan (when each agent started and ended: history, a report that times one run).
+  const runLog = openRunLog(runLogFile(file))
   const emit = (event: Emitted): void => {
     const stamped = {time: new Date().toISOString(), ...event} as RunEvent
     runLog.write(stamped)
@@ -174,7 +175,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const newTiming = rowStatuses.every((status) => status !== 'in_progress' && status !== 'needs_input') && rowStatuses.some((status) => status !== 'completed')
     // A template the plan allows to run prompt text as code is said on every run, as validate says it.
     for (const d of templates.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: `${d.reason} [${d.rule}]`})
-    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming, attempts: loggedAttempts(cwd, file)})
+    const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming, attempts: loggedAttempts(file, cwd)})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
     const resumed = state.order.some((id) => state.table.rows.get(id)?.status !== 'pending')
@@ -228,7 +229,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           newAgentId: (id) => runnerFor(id).newAgentId?.(),
           childPlan: (id) => runnerFor(id).name === 'plan',
           git: git !== undefined,
-          logFile: (id, attempt) => logFile(cwd, file, id, attempt),
+          logFile: (id, attempt) => logFile(file, id, attempt),
           rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
           maxPauseMs: options.maxPauseMs ?? settings.maxPause,
           ...(hosts.config ? {hosts: hosts.config} : {})
@@ -268,7 +269,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       })
       await sweep()
       // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.
-      const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLog(runLogFile(cwd, file), file), final.table.meta.started)
+      const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLogs(file, cwd), final.table.meta.started)
       const finished = await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed, journaled: keeper.has})
       // The run's last write may have recorded what the journal kept.
       keeper.afterStep(final)

@@ -36,11 +36,11 @@ describe('loggedAttempts', () => {
   it('reads the highest attempt of each agent from its logs, IDs with dots included', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'mdplan-logs-'))
     try {
-      expect(loggedAttempts(cwd, join(cwd, 'plan.md'))).toEqual(new Map())
+      expect(loggedAttempts(join(cwd, 'plan.md'), cwd)).toEqual(new Map())
       const dir = join(cwd, '.mdplan', 'logs', 'plan')
       mkdirSync(dir, {recursive: true})
       for (const name of ['A.1.log', 'A.3.log', 'A.2.log', 'a.1.7.log', 'run.ndjson', 'build.1.log.tmp']) writeFileSync(join(dir, name), '')
-      expect(loggedAttempts(cwd, join(cwd, 'plan.md'))).toEqual(new Map([['A', 3], ['a.1', 7]]))
+      expect(loggedAttempts(join(cwd, 'plan.md'), cwd)).toEqual(new Map([['A', 3], ['a.1', 7]]))
     } finally {
       rmSync(cwd, {recursive: true, force: true})
     }

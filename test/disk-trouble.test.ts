@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -43,15 +43,25 @@ afterEach(() => {
 /**
  * A plan on its own small tmpfs, bind-mounted over itself so that it can be made
  * read-only while files are open (a tmpfs remount refuses while mdplan holds a replaced
- * file open; a bind mount's own read-only flag does not). Agents and logs run on the normal disk.
+ * file open; a bind mount's own read-only flag does not). Agents run on the normal disk;
+ * the plan's logs, beside it, share its disk unless `logsElsewhere`: a remount to read-only
+ * is refused (busy) while a file on the mount is open for writing, as the run log and a
+ * running agent's log are, where a failing disk would not ask.
  */
-function setup(size: string, agents: (mnt: string) => Parameters<typeof shellPlan>[0]): {mnt: string; plan: string; work: string} {
+function setup(size: string, agents: (mnt: string) => Parameters<typeof shellPlan>[0], logsElsewhere = false): {mnt: string; plan: string; work: string} {
   const mnt = mkdtempSync(join(tmpdir(), 'mdplan-disk-'))
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mnt])
   mounts.push(mnt)
   execFileSync('mount', ['--bind', mnt, mnt])
   mounts.push(mnt)
   const work = mkdtempSync(join(tmpdir(), 'mdplan-disk-work-'))
+  if (logsElsewhere) {
+    const logs = join(mnt, '.mdplan', 'logs')
+    mkdirSync(logs, {recursive: true})
+    mkdirSync(join(work, 'plan-logs'))
+    execFileSync('mount', ['--bind', join(work, 'plan-logs'), logs])
+    mounts.push(logs)
+  }
   const plan = join(mnt, 'plan.md')
   writeFileSync(plan, shellPlan(agents(mnt)))
   return {mnt, plan, work}
@@ -122,7 +132,7 @@ describe.skipIf(cannotMount !== undefined)('disk trouble mid-run', () => {
     const {mnt, plan, work} = setup('1m', () => ({
       A: {script: 'touch a.started\nwhile [ ! -f go ]; do sleep 0.05; done'},
       B: {deps: ['A'], script: 'touch b-ran'}
-    }))
+    }), true)
     const run = startCli(['run', plan, '--cwd', work], {cwd: work})
     await waitForFile(join(work, 'a.started'))
     await new Promise((resolve) => setTimeout(resolve, 300))

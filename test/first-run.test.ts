@@ -22,9 +22,10 @@ describe('a first run in a git repository', () => {
     await repo.commit('plan', {'plans/demo.md': demo})
     const result = await runCli(['run', 'plans/demo.md'], {cwd: repo.root})
     expect(result.exitCode, result.all).toBe(0)
-    // The demo's agents write under .mdplan/demo-out/, mdplan its logs and process registry.
-    expect(existsSync(join(repo.root, '.mdplan', 'logs'))).toBe(true)
-    expect(await readFile(join(repo.root, '.mdplan', '.gitignore'), 'utf8')).toBe('*\n')
+    // The demo's agents write under .mdplan/demo-out/ (which ignores itself), mdplan its logs and process
+    // registry beside the plan, in plans/.mdplan/.
+    expect(existsSync(join(repo.root, 'plans', '.mdplan', 'logs', 'demo', 'A.1.log'))).toBe(true)
+    expect(await readFile(join(repo.root, 'plans', '.mdplan', '.gitignore'), 'utf8')).toBe('*\n')
     const status = await repo.git('status', '--porcelain', '--untracked-files=all')
     expect(status).not.toContain('.mdplan')
     expect(status.trim()).toBe('M plans/demo.md')

@@ -2,6 +2,7 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {planSlug} from '../src/git/worktree-names.js'
+import {logFolder} from '../src/runners/log-folder.js'
 import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
@@ -62,11 +63,12 @@ for (const [first, second] of [
         expect(side.unfinished, plan).toEqual([])
         expect((await readTable(join(repo.root, plan))).rows.A!.status).toBe('completed')
       }
-      const slugs = plans.map((plan) => planSlug(join(repo!.root, plan), repo!.root))
-      expect(new Set(slugs).size).toBe(2)
-      for (const slug of slugs) {
-        expect(existsSync(join(repo.root, '.mdplan', 'logs', slug, 'A.1.log')), slug).toBe(true)
-        expect(readFileSync(join(repo.root, '.mdplan', 'logs', slug, 'run.ndjson'), 'utf8').match(/"type":"launched"/g)?.length, slug).toBe(1)
+      // Logs sit beside each plan, keyed by its name there (two plans of one folder never share one).
+      const folders = plans.map((plan) => logFolder(join(repo!.root, plan)))
+      expect(new Set(folders).size).toBe(2)
+      for (const folder of folders) {
+        expect(existsSync(join(folder, 'A.1.log')), folder).toBe(true)
+        expect(readFileSync(join(folder, 'run.ndjson'), 'utf8').match(/"type":"launched"/g)?.length, folder).toBe(1)
       }
       // Each plan's agent A committed its own work on its own branch, and both are on main.
       expect((await repo.git('ls-tree', '--name-only', 'main')).split('\n')).toEqual(expect.arrayContaining(['out-0-A.txt', 'out-1-A.txt']))

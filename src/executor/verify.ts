@@ -21,7 +21,7 @@ export async function verify(input: {
   const {phase, commands, cwd, file, emit} = input
   const attempts = input.attempt ?? 1
   emit({type: 'verification-started', phase, command: commands.map((c) => c.script).join('\n')})
-  const log = logFile(cwd, file, phase === 'pre' ? 'pre-verification' : phase, phase === 'pre' ? new Date().toISOString().replace(/[:.]/g, '-') : attempts)
+  const log = logFile(file, phase === 'pre' ? 'pre-verification' : phase, phase === 'pre' ? new Date().toISOString().replace(/[:.]/g, '-') : attempts)
   const result = await runCommands(commands, {cwd, logFile: log, signal: input.signal, phase})
   emit({type: 'verification-finished', phase, ok: result.ok, attempts, log})
   if (!result.ok) emit({type: 'warning', message: `${phase === 'pre' ? 'pre-execution verification' : phase} failed: ${result.reason} (log: ${log})`})

@@ -15,8 +15,10 @@ export interface WorktreeNames {
 }
 
 /**
- * A plan's key among the plans of one repository (its logs, process registry,
- * worktrees, branches, job names), from its path below `root`: a plan at the
+ * A plan's key among the plans of one repository (worktrees, branches, job
+ * names; with the plan's own folder as `root`, its log folder there, and under
+ * the folder a run started in, where older versions kept logs and process
+ * registries), from its path below `root`: a plan at the
  * root keeps its file's slug (`add-auth.md` → `add-auth`, the name older
  * versions gave every plan), a plan in a folder joins the folders with `--`
  * (`x/plan.md` → `x--plan`), so two plans of the same name in two folders never

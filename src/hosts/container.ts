@@ -1,4 +1,4 @@
-import {createWriteStream, existsSync, mkdirSync} from 'node:fs'
+import {createWriteStream, existsSync} from 'node:fs'
 import {mkdir, open, readdir, readFile, rm} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -11,6 +11,7 @@ import {jobArchive} from './job-archive.js'
 import {isSafeKey} from './job-key.js'
 import {lineSplitter} from './line-splitter.js'
 import {shellWord} from '../util/shell-word.js'
+import {makeDir} from '../util/make-dir.js'
 
 /** Where the job folder is mounted inside the container. */
 const mount = '/mdplan/job'
@@ -46,7 +47,7 @@ export function containerHost(spec: HostSpec, root: string): Host {
       const dir = folder(job.key)
       const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
       if (job.signal?.aborted) return {...base, interrupted: true}
-      mkdirSync(dirname(job.logFile), {recursive: true})
+      makeDir(dirname(job.logFile))
       const log = createWriteStream(job.logFile, {flags: 'a'})
       const lines = lineSplitter(command.onLine)
       const out: Buffer[] = []

@@ -1,4 +1,4 @@
-import {createWriteStream, mkdirSync} from 'node:fs'
+import {createWriteStream} from 'node:fs'
 import {dirname} from 'node:path'
 import {Writable} from 'node:stream'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -8,6 +8,7 @@ import {DetachRequest} from './detach-request.js'
 import type {HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {messageOf, statusOf, type KubernetesClient} from './kubernetes-client.js'
+import {makeDir} from '../util/make-dir.js'
 
 export interface PodRunInput {
   spec: HostSpec
@@ -34,7 +35,7 @@ export async function runPod(input: PodRunInput): Promise<HostRun> {
   const {namespace} = client
   const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
   if (job.signal?.aborted) return {...base, interrupted: true}
-  mkdirSync(dirname(job.logFile), {recursive: true})
+  makeDir(dirname(job.logFile))
   const log = createWriteStream(job.logFile, {flags: 'a'})
   const stop = new AbortController()
   let interrupted = false

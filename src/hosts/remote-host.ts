@@ -1,4 +1,4 @@
-import {createWriteStream, mkdirSync} from 'node:fs'
+import {createWriteStream} from 'node:fs'
 import {rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -16,6 +16,7 @@ import {lineSplitter} from './line-splitter.js'
 import type {HostSaid} from './remote-auth.js'
 import type {RemoteOutcome} from './remote-call.js'
 import {sshUnreachable, type SshTransport} from './ssh-transport.js'
+import {makeDir} from '../util/make-dir.js'
 
 /** How long ssh takes to notice a dead connection (ServerAliveInterval × ServerAliveCountMax in ssh-transport.ts). */
 const keepaliveMs = 15_000
@@ -145,7 +146,7 @@ interface RunInput {
 async function runJob({spec, dir, transport, job, command, cancel, results, bases}: RunInput): Promise<HostRun> {
   const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
   if (job.signal?.aborted) return {...base, interrupted: true}
-  mkdirSync(dirname(job.logFile), {recursive: true})
+  makeDir(dirname(job.logFile))
   const log = createWriteStream(job.logFile, {flags: 'a'})
   const out: Buffer[] = []
   const lines = lineSplitter(command.onLine)

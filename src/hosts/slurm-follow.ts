@@ -1,4 +1,4 @@
-import {createWriteStream, mkdirSync} from 'node:fs'
+import {createWriteStream} from 'node:fs'
 import {access, open, readFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -7,6 +7,7 @@ import {DetachRequest} from './detach-request.js'
 import type {HostCommand, HostJob, HostRun} from './host.js'
 import type {HostSpec} from './host-spec.js'
 import {lineSplitter} from './line-splitter.js'
+import {makeDir} from '../util/make-dir.js'
 
 /** What the engine says of the job its key names now (nothing: it knows no such job). */
 export interface JobView {
@@ -41,7 +42,7 @@ export async function followJob(input: FollowInput): Promise<HostRun> {
   const {spec, job, command, folder, engine} = input
   const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
   if (job.signal?.aborted) return {...base, interrupted: true}
-  mkdirSync(dirname(job.logFile), {recursive: true})
+  makeDir(dirname(job.logFile))
   const log = createWriteStream(job.logFile, {flags: 'a'})
   const out: Buffer[] = []
   const lines = lineSplitter(command.onLine)

@@ -1,21 +1,19 @@
-import {closeSync, existsSync, openSync, readFileSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, openSync, readFileSync, realpathSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import type {RunEvent} from '../events.js'
-import {planSlug} from '../git/worktree-names.js'
+import {logFolder} from '../runners/log-folder.js'
 import {makeDir} from '../util/make-dir.js'
 
 /**
  * The run log: every event of every run of a plan, one JSON object a line
- * (the `--json` shape), appended at `.mdplan/logs/<plan>/run.ndjson` under the
- * run's folder. The table keeps what a person reads; the log keeps when each
- * agent started and ended, for `mdplan history` and for a report that times
- * one run.
+ * (the `--json` shape), appended at `run.ndjson` in the plan's log folder
+ * (`.mdplan/logs/<plan>/` beside the plan, whatever folder the run started
+ * in). The table keeps what a person reads; the log keeps when each agent
+ * started and ended, for `mdplan history` and for a report that times one
+ * run. Logs older versions kept elsewhere are read too (`readRunLogs`).
  */
-export function runLogFile(cwd: string, planFile: string): string {
-  const file = join(cwd, '.mdplan', 'logs', planSlug(planFile, cwd), 'run.ndjson')
-  // A run log an older version kept under the file's name alone: a resumed run goes on in it.
-  const old = join(cwd, '.mdplan', 'logs', planSlug(planFile), 'run.ndjson')
-  return old !== file && !existsSync(file) && existsSync(old) ? old : file
+export function runLogFile(planFile: string): string {
+  return join(logFolder(planFile), 'run.ndjson')
 }
 
 export interface RunLog {
@@ -54,14 +52,21 @@ export function openRunLog(file: string): RunLog {
 }
 
 /**
- * The events of every run of `planFile` so far, oldest first. Two plans with one file name share a log
- * (`plans/a/plan.md`, `plans/b/plan.md`): each run's `run-started` names its plan, and only those runs
- * are read. Lines that do not parse (cut short by a crash) are skipped.
+ * The events of every run of `planFile` in one log so far, oldest first. A log may hold other plans' runs
+ * (older versions' logs: `plans/a/plan.md` and `plans/b/plan.md` shared one under the file's name): each
+ * run's `run-started` names its plan, and only those runs are read, the plan named by any path to the same
+ * file (`../plan.md` from `sub/`, a symlink). Lines that do not parse (cut short by a crash) are skipped.
  */
 export function readRunLog(file: string, planFile: string): RunEvent[] {
   if (!existsSync(file)) return []
   const events: RunEvent[] = []
-  let ours = false
+  const same = new Map<string, boolean>([[planFile, true]])
+  const ours = (plan: unknown): boolean => {
+    if (typeof plan !== 'string') return false
+    if (!same.has(plan)) same.set(plan, real(plan) === real(planFile))
+    return same.get(plan)!
+  }
+  let reading = false
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line.trim() === '') continue
     let event: RunEvent
@@ -71,8 +76,16 @@ export function readRunLog(file: string, planFile: string): RunEvent[] {
       continue
     }
     if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || typeof event.time !== 'string') continue
-    if (event.type === 'run-started') ours = event.plan === planFile
-    if (ours) events.push(event)
+    if (event.type === 'run-started') reading = ours(event.plan)
+    if (reading) events.push(event)
   }
   return events
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
 }

@@ -1,7 +1,7 @@
 import {join} from 'node:path'
-import {planSlug} from '../git/worktree-names.js'
+import {logFolder} from './log-folder.js'
 
-/** Where one attempt's full output goes: `.mdplan/logs/<plan>/<agent>.<attempt>.log` under the run's folder. */
-export function logFile(cwd: string, planFile: string, agent: string, attempt: number | string): string {
-  return join(cwd, '.mdplan', 'logs', planSlug(planFile, cwd), `${agent}.${attempt}.log`)
+/** Where one attempt's full output goes: `<agent>.<attempt>.log` in the plan's log folder (`logFolder`). */
+export function logFile(planFile: string, agent: string, attempt: number | string): string {
+  return join(logFolder(planFile), `${agent}.${attempt}.log`)
 }

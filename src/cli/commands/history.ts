@@ -4,7 +4,7 @@ import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {loadPlan} from '../../plan/load-plan.js'
-import {readRunLog, runLogFile} from '../../report/run-log.js'
+import {readRunLogs} from '../../report/read-run-logs.js'
 import {agentTimes} from '../../report/agent-times.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
@@ -65,8 +65,8 @@ export const registerHistory: RegisterCommand = (program, io, done) => {
         return done(exitCodes.invalid)
       }
       const now = new Date().toISOString()
-      // Each agent's own start and end, from the run log of the plan (under the folder runs start from).
-      const timesOf = (file: string) => agentTimes(readRunLog(runLogFile(io.cwd, file), file))
+      // Each agent's own start and end, from the run log beside the plan (and where older versions kept it).
+      const timesOf = (file: string) => agentTimes(readRunLogs(file, io.cwd))
       let {history, currentAgentId} = updateHistory(existing, plan, {planName: planPath, now, maxEntries: options.maxEntries, times: timesOf(resolve(io.cwd, planPath))})
       // Child plans' agents too, each with the agent that runs its plan as parent and a group below that agent's.
       const record = (parent: typeof plan, parentName: string, parentGroup: string, children: ChildPlans): void => {

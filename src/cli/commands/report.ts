@@ -8,7 +8,7 @@ import {computeScorecard} from '../../report/compute-scorecard.js'
 import {formatScorecard} from '../../report/format-scorecard.js'
 import {childStatuses, formatChildStatuses, type ChildStatus} from '../../nested/child-statuses.js'
 import {resolve} from 'node:path'
-import {readRunLog, runLogFile} from '../../report/run-log.js'
+import {readRunLogs} from '../../report/read-run-logs.js'
 import {timedAgents} from '../../report/agent-times.js'
 
 export const registerReport: RegisterCommand = (program, io, done) => {
@@ -21,19 +21,19 @@ export const registerReport: RegisterCommand = (program, io, done) => {
       'after',
       '\nPer agent: status, attempts and duration from the Execution State table (or `took 3m 12s` in the\n' +
         'Notes of a table with no Duration column); then wall-clock (Last updated − Started), sum of parts,\n' +
-        'speedup, and build and integration where the plan has them. Run from the folder the run started in,\n' +
-        'the run log (.mdplan/logs/<plan>/run.ndjson) limits the sum to agents that ran since Started.\n'
+        'speedup, and build and integration where the plan has them. The run log (.mdplan/logs/<plan>/run.ndjson\n' +
+        'beside the plan) limits the sum to agents that ran since Started.\n'
     )
     .action(async (planPath: string, options: {json?: boolean}) => {
       let scorecard
       let children: ChildStatus[] = []
       try {
         const plan = await loadRealPlan(planPath, {cwd: io.cwd})
-        // The run log (under the folder the run was started from) says which agents ran in the timing the
-        // table records: a re-run of a finished plan sums only its own parts.
+        // The run log (beside the plan, whatever folder the run was started from) says which agents ran in
+        // the timing the table records: a re-run of a finished plan sums only its own parts.
         const file = resolve(io.cwd, planPath)
         const started = plan.state?.meta.find((line) => line.key === 'started')?.value.trim()
-        scorecard = computeScorecard(plan, undefined, {timed: timedAgents(readRunLog(runLogFile(io.cwd, file), file), started)})
+        scorecard = computeScorecard(plan, undefined, {timed: timedAgents(readRunLogs(file, io.cwd), started)})
         // A plan of plans: each child plan's counts under the agent that runs it.
         children = await childStatuses(plan, resolve(io.cwd, planPath), io.cwd)
       } catch (error) {
