@@ -159,13 +159,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const journaled = readJournal(file)
     const journal = journaled.filter((entry) => !read.rows.has(entry.agent) || !sameRow(read.rows.get(entry.agent)!, entry.row))
     if (journaled.length > 0 && journal.length === 0) removeJournal(file)
-    const table = applyJournal(read, journal)
+    // The rows are read once: read per agent, this test cost a million row reads at 1000 agents (most of a first launch).
+    const recorded = plan.state ? readRows(plan) : undefined
+    const table = applyJournal(read, journal, side.imported ? undefined : (agent) => recorded?.has(agent) === true)
     if (journal.length > 0) {
       emit({type: 'warning', message: `applied ${journal.length} ${journal.length === 1 ? 'row' : 'rows'} an earlier run could not record (${journal.map((entry) => `${entry.agent} ${entry.row.status}`).join(', ')}) from ${journalFile(file)}`})
     }
     // The file lacks rows (or the whole section), or the side-file's progress is new: the first write adds them.
-    // The rows are read once: read per agent, this test cost a million row reads at 1000 agents (most of a first launch).
-    const recorded = plan.state ? readRows(plan) : undefined
     const dirty = side.imported !== undefined || journal.length > 0 || !recorded || plan.agents.some((agent) => !recorded.has(agent.id))
     for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
     if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})

@@ -3,6 +3,8 @@ import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+import {logged, readAgentLog} from './helpers/agent-log.js'
+import {journalFile} from '../src/store/journal-file.js'
 
 let repo: TempRepo | undefined
 beforeAll(isolateGitConfig)
@@ -52,4 +54,38 @@ describe('a table a hand edit damages during a run', () => {
     expect(text.match(/## Execution State/g)).toHaveLength(1)
     expect((await runCli(['validate', 'plan.md'], {cwd: repo.root})).exitCode).toBe(0)
   })
+})
+
+describe('a checkout that takes the whole section away mid-run', () => {
+  it('`git checkout plan.md` of a plan committed before its first run: what the run had recorded goes to the journal too, and the rerun runs no agent again', async () => {
+    repo = await tempRepo()
+    const log = join(repo.root, '..', `${repo.root.split('/').pop()}-agents.log`)
+    const go = join(repo.root, 'go')
+    await repo.commit('plan', {
+      'plan.md': shellPlan({A: {script: logged(log, 'true')}, B: {script: logged(log, `while [ ! -f '${go}' ]; do sleep 0.05; done`)}}, {table: false})
+    })
+    const plan = join(repo.root, 'plan.md')
+    const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root})
+    await waitForTable(plan, (rows) => rows.A?.status === 'completed' && rows.B?.status === 'in_progress')
+    // The plan as committed: no Execution State section at all. A's completion was only in the file.
+    await repo.git('checkout', 'plan.md')
+    writeFileSync(go, '')
+    const journal = journalFile(plan)
+    for (let waited = 0; !(existsSync(journal) && readFileSync(journal, 'utf8').includes('"B"')); waited += 50) {
+      if (waited > 20_000) throw new Error('B never reached the journal')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    // Closed laptop: nothing more from this run.
+    run.kill('SIGKILL')
+    await run
+    expect(readFileSync(plan, 'utf8')).not.toMatch(/## Execution State/)
+    const again = await runCli(['run', 'plan.md'], {cwd: repo.root})
+    expect(again.exitCode, again.all).toBe(0)
+    const {rows} = await readTable(plan)
+    expect(rows.A!.status).toBe('completed')
+    expect(rows.B!.status).toBe('completed')
+    // Counted from the agents' side: A once, B once, across both runs.
+    const side = await readAgentLog(log)
+    expect([...side.starts.entries()].sort()).toEqual([['A#1', 1], ['B#1', 1]])
+  }, 60_000)
 })

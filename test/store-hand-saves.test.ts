@@ -116,6 +116,9 @@ describe('a table damaged by hand', () => {
     const state = store.state
     state.rows.get('A')!.status = 'in_progress'
     await expect(store.write(state, {running: new Set(['A'])})).rejects.toThrow(/Execution State` section is gone/)
+    // Placed on the file's last line (its end), not on a line after it.
+    const lines = cut.endsWith('\n') ? cut.split('\n').length - 1 : cut.split('\n').length
+    await expect(store.write(state, {running: new Set(['A'])})).rejects.toThrow(new RegExp(`:${lines}:\\d+: `))
     expect(fs.readFileSync(file, 'utf8')).toBe(cut)
     store.close()
   })

@@ -68,6 +68,11 @@ export interface WriteState {
   /** When writes began to fail (ms): with nothing running, the run waits this long for a repair. */
   failedSince?: number
   /**
+   * The last write found the table unreadable (damaged, or its section gone: a `git checkout` of a plan
+   * committed before its first run): what the file said of every row is lost until a write succeeds.
+   */
+  unreadable?: boolean
+  /**
    * The table as the file had it after the last write that reached it (at first: as read). What differs
    * from it when the run ends unable to write is kept in the journal, so nothing the run knew is lost.
    */

@@ -220,6 +220,8 @@ function writeFailed(ctx: StepContext, seq: number, error: string, repairable: b
     if (repairable) state.write.failedSince = ctx.now
   }
   state.write.failed = error
+  // A damaged table no longer says what earlier writes recorded: every row the run knows is unrecorded now.
+  if (repairable) state.write.unreadable = true
   // Try again soon: a person repairing the table, or a disk with room again, lets the run go on.
   ctx.effects.push({type: 'timer', at: ctx.now + writeRetryMs})
   // Not on disk, so not launched: the next run would not know they ran.

@@ -1,14 +1,25 @@
 import type {RowState} from '../store/table-state.js'
 import type {ExecState} from './exec-state.js'
 
-/** Rows the run knows that the file does not say (its last writes failed, or its lock was lost), with what the file says. */
+/**
+ * Rows the run knows that the file does not say (its last writes failed, or its lock was lost), with what
+ * the file said after mdplan's last write. A table a save damaged (or took away with its section) says
+ * nothing any more: then every row that is more than an untouched `pending` is unrecorded too, even one
+ * that write had recorded (a completion the damage erased must not make the agent run again).
+ */
 export function unrecordedRows(state: ExecState): Array<{agent: string; row: RowState; base: RowState | undefined}> {
   const out: Array<{agent: string; row: RowState; base: RowState | undefined}> = []
+  const unreadable = state.write.unreadable === true
   for (const [agent, row] of state.table.rows) {
     const base = state.write.onDisk.rows.get(agent)
     if (!base || !sameRow(row, base)) out.push({agent, row, base})
+    else if (unreadable && !untouched(row)) out.push({agent, row, base})
   }
   return out
+}
+
+function untouched(row: RowState): boolean {
+  return row.status === 'pending' && row.held === undefined && row.agentId === '' && row.notes === '' && row.duration === ''
 }
 
 /** Every cell the same (an extra column missing on one side counts as empty). */

@@ -14,6 +14,7 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult, he
   state.write.inflight = false
   state.write.doneSeq = seq
   state.write.onDisk = result.state
+  state.write.unreadable = undefined
   if (state.write.failed !== undefined) {
     ctx.reschedule = true
     state.write.failed = undefined

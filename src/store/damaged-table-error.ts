@@ -22,8 +22,10 @@ export class DamagedTableError extends Error {
 
   /** The error for a damage found in `text` (the file's text without BOM). */
   static at(file: string, text: string, damage: TableDamage): DamagedTableError {
-    const before = text.slice(0, damage.offset)
+    // The end of a file that ends its last line: a place on that line, not on a line the file does not have.
+    const offset = damage.offset >= text.length && text.endsWith('\n') ? text.length - 1 : damage.offset
+    const before = text.slice(0, offset)
     const line = before.split('\n').length
-    return new DamagedTableError(file, line, damage.offset - (before.lastIndexOf('\n') + 1) + 1, damage.reason)
+    return new DamagedTableError(file, line, offset - (before.lastIndexOf('\n') + 1) + 1, damage.reason)
   }
 }
