@@ -234,7 +234,14 @@ function writeFailed(ctx: StepContext, seq: number, error: string, repairable: b
 function planChanged(ctx: StepContext, agents: ExecState['agents'], priority: ReadonlyMap<string, number>): void {
   const {state} = ctx
   state.agents = agents
-  state.byId = new Map(agents.map((agent) => [agent.id, agent]))
+  const byId = new Map(agents.map((agent) => [agent.id, agent]))
+  // An agent whose section was deleted while it ran finishes as it was launched: its check, commit or merge
+  // needs the definition it ran with. It is not in `agents` any more, so it never launches again.
+  for (const id of state.attempts.keys()) {
+    const launched = state.byId.get(id)
+    if (!byId.has(id) && launched) byId.set(id, launched)
+  }
+  state.byId = byId
   state.order = agents.map((agent) => agent.id)
   state.priority = priority
   for (const agent of agents) {

@@ -190,6 +190,8 @@ function describeEdit(before: Plan, after: Plan, state: ExecState): string[] {
   if (added.length > 0) messages.push(`plan edited: ${added.join(', ')} added; ${added.length === 1 ? 'it runs' : 'they run'} when ready`)
   const removed = before.agents.filter((agent) => !after.agents.some((a) => a.id === agent.id)).map((agent) => agent.id)
   if (removed.length > 0) messages.push(`plan edited: ${removed.join(', ')} removed from ## Agents; ${removed.length === 1 ? 'its row is' : 'their rows are'} kept`)
+  const running = removed.filter((id) => state.attempts.has(id))
+  if (running.length > 0) messages.push(`plan edited: ${running.join(', ')} ${running.length === 1 ? 'was' : 'were'} running: ${running.length === 1 ? 'it finishes' : 'they finish'} as launched (work checked, committed or merged as usual) and ${running.length === 1 ? 'is' : 'are'} not launched again`)
   const changed = after.agents.filter((agent) => old.has(agent.id) && shape(old.get(agent.id)!) !== shape(agent)).map((agent) => agent.id)
   const live = changed.filter((id) => state.attempts.has(id))
   const waiting = changed.filter((id) => !state.attempts.has(id) && state.table.rows.get(id)?.status !== 'completed')
