@@ -166,7 +166,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       emit({type: 'warning', message: `applied ${journal.length} ${journal.length === 1 ? 'row' : 'rows'} an earlier run could not record (${journal.map((entry) => `${entry.agent} ${entry.row.status}`).join(', ')}) from ${journalFile(file)}`})
     }
     // The file lacks rows (or the whole section), or the side-file's progress is new: the first write adds them.
-    const dirty = side.imported !== undefined || journal.length > 0 || !recorded || plan.agents.some((agent) => !recorded.has(agent.id))
+    const dirty = side.imported !== undefined || journal.length > 0 || store.startsStale || !recorded || plan.agents.some((agent) => !recorded.has(agent.id))
     for (const d of side.diagnostics.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: d.reason})
     if (side.imported) emit({type: 'warning', message: `imported ${side.imported} into the Execution State table`})
     // Nothing runs and something is left to do (a finished run with rows set back to `pending`, or one that

@@ -220,7 +220,7 @@ describe('the history file', () => {
     fs.appendFileSync(history.file, '{"v":"cut sh')
     const entries = new VersionHistory(file).load()
     expect(entries.length).toBe(16_385)
-    expect(entries[0]).toEqual({version: 'first-open'})
+    expect(entries[0]).toEqual({version: 'first-open', open: true})
     expect(entries.at(-1)).toEqual({edit: {agent: 'A', column: 'Status', from: 'completed', to: 'pending'}})
     expect(fs.readFileSync(history.file, 'utf8').split('\n').filter(Boolean).length).toBe(16_385)
     expect(fs.readFileSync(path.join(path.dirname(file), '.mdplan', '.gitignore'), 'utf8')).toBe('*\n')

@@ -2,6 +2,8 @@ import fs from 'node:fs'
 import {performance} from 'node:perf_hooks'
 import {loadPlan} from '../plan/load-plan.js'
 import {parsePlan, type PromptsSource} from '../plan/parse-plan.js'
+import {readPromptsSource} from './read-prompts-source.js'
+import {staleStartNotice} from './stale-start-notice.js'
 import type {Plan, Section} from '../plan/types.js'
 import {cleanTempFiles} from './clean-temp-files.js'
 import {commitFile, type Committed, type Produced} from './commit-file.js'
@@ -100,8 +102,16 @@ export class PlanStore {
     this.#file.ancestry.push(bytes)
     // Versions earlier runs wrote or started from: a buffer or checkout that brings one back is no edit.
     this.#versions = new WrittenVersions(options.history ? new VersionHistory(file) : undefined)
-    this.#remember(plan.text, this.#base, true)
+    // A table an editor buffer brought back between runs (one an earlier run wrote mid-run) sets no row back.
+    const start = this.#layout ? this.#versions.startingTable(plan.text.slice(this.#layout.start, this.#layout.end), this.#base) : undefined
+    if (start) this.#fileState = withAgents(this.#agents, start.state.rows, start.state.meta)
+    if (start) this.#notices.push(staleStartNotice(file, start.kept))
+    this.startsStale = start !== undefined
+    this.#remember(plan.text, this.#base, true, start ? start.state : undefined)
   }
+
+  /** The file's table at the open was a stale one: `state` is the last run's instead, and the first write must record it. */
+  readonly startsStale: boolean
 
   /**
    * Read and parse the plan (`loadPlan`: a file that cannot be a plan is a
@@ -115,15 +125,7 @@ export class PlanStore {
       const bytes = await fs.promises.readFile(file)
       // Someone may save between the two reads: the bytes must be the parsed ones.
       if (bytes.toString('utf8') !== (plan.bom ? '\uFEFF' : '') + plan.text && attempt < 10) continue
-      let prompts: PromptsSource | undefined
-      if (plan.promptsFile) {
-        try {
-          prompts = {file: plan.promptsFile.path, source: await fs.promises.readFile(plan.promptsFile.path, 'utf8')}
-        } catch {
-          // loadPlan reported it in plan.messages; later parses go without it.
-        }
-      }
-      return new PlanStore(file, bytes, plan, prompts, options)
+      return new PlanStore(file, bytes, plan, await readPromptsSource(plan), options)
     }
   }
 
@@ -271,10 +273,10 @@ export class PlanStore {
   }
 
   /** Record the version in `text`: its section, and the text around it. */
-  #remember(text: string, state: TableState | undefined, open = false): void {
+  #remember(text: string, state: TableState | undefined, open = false, startsFrom?: TableState): void {
     const span = this.#layout ? {start: this.#layout.start, end: this.#layout.end} : locateStateSection(text)
     // A table with a hand edit in it is not a version mdplan wrote: a save that brings it back is not stale.
-    if (span) this.#versions.remember(state ? text.slice(span.start, span.end) : undefined, state, outsideOf(text, span.start, span.end), open)
+    if (span) this.#versions.remember(state ? text.slice(span.start, span.end) : undefined, state, outsideOf(text, span.start, span.end), open, startsFrom)
   }
 
   /** Stop watching the files earlier writes replaced (a store needs no other cleanup). */

@@ -79,8 +79,8 @@ export class VersionHistory {
     this.#held.tables = true
   }
 
-  /** The entries of earlier stores, oldest first (cut back first when the file has grown past its bound). */
-  load(): HistoryEntry[] {
+  /** The entries of earlier stores, oldest first (cut back first when the file has grown past its bound); `open`: a table a run started from. */
+  load(): Array<HistoryEntry & {open?: true}> {
     let text: string
     try {
       text = fs.readFileSync(this.file, 'utf8')
@@ -94,7 +94,7 @@ export class VersionHistory {
       .map(parse)
       .filter((line) => line !== undefined)
     const cut = parsed.length > maxLines || text.length > maxBytes
-    if (!cut) return parsed.map((line) => line.entry)
+    if (!cut) return parsed.map(withOpen)
     // The newest lines, and older starts by digest alone; the first version kept whole holds the table as it was then.
     let window = Math.max(0, parsed.length - keepLines)
     for (let i = parsed.length - 1, bytes = 0; i >= window; i--) if ((bytes += parsed[i]!.size) > keepBytes) window = i + 1
@@ -120,7 +120,7 @@ export class VersionHistory {
       } else kept.push(line)
     }
     this.#rewrite(kept.map(encode))
-    return kept.map((line) => line.entry)
+    return kept.map(withOpen)
   }
 
   /** Append versions and edits (in the order they happened). */
@@ -233,4 +233,8 @@ function readDelta(rows: unknown, meta: unknown): TableDelta | undefined {
 function isRow(row: Partial<RowState>): row is RowState {
   const text = (value: unknown) => typeof value === 'string'
   return typeof row === 'object' && text(row.status) && text(row.agentId) && text(row.duration) && text(row.notes) && (row.held === undefined || text(row.held)) && typeof row.extra === 'object' && row.extra !== null && Object.values(row.extra).every(text)
+}
+
+function withOpen(line: {entry: HistoryEntry; open?: true}): HistoryEntry & {open?: true} {
+  return line.open ? {...line.entry, open: true} : line.entry
 }

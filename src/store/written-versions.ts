@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 import type {Outside} from './merge-outside.js'
-import {cells, type HumanEdit} from './merge-state.js'
+import {cells, mergeState, type HumanEdit} from './merge-state.js'
 import {statusCell, type TableState} from './table-state.js'
 import {RowHistory} from './row-history.js'
 import type {HistoryEntry, VersionHistory} from './version-history.js'
@@ -27,6 +27,8 @@ export class WrittenVersions {
   readonly #hashes = new Map<string, number>()
   #seq = 0
   #edits: Array<{seq: number; edit: HumanEdit}> = []
+  /** Digests of the tables runs started from (`git checkout plan.md` brings one back on purpose). */
+  readonly #opens = new Set<string>()
   readonly #history: VersionHistory | undefined
   #states: TableState[] = []
   /** Every table written, row by row: older tables are a base only for a save that still has their stamp. */
@@ -40,9 +42,10 @@ export class WrittenVersions {
   }
 
   /** `recording`: this store's own version, whose table `remember` records next. */
-  #add(entry: HistoryEntry, recording = false): number {
+  #add(entry: HistoryEntry & {open?: boolean}, recording = false): number {
     const seq = ++this.#seq
     if ('version' in entry) {
+      if (entry.open) this.#opens.add(entry.version)
       this.#hashes.delete(entry.version)
       this.#hashes.set(entry.version, seq)
       // A version line with no rows after ones with them: damaged (an older mdplan's lines come before any with rows).
@@ -67,7 +70,14 @@ export class WrittenVersions {
    * the table is mdplan's, with no hand edit waiting in it), the text around
    * it (section cut out).
    */
-  remember(section: string | Uint8Array | undefined, state: TableState | undefined, outside: Outside | undefined, open = false): void {
+  remember(section: string | Uint8Array | undefined, state: TableState | undefined, outside: Outside | undefined, open = false, startsFrom?: TableState): void {
+    if (open && startsFrom) {
+      // A run starts from another table than the file's stale one: that one is no version it starts from
+      // (the next start must find it stale again), and only what the person changed in it is their edit.
+      this.edited(betweenRuns(this.#tables.latest(), startsFrom), true)
+      section = undefined
+      state = startsFrom
+    }
     if (section !== undefined) {
       const version = hash(section)
       // The same section again (a write that changed nothing): no new line in the history. A run's start
@@ -75,13 +85,13 @@ export class WrittenVersions {
       if (open || this.#hashes.get(version) !== this.#seq) {
         // What a person changed between runs (the table the last run left, and this one): an undo of it in the editor is an undo.
         if (open && state) this.edited(betweenRuns(this.#tables.latest(), state), true)
-        const seq = this.#add({version}, state !== undefined)
+        const seq = this.#add({version, open}, state !== undefined)
         const delta = state && this.#tables.record(seq, state)
         this.#history?.append([{version, open, ...(delta && {delta})}])
       }
     }
     if (state && this.#states[0] !== state) this.#states = [state, ...this.#states].slice(0, recentStates)
-    if (open && state) this.#history?.keepTable(state)
+    if (open && state && !startsFrom) this.#history?.keepTable(state)
     const first = this.#outsides[0]
     if (outside && !(first && first.before === outside.before && first.after === outside.after)) {
       this.#outsides = [outside, ...this.#outsides.filter((known) => known.before !== outside.before || known.after !== outside.after)].slice(0, recentOutsides)
@@ -97,6 +107,36 @@ export class WrittenVersions {
     const seq = this.#hashes.get(hash(section))
     if (seq === undefined) return undefined
     return this.#edits.filter((entry) => entry.seq > seq).map((entry) => entry.edit)
+  }
+
+  /**
+   * At a run's start, the table to start from when the file's is a stale one: the table the last run
+   * left (the history's latest), with only what a person changed in their buffer. Undefined when the
+   * file's table is the last run's (edits on it included), a table a run started from (a `git checkout`
+   * of the plan between runs, taken as found), or no history says otherwise. `kept`: agents whose
+   * Status the file's table would have set back.
+   */
+  startingTable(section: string, found: TableState): {state: TableState; kept: string[]} | undefined {
+    const latest = this.#tables.latest()
+    if (!latest || distance(found, latest, 1) === 0) return undefined
+    const version = hash(section)
+    if (this.#opens.has(version)) return undefined
+    const state = this.#hashes.has(version) ? latest : this.#merged(found, latest)
+    if (!state) return undefined
+    const kept = [...found.rows].filter(([agent, row]) => state.rows.has(agent) && statusCell(state.rows.get(agent)!) !== statusCell(row)).map(([agent]) => agent)
+    return {state, kept}
+  }
+
+  /**
+   * A table no version had: the person's cells, merged from the version their buffer held, if that is an
+   * older one. Only a table stamped otherwise than the last run's end can be an older buffer: one with
+   * that stamp is the person's edit of the table the last run left (a re-queue between runs), as found.
+   */
+  #merged(found: TableState, latest: TableState): TableState | undefined {
+    if (found.meta.lastUpdated === latest.meta.lastUpdated) return undefined
+    const parent = this.parentOf(found, latest)
+    if (parent === latest) return undefined
+    return mergeState(parent, latest, found, new Set()).state
   }
 
   /** Whether `key` is new to this store (a notice about one stale version is given once, however often it is saved). */
