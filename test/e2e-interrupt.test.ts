@@ -1,4 +1,4 @@
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -7,6 +7,8 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {bin, readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {duplicates, logged, randomDag, readAgentLog, readEvents} from './helpers/agent-log.js'
+import {registryFile} from '../src/runners/registry-file.js'
+import {isAlive} from '../src/store/is-alive.js'
 
 beforeAll(isolateGitConfig)
 
@@ -14,6 +16,25 @@ const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CO
 
 async function logFile(): Promise<string> {
   return join(await mkdtemp(join(tmpdir(), 'mdplan-e2e-log-')), 'agents.log')
+}
+
+/**
+ * Until every process a SIGKILLed run of `plan` put on record has ended: its spawn helper (which may be in the
+ * middle of a fork when mdplan dies, and writes the agent down right after it) and its agents, which go on
+ * alone and end after their short sleeps. From then on no line of that run's agents is still to come.
+ */
+async function killedRunGone(plan: string, ms = 20_000): Promise<void> {
+  const file = registryFile(plan)
+  const recorded = (): number[] =>
+    existsSync(file)
+      ? readFileSync(file, 'utf8')
+          .split('\n')
+          .flatMap((line) => /^[+h](\d+) /.exec(line)?.[1] ?? [])
+          .map(Number)
+      : []
+  for (const deadline = Date.now() + ms; recorded().some(isAlive); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > deadline) throw new Error(`the killed run's processes still ran after ${ms} ms: ${recorded().filter(isAlive).join(', ')}`)
+  }
 }
 
 /** A 12-agent random DAG of short sleeps that log their launches; `failing` exits 1. */
@@ -77,9 +98,10 @@ describe('a run whose output closes or whose process dies (git repository)', () 
       const doneBefore = Object.entries(killed.rows)
         .filter(([, row]) => row.status === 'completed')
         .map(([id]) => id)
+      // The killed run's agents are orphans now: once they have ended, every line they write is in the log (an
+      // agent forked just before the kill writes its `start` line a moment later), and what follows is the rerun's.
+      await killedRunGone(plan)
       const linesBefore = (await readAgentLog(log)).lines.length
-      // The killed run's agents are orphans now; let them end so the log is not torn.
-      await new Promise((resolve) => setTimeout(resolve, 600))
 
       const second = await runCli(['run', plan, '--json'], {cwd: repo.root, env: gitEnv()})
       expect(second.exitCode, second.all).toBe(0)

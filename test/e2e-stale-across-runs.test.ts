@@ -1,4 +1,4 @@
-import {existsSync, statSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {mkdtemp, readFile, rename, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -6,6 +6,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
+import {liveEvents} from './helpers/live-events.js'
 
 beforeAll(isolateGitConfig)
 
@@ -151,20 +152,25 @@ describe('undoing a hand edit (git repository)', () => {
     await repo.commit('plan', {'plan.md': shellPlan(agents)})
     const plan = join(repo.root, 'plan.md')
     const run = startCli(['run', plan, '--json'], {cwd: repo.root, env: gitEnv()})
+    const events = liveEvents(run)
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
     await waitForLog(log, 0, /^start A /)
     const before = await readFile(plan, 'utf8')
+    // The run takes the skip (it has nothing to write: the file already says so) and says it did. Waited for: the
+    // undo below is one only once the skip was taken. (This waited for a new inode, which never came, so it went on
+    // after a fixed 3 s: a run that had not polled by then saw no edit at all, nor said it took an undo.)
+    const skipped = events.until((e) => e.type === 'human-edit' && e.agent === 'C' && e.column === 'Status' && e.value === 'completed', 'the skip of C taken', 20_000)
     await editorSave(plan, before.replace('| C | pending | — | — | |', '| C | completed | — | — | |'))
-    // mdplan merges the skip with a write of its own (a new inode at the path).
-    const saved = statSync(plan).ino
-    for (let i = 0; i < 60 && statSync(plan).ino === saved; i++) await sleep(50)
+    await skipped
     const merged = await readFile(plan, 'utf8')
     expect(merged).toContain('| C | completed |')
     // The undo: C's row back as it was, which makes the section one mdplan wrote before the skip.
     const undone = merged.replace(merged.split('\n').find((line) => line.startsWith('| C |'))!, '| C | pending | — | — | |')
     expect(undone).toBe(before)
+    const undoTaken = events.until((e) => e.type === 'warning' && /^C: Status is back to "pending"/.test(e.message ?? ''), 'the undo of the skip taken', 20_000)
     await editorSave(plan, undone)
-    await sleep(1500)
+    // The run takes the undo while A still runs (a fixed 1.5 s here raced the run's poll), then A is let go.
+    await undoTaken
     await writeFile(gate, '')
     const result = await run
     expect(result.exitCode, result.all).toBe(0)

@@ -6,6 +6,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {shellPlan, startCli, waitForTable, type Row} from './helpers/run-cli.js'
+import {liveEvents} from './helpers/live-events.js'
 
 beforeAll(isolateGitConfig)
 
@@ -125,9 +126,13 @@ describe('a note typed into an editor buffer loaded long before it is saved (git
     await writeFile(hold, '')
     const mark = (await readAgentLog(log)).lines.length
     const second = startCli(['run', plan, '--json'], {cwd: repo.root, env: gitEnv()})
+    const events = liveEvents(second)
     await until(async () => (await startsFrom(log, mark)).has('C'))
+    const undoTaken = events.until((e) => e.type === 'warning' && /^D: Status is back to "completed"/.test(e.message ?? ''), 'the undo of D taken', 30_000)
     await editorSave(plan, afterRun1)
-    await sleep(1500)
+    // The run takes the undo while C still runs, and only then may C end (a fixed 1.5 s here raced the run's
+    // poll on a loaded machine: C's end could come first, and D be launched with it).
+    await undoTaken
     await rm(hold)
     const result = await second
     expect(result.exitCode, result.all).toBe(0)

@@ -58,14 +58,17 @@ function capture(): string {
   return execFileSync(tmux!, ['-L', socket, 'capture-pane', '-p', '-t', 'live'], {encoding: 'utf8'})
 }
 
-async function screenWith(text: string): Promise<string> {
+/**
+ * The screen once it shows `text`, polled for up to 30 s: node starting in the terminal and loading the
+ * transpiled modules takes a few seconds on a loaded machine (a budget of 100 polls, some 10 s, ran out there).
+ */
+async function screenWith(text: string, ms = 30_000): Promise<string> {
   let screen = ''
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
     screen = capture()
     if (screen.includes(text)) return screen
-    await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  throw new Error(`the screen never showed ${JSON.stringify(text)}:\n${screen}`)
+  throw new Error(`the screen never showed ${JSON.stringify(text)} in ${ms} ms:\n${screen}`)
 }
 
 describe.skipIf(!tmux)('live view in a terminal (tmux)', () => {
@@ -102,13 +105,14 @@ describe.skipIf(!tmux)('live view in a terminal (tmux)', () => {
     // The view ticks: the elapsed time moves on, and the frame is redrawn in place, not appended.
     const a = /▶ A {2}types +(\d+)s/.exec(first)![1]
     const later = await (async () => {
-      for (let i = 0; i < 40; i++) {
+      // The view ticks once a second; up to 15 s for the next tick to reach the screen on a loaded machine.
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
         await new Promise((resolve) => setTimeout(resolve, 100))
         const screen = capture()
         const now = /▶ A {2}types +(\d+)s/.exec(screen)?.[1]
         if (now !== undefined && now !== a) return screen
       }
-      throw new Error('the elapsed time never changed')
+      throw new Error('the elapsed time never changed in 15 s')
     })()
     expect(later.split('\n').filter((line) => line.startsWith('mdplan plans/demo.md'))).toHaveLength(1)
     expect(later.split('\n').filter((line) => line.includes('waiting: E ← D'))).toHaveLength(1)
@@ -121,5 +125,5 @@ describe.skipIf(!tmux)('live view in a terminal (tmux)', () => {
     // The live frame is gone once the run finished.
     expect(end).not.toContain('▶')
     expect(end).not.toContain('waiting:')
-  })
+  }, 120_000)
 })

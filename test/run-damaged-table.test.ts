@@ -27,6 +27,8 @@ describe('a table a hand edit damages during a run', () => {
     const plan = join(repo.root, 'plan.md')
     const launches = (): string => (existsSync(join(repo!.root, 'launches.log')) ? readFileSync(join(repo!.root, 'launches.log'), 'utf8') : '')
     const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root})
+    let output = ''
+    run.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
     const delimiter = '|-------|--------|----------|----------|-------|\n'
     const good = readFileSync(plan, 'utf8')
@@ -38,7 +40,13 @@ describe('a table a hand edit damages during a run', () => {
       if (waited > 15_000) throw new Error('A never started')
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    // Until the run has taken A's end, with the table damaged (up to 20 s: a fixed 1.5 s raced A's end on a loaded
+    // machine, and the repair below then came first), then a moment for a wrong launch of B to show.
+    for (let waited = 0; !/"type":"completed","agent":"A"/.test(output); waited += 50) {
+      if (waited > 20_000) throw new Error(`the run never took A's end; it printed:\n${output}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500))
     const damaged = readFileSync(plan, 'utf8')
     expect(damaged.match(/## Execution State/g)).toHaveLength(1)
     expect(launches()).toBe('A\n')
@@ -53,7 +61,7 @@ describe('a table a hand edit damages during a run', () => {
     expect(rows.B!.status).toBe('completed')
     expect(text.match(/## Execution State/g)).toHaveLength(1)
     expect((await runCli(['validate', 'plan.md'], {cwd: repo.root})).exitCode).toBe(0)
-  })
+  }, 60_000)
 })
 
 describe('a checkout that takes the whole section away mid-run', () => {

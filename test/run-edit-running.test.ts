@@ -35,8 +35,11 @@ describe('a running agent set to pending by hand', () => {
         look()
         void run.then((result) => reject(new Error(`the run ended first: ${result.all}`)))
       })
-    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
     await waitForFirstStart(log)
+    // Saved once mdplan's writes for the launch are on disk (its last, `base:`), as in run-edit-unknown-status:
+    // a text read before that write and saved after it is an old buffer's (its row without `base:`), not the
+    // one edit this test means.
+    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && /base: /.test(rows.A.notes))
     writeFileSync(plan, readFileSync(plan, 'utf8').replace(/^\| A \| in_progress \|/m, '| A | pending |'))
     await said("kept mdplan's value")
     writeFileSync(join(repo.root, 'go'), '')

@@ -82,11 +82,13 @@ describe('mdplan run in a git repository', () => {
   })
 
   it('fails the second of two worktree agents changing the same lines, naming the paths', async () => {
+    // B, in its own worktree, ends only once A's work is merged into the main tree (beside the plan), so A is
+    // always the first: a fixed 0.5 s in B raced A's start and merge on a loaded machine. Up to 10 s.
     const {repo, plan} = await repoWithPlan(
       shellPlan(
         {
           A: {script: 'printf "line 1\\nA was here\\nline 3\\n" > src/shared.ts', creates: ['src/x.ts']},
-          B: {script: 'sleep 0.5\nprintf "line 1\\nB was here\\nline 3\\n" > src/shared.ts', creates: ['src/y.ts']}
+          B: {script: 'i=0; while ! grep -q "A was here" "$(dirname "$MDPLAN_PLAN")/src/shared.ts" && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\nprintf "line 1\\nB was here\\nline 3\\n" > src/shared.ts', creates: ['src/y.ts']}
         },
         {frontMatter: 'isolation: worktree\nmax_attempts: 1'}
       )

@@ -105,11 +105,14 @@ describe('mdplan run', () => {
   })
 
   it('starts a soft dependent once the files it waits for exist, before the dependency finishes', async () => {
+    // A goes on until B has written what it saw (up to 10 s), so B runs before A finishes whenever mdplan starts
+    // it on a.txt alone: a fixed 1.5 s in A raced mdplan's poll and B's start on a loaded machine. Were B started
+    // only after A finished, it would see a.done and say so. B's b.txt appears whole (a rename), after both looks.
     const {dir, plan} = await setupPlan({
       text: shellPlan(
         {
-          A: {script: 'echo shared > a.txt\nsleep 1.5\ntouch a.done', creates: ['a.txt']},
-          B: {soft: ['A'], script: 'test -f a.txt && echo saw-a > b.txt\ntest -f a.done && echo a-was-done >> b.txt; true'}
+          A: {script: 'echo shared > a.txt\ni=0; while [ ! -f b.txt ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\ntouch a.done', creates: ['a.txt']},
+          B: {soft: ['A'], script: '{ test -f a.txt && echo saw-a; test -f a.done && echo a-was-done; } > b.tmp\nmv b.tmp b.txt'}
         },
         {}
       )

@@ -5,6 +5,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {acquireRunLock, LockHeldError} from '../src/store/lock.js'
 import {lockVerdict} from '../src/store/lock-verdict.js'
+import {isStopped} from '../src/store/is-stopped.js'
 
 function tempPlan(): string {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-lock-'))
@@ -18,6 +19,17 @@ function fakeLock(file: string, owner: {pid: number; host: string; startedAt: st
   fs.writeFileSync(path.join(`${file}.lock`, 'owner.json'), JSON.stringify(owner))
   const when = new Date(Date.now() - ageMs)
   fs.utimesSync(`${file}.lock`, when, when)
+}
+
+/**
+ * Until `test` holds, polling; throws after `ms`. For what another process or a timer does in its own time:
+ * a SIGSTOP stops its target only once the target runs again (on a loaded machine, some milliseconds after
+ * kill(2) returned), and a lock's refresh lands when its timer and the disk get to it.
+ */
+async function until(what: string, test: () => boolean, ms = 10_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !test(); await new Promise((resolve) => setTimeout(resolve, 10))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+  }
 }
 
 /** A pid that surely is not running: a child that has exited. */
@@ -90,11 +102,12 @@ describe('run lock', () => {
     // proper-lockfile refreshes at most once a second.
     const lock = await acquireRunLock(file, {stale: 2000, update: 1000, onCompromised: (error) => seen.push(error)})
     const first = fs.statSync(`${file}.lock`).mtimeMs
-    await new Promise((resolve) => setTimeout(resolve, 1400))
-    expect(fs.statSync(`${file}.lock`).mtimeMs).not.toBe(first)
+    await until('a refresh of the lock', () => fs.statSync(`${file}.lock`).mtimeMs !== first)
     expect(lock.compromised).toBeUndefined()
     fs.rmSync(`${file}.lock`, {recursive: true})
-    await new Promise((resolve) => setTimeout(resolve, 1400))
+    await until('the loss to be seen', () => seen.length > 0)
+    // Seen once: neither the next refresh nor the owner watch reports it again.
+    await new Promise((resolve) => setTimeout(resolve, 1200))
     expect(seen.length).toBe(1)
     expect(lock.compromised).toBe(seen[0])
     await lock.release()
@@ -105,6 +118,8 @@ describe('run lock', () => {
     try {
       await new Promise((resolve) => child.once('spawn', resolve))
       process.kill(child.pid!, 'SIGSTOP')
+      // Stopped once the kernel says so (its state `T`), not when kill(2) returns.
+      await until('the child to be stopped', () => isStopped(child.pid!))
       fakeLock(file, {pid: child.pid!, host: os.hostname(), startedAt: '2026-01-01T00:00:00.000Z'}, 10 * 60_000)
       const error = (await acquireRunLock(file, {stale: 2000}).catch((e: unknown) => e)) as LockHeldError
       expect(error).toBeInstanceOf(LockHeldError)

@@ -2,11 +2,25 @@ import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {describe, expect, it} from 'vitest'
-import {PlanStore} from '../src/store/plan-store.js'
-import {withWriteMutex, writeMutexPath} from '../src/store/write-mutex.js'
+import {describe, expect, it, vi} from 'vitest'
 import {copyFixture} from './helpers/store-fixture.js'
 import {transpileSources} from './helpers/store-transpile.js'
+
+// The waits of the mutex, counted (and still made): a takeover "at once" is one with no wait, not one within a time.
+const sleeps = vi.hoisted(() => ({count: 0, during: undefined as (() => void) | undefined}))
+vi.mock('../src/util/sleep-sync.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../src/util/sleep-sync.js')>()
+  return {
+    sleepSync: (ms: number) => {
+      sleeps.count++
+      sleeps.during?.()
+      original.sleepSync(ms)
+    }
+  }
+})
+
+const {PlanStore} = await import('../src/store/plan-store.js')
+const {withWriteMutex, writeMutexPath} = await import('../src/store/write-mutex.js')
 
 /** Another process that holds the plan's write mutex for `ms`, the way a careful tool would. */
 async function holdMutex(file: string, ms: number): Promise<{released: Promise<number>}> {
@@ -49,11 +63,37 @@ describe("the plan's write mutex", () => {
     fs.utimesSync(writeMutexPath(file), old, old)
     const state = store.state
     state.rows.get('B')!.status = 'completed'
-    const started = Date.now()
     await store.write(state, {running: new Set()})
-    expect(Date.now() - started).toBeLessThan(1000)
     expect(fs.readFileSync(file, 'utf8')).toMatch(/\| B \| completed \|/)
     expect(fs.existsSync(writeMutexPath(file))).toBe(false)
+  })
+
+  it('takes such a mutex over at once: not one wait for it', () => {
+    // Counted, not timed: a bound of 1 s on the whole write (its fsync included) was a race on a loaded machine.
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-mutex-')), 'plan.md')
+    fs.mkdirSync(writeMutexPath(file))
+    const old = new Date(Date.now() - 5000)
+    fs.utimesSync(writeMutexPath(file), old, old)
+    sleeps.count = 0
+    expect(withWriteMutex(file, () => 'written')).toBe('written')
+    expect(sleeps.count).toBe(0)
+    expect(fs.existsSync(writeMutexPath(file))).toBe(false)
+  })
+
+  it('waits for a live holder, one wait at a time (so the count above counts)', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-mutex-')), 'plan.md')
+    fs.mkdirSync(writeMutexPath(file))
+    // Never stale (its time is ahead), and let go by its holder during the first wait.
+    const ahead = new Date(Date.now() + 60_000)
+    fs.utimesSync(writeMutexPath(file), ahead, ahead)
+    sleeps.count = 0
+    sleeps.during = () => fs.rmdirSync(writeMutexPath(file))
+    try {
+      expect(withWriteMutex(file, () => 'written')).toBe('written')
+    } finally {
+      sleeps.during = undefined
+    }
+    expect(sleeps.count).toBe(1)
   })
 
   it('is released when the critical step throws, and never held by two at once', () => {
