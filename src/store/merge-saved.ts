@@ -123,7 +123,11 @@ function append(context: SavedContext, mine: TableState, text: string, bom: bool
   state.meta.build ??= 'not yet run'
   state.meta.lastUpdated = formatStamp(context.now(), stampFormat(state.meta.started))
   const next = appendStateSection(plan, state)
-  return {data: Buffer.from(bom ? '\uFEFF' + next : next, 'utf8'), text: next, layout: undefined, state, humanEdits: merged.humanEdits, conflicts: merged.conflicts, clean: true}
+  // Its layout, so the next write splices its rows as it does any table mdplan wrote (without it, the next
+  // write read the file as a person's save of an earlier version and warned of a stale buffer no one saved).
+  const read = readSection(next, context.parse)
+  const layout = read && 'layout' in read ? read.layout : undefined
+  return {data: Buffer.from(bom ? '\uFEFF' + next : next, 'utf8'), text: next, layout, state, humanEdits: merged.humanEdits, conflicts: merged.conflicts, clean: true}
 }
 
 /** A row for every agent of the plan, in plan order, then the rows it does not know. */
