@@ -66,6 +66,11 @@ describe('a completed agent set back to pending', () => {
     expect((await readAgentLog(log)).starts).toEqual(new Map([['A#1', 1], ['F#1', 1], ['F#2', 1], ['F#3', 1]]))
     expect(logsOfF(root)).toEqual({'F.1.log': ['F ran as attempt 1'], 'F.2.log': ['F ran as attempt 2'], 'F.3.log': ['F ran as attempt 3']})
     expect((await readTable(plan)).rows.F!.status).toBe('completed')
+    // The scorecard (the run's and `report`'s) counts the attempts that ran, though no failure is noted.
+    const finished = result.stdout.split('\n').filter((line) => line.includes('"type":"run-finished"')).map((line) => JSON.parse(line) as {scorecard: {agents: Array<{id: string; attempts: number}>}})
+    expect(finished[0]!.scorecard.agents.find((agent) => agent.id === 'F')!.attempts).toBe(3)
+    const report = await runCli(['report', 'plan.md'], {cwd: root})
+    expect(report.stdout).toMatch(/^F\s+f-step\s+completed\s+3\s/m)
   }, 30_000)
 
   it('between runs, with its row cleared: the next run starts it as the attempt after the logs on disk, with its tries', async () => {

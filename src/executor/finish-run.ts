@@ -64,7 +64,7 @@ export async function finishRun(input: {
   const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
     // Agents a person added during the run count too.
-    ...computeScorecard({...plan, agents: [...state.agents]}, state.table, {ran, timed: input.timed?.()}),
+    ...computeScorecard({...plan, agents: [...state.agents]}, state.table, {ran, timed: input.timed?.(), attempts: state.attemptsSeen}),
     ...(ran ? {peakConcurrency: state.peakConcurrency} : {}),
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }

@@ -30,6 +30,11 @@ export interface ScorecardOptions {
   timed?: ReadonlySet<string>
   /** `false`: nothing launched in this run, so it has no times of its own. */
   ran?: boolean
+  /**
+   * The highest attempt number each agent ran as (this run's, and the logs' on disk): a re-queued agent
+   * that completed as attempt 2 shows 2, though its Notes record no failure.
+   */
+  attempts?: ReadonlyMap<string, number>
 }
 
 /**
@@ -84,7 +89,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
     const notes = row?.notes ?? ''
     const durationMs = parseDuration(row?.duration ?? '')
     const cost = parseCost(getNote(notes, 'cost'))
-    const agent: ScorecardAgent = {id, name: names.get(id) ?? '', status, attempts: attemptsOf(status, notes)}
+    const launched = row?.held === undefined ? (options.attempts?.get(id) ?? 0) : 0
+    const agent: ScorecardAgent = {id, name: names.get(id) ?? '', status, attempts: Math.max(attemptsOf(status, notes), launched)}
     if (durationMs !== undefined) {
       agent.durationMs = durationMs
       if (!options.timed || options.timed.has(id)) sumOfPartsMs += durationMs

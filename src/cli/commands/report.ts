@@ -5,6 +5,7 @@ import {loadRealPlan} from '../load-real-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {colorEnabled} from '../../report/color-enabled.js'
 import {computeScorecard} from '../../report/compute-scorecard.js'
+import {loggedAttempts} from '../../runners/logged-attempts.js'
 import {formatScorecard} from '../../report/format-scorecard.js'
 import {childStatuses, formatChildStatuses, type ChildStatus} from '../../nested/child-statuses.js'
 import {resolve} from 'node:path'
@@ -33,7 +34,7 @@ export const registerReport: RegisterCommand = (program, io, done) => {
         // the timing the table records: a re-run of a finished plan sums only its own parts.
         const file = resolve(io.cwd, planPath)
         const started = plan.state?.meta.find((line) => line.key === 'started')?.value.trim()
-        scorecard = computeScorecard(plan, undefined, {timed: timedAgents(readRunLogs(file, io.cwd), started)})
+        scorecard = computeScorecard(plan, undefined, {timed: timedAgents(readRunLogs(file, io.cwd), started), attempts: loggedAttempts(file, io.cwd)})
         // A plan of plans: each child plan's counts under the agent that runs it.
         children = await childStatuses(plan, resolve(io.cwd, planPath), io.cwd)
       } catch (error) {
