@@ -30,6 +30,7 @@ import {logFile} from './runners/log-file.js'
 import {loggedAttempts} from './runners/logged-attempts.js'
 import {childArgs} from './nested/child-args.js'
 import {dagSection, tracksGraph} from './report/dag-section.js'
+import {restoreAnswers} from './protocol/restore-answers.js'
 import {createExecState} from './executor/create-exec-state.js'
 import {driveExecutor} from './executor/drive-executor.js'
 import type {Emitted} from './executor/exec-effect.js'
@@ -175,6 +176,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     const newTiming = rowStatuses.every((status) => status !== 'in_progress' && status !== 'needs_input') && rowStatuses.some((status) => status !== 'completed')
     // A template the plan allows to run prompt text as code is said on every run, as validate says it.
     for (const d of templates.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: `${d.reason} [${d.rule}]`})
+    const current = await restoreAnswers({store, file, rows: table.rows, warn: (message) => emit({type: 'warning', message})})
     const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming, attempts: loggedAttempts(file, cwd)})
     // The executor's agents are the current definitions (they change when a person edits the plan mid-run).
     const runnerFor = (id: string): Runner => runnerOf(state.byId.get(id)!)
@@ -235,7 +237,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           ...(hosts.config ? {hosts: hosts.config} : {})
         },
         store,
-        plan,
+        plan: current,
         runnerFor,
         optionsFor: (current, agent) => agentOptions(options.runnerOptions, current, agent),
         git,

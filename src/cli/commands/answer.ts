@@ -8,6 +8,7 @@ import {PlanError} from '../../plan/plan-error.js'
 import {readAnswers} from '../../protocol/read-answers.js'
 import {resolveAnswer} from '../../protocol/resolve-answer.js'
 import {setAnswer} from '../../protocol/set-answer.js'
+import {recordAnswer} from '../../protocol/answer-log.js'
 import {openQuestionsTitle} from '../../protocol/upsert-open-question.js'
 import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
@@ -75,6 +76,8 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
         io.stderr(`mdplan answer: cannot write ${planArg}: ${error instanceof Error ? error.message : String(error)}\n`)
         return done(error instanceof PlanError ? exitCodes.invalid : exitCodes.failed)
       }
+      // Kept beside the plan too: an older editor buffer saved over the answer does not lose it (restoreAnswers).
+      recordAnswer(file, entry, answer)
       // A question that came up from a child plan: the answer flows down to the child agent that asked.
       const nested = parseNestedResumeState(entry.resumeState)
       let down: string[] = []
