@@ -16,15 +16,17 @@ const session = liveRun()
 beforeAll(isolateGitConfig)
 
 describe.each([
-  ['A', 'running'],
-  ['F', 'pending']
-])('the row of %s (%s) deleted by hand', (agent) => {
+  ['A', 'running', 'a table'],
+  ['F', 'pending', 'a table'],
+  // The section the first write adds says `Build: not yet run`: a later save is no edit of that line.
+  ['F', 'pending', 'no Execution State section yet']
+])('the row of %s (%s) deleted by hand, in a plan committed with %s', (agent, _state, committed) => {
   it('comes back, and the run says so once, naming the agent and how to remove or skip it', async () => {
     session.repo = await tempRepo()
     const root = session.repo.root
     const log = join(root, 'agents.log')
     await session.repo.commit('plan', {
-      'plan.md': shellPlan({A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')}, F: {deps: ['A'], script: logged(log, 'true')}})
+      'plan.md': shellPlan({A: {script: logged(log, 'while [ ! -f go ]; do sleep 0.05; done')}, F: {deps: ['A'], script: logged(log, 'true')}}, {table: committed === 'a table'})
     })
     const plan = join(root, 'plan.md')
     const run = startCli(['run', 'plan.md', '--json'], {cwd: root})

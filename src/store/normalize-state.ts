@@ -22,7 +22,11 @@ export function normalizeState(desired: TableState, base: TableState): {state: T
   }
   // Every agent of the base has a row here (none to carry over from the base).
   const hasBaseRows = known === base.rows.size
-  return {state: {rows, meta: {...desired.meta}}, changed, hasBaseRows}
+  // A meta line the caller does not know of (the `Build: not yet run` a first section got) is the base's still:
+  // left out, the next merge took the file's line for a person's edit of it.
+  const meta = {...base.meta}
+  for (const [name, value] of Object.entries(desired.meta)) if (value !== undefined) meta[name as keyof typeof meta] = value
+  return {state: {rows, meta}, changed, hasBaseRows}
 }
 
 function sameRow(a: RowState, b: RowState): boolean {
