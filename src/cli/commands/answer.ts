@@ -9,6 +9,7 @@ import {readAnswers} from '../../protocol/read-answers.js'
 import {resolveAnswer} from '../../protocol/resolve-answer.js'
 import {setAnswer} from '../../protocol/set-answer.js'
 import {recordAnswer} from '../../protocol/answer-log.js'
+import {liveRunOf} from '../../store/live-run-of.js'
 import {openQuestionsTitle} from '../../protocol/upsert-open-question.js'
 import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
@@ -90,7 +91,10 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
       }
       const before = entry.answer === undefined ? '' : ` (replacing "${entry.answer}")`
       const also = down.length > 0 ? ` Also recorded in ${down.map((path) => relative(io.cwd, path)).join(', ')}.` : ''
-      io.stdout(`${agent}: answered "${resolveAnswer(answer, entry.options)}"${before}.${also} The next \`mdplan run ${shellWord(planArg)}\` resumes ${agent} with it.\n`)
+      // A run going on picks the answer up as it does any save; otherwise the next run does.
+      const live = liveRunOf(file)
+      const next = live === undefined ? `The next \`mdplan run ${shellWord(planArg)}\` resumes ${agent} with it.` : `The run going on (pid ${live}) resumes ${agent} with it once it reads the file.`
+      io.stdout(`${agent}: answered "${resolveAnswer(answer, entry.options)}"${before}.${also} ${next}\n`)
       done(exitCodes.ok)
     })
 }
