@@ -20,6 +20,7 @@ import {resolveRunner} from './runners/resolve-runner.js'
 import {preflightRunners} from './runners/preflight-runners.js'
 import {defaultAgentTimeoutMs} from './runners/default-agent-timeout.js'
 import {gitRoot} from './git/git-root.js'
+import {committedPlan} from './git/committed-plan.js'
 import {ProcessRegistry} from './runners/process-registry.js'
 import {registryFile} from './runners/registry-file.js'
 import {endLeftovers} from './runners/end-leftovers.js'
@@ -108,7 +109,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // working tree is (which does not depend on the plan).
   warmSpawnHelper()
   const root = gitRoot(cwd)
-  const store = await PlanStore.open(file, {history: true})
+  const store = await PlanStore.open(file, {history: true, committed: committedPlan(file)})
   const plan = store.plan
   const templates = checkTemplates(plan, options.runner)
   const problems = [

@@ -52,4 +52,46 @@ describe('an editor buffer from the middle of a killed run, saved before the nex
       else expect(rows.C!.notes).toContain('TODO ask Bob')
     }, 60_000)
   }
+
+  it("a buffer loaded before the killed run started (that run's starting table), saved with a new title: the next run keeps what the killed run did", async () => {
+    repo = await tempRepo({'README.md': '# test\n'})
+    const log = join(repo.root, '..', `${repo.root.split('/').pop()}-agents.log`)
+    const go = join(repo.root, '..', `${repo.root.split('/').pop()}-go`)
+    const plan = join(repo.root, 'plan.md')
+    await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, 'sleep 1.2')}, B: {script: logged(log, `while [ ! -f '${go}' ]; do sleep 0.05; done`)}})})
+    // Run 1, killed at once: run 2 starts from the table it left, which the editor loads.
+    const first = startCli(['run', 'plan.md'], {cwd: repo.root})
+    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && rows.B?.status === 'in_progress')
+    first.kill('SIGKILL')
+    await first
+    const buffer = readFileSync(plan, 'utf8')
+    const second = startCli(['run', 'plan.md'], {cwd: repo.root})
+    await waitForTable(plan, (rows) => rows.A?.status === 'completed')
+    second.kill('SIGKILL')
+    await second
+    const before = (await readAgentLog(log)).lines.length
+    writeFileSync(`${plan}.swp`, buffer.replace('# Parallel Plan: test', '# Parallel Plan: test (renamed)'))
+    renameSync(`${plan}.swp`, plan)
+    writeFileSync(go, '')
+    const third = await runCli(['run', 'plan.md'], {cwd: repo.root})
+    expect(third.exitCode, third.all).toBe(0)
+    expect(third.all).toMatch(/keeps mdplan's rows for A\b/)
+    // A completed in run 2: run 3 does not start it again (B, ended with the killed run, is relaunched).
+    const after = await readAgentLog(log, before)
+    expect([...after.starts.keys()].filter((key) => key.startsWith('A'))).toEqual([])
+    expect((await readTable(plan)).rows.A!.status).toBe('completed')
+  }, 60_000)
+
+  it('`git checkout plan.md` between runs (the committed plan): a reset, taken as found, every agent runs again', async () => {
+    repo = await tempRepo({'README.md': '# test\n'})
+    const log = join(repo.root, '..', `${repo.root.split('/').pop()}-agents.log`)
+    const plan = join(repo.root, 'plan.md')
+    await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, 'true')}, B: {deps: ['A'], script: logged(log, 'true')}})})
+    expect((await runCli(['run', 'plan.md'], {cwd: repo.root})).exitCode).toBe(0)
+    await repo.git('checkout', '--', 'plan.md')
+    const again = await runCli(['run', 'plan.md'], {cwd: repo.root})
+    expect(again.exitCode, again.all).toBe(0)
+    expect(again.all).not.toMatch(/an earlier run wrote while it ran/)
+    expect((await readAgentLog(log)).starts).toEqual(new Map([['A#1', 1], ['B#1', 1], ['A#2', 1], ['B#2', 1]]))
+  }, 60_000)
 })

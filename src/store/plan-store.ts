@@ -27,19 +27,14 @@ import {cloneState, tableStateFromPlan, type TableState} from './table-state.js'
 import {WrittenVersions} from './written-versions.js'
 import {VersionHistory} from './version-history.js'
 import {ConflictedPlanError} from './conflicted-plan-error.js'
+import type {PlanStoreOptions} from './plan-store-options.js'
+import {stateSectionText} from './state-section-text.js'
 
 export {DamagedTableError} from './damaged-table-error.js'
 export type {WriteOptions} from './write-options.js'
 export type {WriteResult} from './write-result.js'
 
-export interface PlanStoreOptions {
-  /** The clock that stamps `Last updated:` (tests pin it). */
-  now?: () => Date
-  /** How long a write may keep losing races to other writers before it fails (default 60 s). */
-  giveUpAfterMs?: number
-  /** Keep the versions of the table across runs, under `.mdplan/versions/` (a run does; a one-off write need not). */
-  history?: boolean
-}
+export type {PlanStoreOptions} from './plan-store-options.js'
 
 /**
  * The plan file as a database: one write queue per plan, each write an atomic
@@ -84,7 +79,7 @@ export class PlanStore {
   readonly #file = {displaced: [] as Array<{fd: number; bytes: Buffer}>, late: [] as Array<{from: Buffer; to: Buffer}>, ancestry: [] as Buffer[]}
   #queue: Promise<unknown> = Promise.resolve()
 
-  private constructor(file: string, bytes: Buffer, plan: Plan, prompts: PromptsSource | undefined, options: PlanStoreOptions) {
+  private constructor(file: string, bytes: Buffer, plan: Plan, prompts: PromptsSource | undefined, options: PlanStoreOptions & {committedText?: string}) {
     this.file = file
     this.target = planTarget(file)
     this.#now = options.now ?? (() => new Date())
@@ -103,7 +98,7 @@ export class PlanStore {
     // Versions earlier runs wrote or started from: a buffer or checkout that brings one back is no edit.
     this.#versions = new WrittenVersions(options.history ? new VersionHistory(file) : undefined)
     // A table an editor buffer brought back between runs (one an earlier run wrote mid-run) sets no row back.
-    const start = this.#layout ? this.#versions.startingTable(plan.text.slice(this.#layout.start, this.#layout.end), this.#base) : undefined
+    const start = this.#layout ? this.#versions.startingTable(plan.text.slice(this.#layout.start, this.#layout.end), this.#base, committed(options.committedText, plan.text)) : undefined
     if (start) this.#fileState = withAgents(this.#agents, start.state.rows, start.state.meta)
     if (start) this.#notices.push(staleStartNotice(file, start.kept))
     this.startsStale = start !== undefined
@@ -125,7 +120,7 @@ export class PlanStore {
       const bytes = await fs.promises.readFile(file)
       // Someone may save between the two reads: the bytes must be the parsed ones.
       if (bytes.toString('utf8') !== (plan.bom ? '\uFEFF' : '') + plan.text && attempt < 10) continue
-      return new PlanStore(file, bytes, plan, await readPromptsSource(plan), options)
+      return new PlanStore(file, bytes, plan, await readPromptsSource(plan), {...options, committedText: await options.committed})
     }
   }
 
@@ -297,4 +292,9 @@ export class PlanStore {
   #context(): SavedContext {
     return {file: this.file, parse: (text) => this.#parse(text), hadTable: this.#hadTable, versions: this.#versions, base: this.#base, layout: this.#layout, agents: this.#agents, now: this.#now}
   }
+}
+
+/** Whether the file's state section is the committed plan's, byte for byte. */
+function committed(committedText: string | undefined, text: string): boolean {
+  return committedText !== undefined && stateSectionText(committedText) !== undefined && stateSectionText(committedText) === stateSectionText(text)
 }

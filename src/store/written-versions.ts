@@ -112,15 +112,17 @@ export class WrittenVersions {
   /**
    * At a run's start, the table to start from when the file's is a stale one: the table the last run
    * left (the history's latest), with only what a person changed in their buffer. Undefined when the
-   * file's table is the last run's (edits on it included), a table a run started from (a `git checkout`
-   * of the plan between runs, taken as found), or no history says otherwise. `kept`: agents whose
+   * file's table is the last run's (edits on it included), the committed plan's (`committed`: it is git's HEAD's;
+   * a `git checkout` of the plan between runs, taken as found), or no history says otherwise. Any other
+   * table an earlier run wrote or started from is an editor's buffer loaded then. `kept`: agents whose
    * Status the file's table would have set back.
    */
-  startingTable(section: string, found: TableState): {state: TableState; kept: string[]} | undefined {
+  startingTable(section: string, found: TableState, committed = false): {state: TableState; kept: string[]} | undefined {
     const latest = this.#tables.latest()
     if (!latest || distance(found, latest, 1) === 0) return undefined
     const version = hash(section)
-    if (this.#opens.has(version)) return undefined
+    // The committed plan's table, checked out (or stashed back) between runs: a reset, taken as found.
+    if (committed && this.#opens.has(version)) return undefined
     const state = this.#hashes.has(version) ? latest : this.#merged(found, latest)
     if (!state) return undefined
     const kept = [...found.rows].filter(([agent, row]) => state.rows.has(agent) && statusCell(state.rows.get(agent)!) !== statusCell(row)).map(([agent]) => agent)
