@@ -40,8 +40,7 @@ import {verify} from './executor/verify.js'
 import {finishRun} from './executor/finish-run.js'
 import {exitCodes} from './cli/exit-codes.js'
 import {setupHosts} from './hosts/setup-hosts.js'
-import {parseJobNote} from './hosts/job-key.js'
-import {getNote} from './plan/notes.js'
+import {keptJobs} from './hosts/kept-jobs.js'
 import {openRunLog, runLogFile} from './report/run-log.js'
 import {readRunLogs} from './report/read-run-logs.js'
 import {timedAgents} from './report/agent-times.js'
@@ -214,9 +213,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         // A job is kept while the file still names it too: its outcome is not recorded until a write says so,
         // and a Kubernetes Job's pod log is the only copy of its result (a run that ends unable to write leaves
         // it to the next run, whose first write records the outcome).
-        const named = [...state.table.rows.values(), ...state.write.onDisk.rows.values()]
-        const keep = new Set(named.filter((row) => row.status === 'in_progress').map((row) => parseJobNote(getNote(row.notes, 'job'))?.key ?? ''))
-        await hosts.runtime.sweep(keep, hosts.used)
+        await hosts.runtime.sweep(keptJobs([...state.table.rows.values(), ...state.write.onDisk.rows.values()]), hosts.used)
       }
       await sweep()
       const keeper = journalKeeper({file, emit, seed: journal, table})

@@ -98,4 +98,31 @@ describe('agents in containers (fake engine CLI)', () => {
     expect(existsSync(join(dirname(plan), '.mdplan', 'jobs')) ? await readdir(join(dirname(plan), '.mdplan', 'jobs')) : []).toEqual([])
     await repo.cleanup()
   }, 90_000)
+
+  it('an answered agent goes on in the clone of the container that asked, with the work it did before asking', async () => {
+    const engine = await fakeEngine()
+    const log = join(await mkdtemp(join(tmpdir(), 'mdplan-container-log-')), 'agents.log')
+    const script = logged(log, [
+      'if [ -z "${MDPLAN_ANSWER:-}" ]; then',
+      "  echo 'step 1 of 2' > partial.txt; printf 'RESULT: QUESTION\\nQuestion: go on?\\n'",
+      'else echo "partial: $(cat partial.txt 2>&1)" > seen.txt; fi'
+    ].join('\n'))
+    const front = ['hosts:', '  sandbox: {type: container, image: localhost/agent:1, engine: podman, slots: 2}', 'host: sandbox'].join('\n')
+    const repo = await tempRepo()
+    await repo.commit('plan', {'plan.md': shellPlan({A: {script, creates: ['partial.txt', 'seen.txt']}}, {frontMatter: front})})
+    const plan = join(repo.root, 'plan.md')
+    expect((await runCli(['run', plan], {cwd: repo.root, env: engine.env})).exitCode).toBe(1)
+    const asked = /work: sandbox (mdplan\S+)/.exec((await readTable(plan)).rows.A!.notes)![1]!.replace(/;$/, '')
+    expect((await runCli(['answer', plan, 'A', 'yes'], {cwd: repo.root, env: engine.env})).exitCode).toBe(0)
+    const second = await runCli(['run', plan], {cwd: repo.root, env: engine.env})
+    expect(second.exitCode, second.all).toBe(0)
+    expect((await readAgentLog(log)).lines.filter((line) => line.startsWith('start '))).toHaveLength(2)
+    expect(await repo.read('seen.txt')).toBe('partial: step 1 of 2\n')
+    // The resumed container gets the first one's clone where every job's clone is.
+    const resumed = (await engine.calls()).filter((call) => call.startsWith('run -d')).at(-1)!
+    expect(resumed).toContain(`${join(repo.root, '.mdplan', 'jobs', asked, 'work')}:/mdplan/job/work`)
+    expect((await readdir(engine.state)).filter((name) => name.endsWith('.json'))).toEqual([])
+    expect(existsSync(join(repo.root, '.mdplan', 'jobs')) ? await readdir(join(repo.root, '.mdplan', 'jobs')) : []).toEqual([])
+    await repo.cleanup()
+  }, 60_000)
 })

@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {chmod, cp, mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
+import {chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {execa} from 'execa'
@@ -142,4 +142,63 @@ describe('agents in containers (a real podman)', () => {
     await expectAllDone(repo, plan, log, ids, before)
     await repo.cleanup()
   }, 240_000)
+
+  /** One agent in a container; its lines (where it ran, what it saw) go to the mounted log folder. */
+  async function oneAgent(body: string[], creates: string[]) {
+    const log = join(await mkdtemp(join(logDir, 'run-')), 'agents.log')
+    const pwds = join(dirname(log), 'pwds')
+    const front = ['hosts:', `  sandbox: {type: container, image: ${image}, engine: podman, slots: 2}`, 'host: sandbox'].join('\n')
+    const repo = await tempRepo()
+    await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, [`echo "$PWD" >> '${pwds}'`, ...body].join('\n')), creates}}, {frontMatter: front})})
+    const pwd = async () => (existsSync(pwds) ? (await readFile(pwds, 'utf8')).split('\n').filter(Boolean) : [])
+    return {repo, plan: join(repo.root, 'plan.md'), jobs: join(repo.root, '.mdplan', 'jobs'), pwd}
+  }
+
+  it('an answered agent goes on in the clone its first container left, with the work it did before asking', async (context) => {
+    if (skip) return context.skip()
+    const before = await containers()
+    const body = [
+      'if [ -z "${MDPLAN_ANSWER:-}" ]; then',
+      "  echo 'step 1 of 2' > partial.txt; printf 'RESULT: QUESTION\\nQuestion: go on?\\n'",
+      'else echo "partial: $(cat partial.txt 2>&1)" > seen.txt; echo done > final.txt; fi'
+    ]
+    const {repo, plan, jobs, pwd} = await oneAgent(body, ['partial.txt', 'seen.txt', 'final.txt'])
+    expect((await runCli(['run', plan], {cwd: repo.root, env})).exitCode).toBe(1)
+    expect((await readTable(plan)).rows.A!.notes).toMatch(/work: sandbox mdplan13-plan-[0-9a-f]{8}-A-a1-/)
+    expect((await runCli(['answer', plan, 'A', 'yes'], {cwd: repo.root, env})).exitCode).toBe(0)
+    const second = await runCli(['run', plan], {cwd: repo.root, env})
+    expect(second.exitCode, second.all).toBe(0)
+    const [asking, resumed] = await pwd()
+    expect(resumed).toBe(asking)
+    expect(await repo.read('seen.txt')).toBe('partial: step 1 of 2\n')
+    expect(await repo.read('partial.txt')).toBe('step 1 of 2\n')
+    expect((await repo.git('log', '--format=%B')).match(/Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-A-a1-/g)).toHaveLength(1)
+    expect(await containers()).toEqual(before)
+    expect(existsSync(jobs) ? await readdir(jobs) : []).toEqual([])
+    await repo.cleanup()
+  }, 180_000)
+
+  it('Ctrl-C removes the container and keeps its folder; the rerun starts the same key again there, with the work', async (context) => {
+    if (skip) return context.skip()
+    const before = await containers()
+    const {repo, plan, jobs, pwd} = await oneAgent(['if [ ! -f partial.txt ]; then echo half > partial.txt; sleep 30; fi', 'echo done > final.txt'], ['partial.txt', 'final.txt'])
+    const run = startCli(['run', plan], {cwd: repo.root, env})
+    for (const until = Date.now() + 60_000; (await pwd()).length === 0; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (Date.now() > until) throw new Error('the agent never started')
+    }
+    run.kill('SIGINT')
+    expect((await run).exitCode).toBe(130)
+    const key = /job: sandbox (mdplan[^\s;]+)/.exec((await readTable(plan)).rows.A!.notes)![1]!
+    expect(await containers()).toEqual(before)
+    expect(existsSync(join(jobs, key, 'stopped'))).toBe(true)
+    const rerun = await runCli(['run', plan], {cwd: repo.root, env})
+    expect(rerun.exitCode, rerun.all).toBe(0)
+    expect((await pwd()).length).toBe(2)
+    expect(await repo.read('partial.txt')).toBe('half\n')
+    expect(await repo.read('final.txt')).toBe('done\n')
+    expect(await repo.git('log', '-1', '--format=%B')).toContain(`Mdplan-Key: ${key}`)
+    expect(await containers()).toEqual(before)
+    expect(existsSync(jobs) ? await readdir(jobs) : []).toEqual([])
+    await repo.cleanup()
+  }, 180_000)
 })

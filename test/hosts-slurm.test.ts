@@ -193,6 +193,32 @@ describe('agents as Slurm jobs (a fake sbatch/squeue/scontrol/scancel)', () => {
     await repo.cleanup()
   }, 60_000)
 
+  it('an answered agent goes on in the job folder its session was made in (the shared dir), with the work it did before asking', async () => {
+    const slurm = await fakeSlurm()
+    const log = await logFile()
+    const pwds = `${log}.pwds`
+    const script = logged(log, [
+      `echo "$PWD" >> '${pwds}'`,
+      'if [ -z "${MDPLAN_ANSWER:-}" ]; then',
+      "  echo 'step 1 of 2' > partial.txt; printf 'RESULT: QUESTION\\nQuestion: go on?\\n'",
+      'else echo "partial: $(cat partial.txt 2>&1)" > seen.txt; fi'
+    ].join('\n'))
+    const repo = await tempRepo()
+    const front = ['hosts:', `  hpc: {type: slurm, dir: '${slurm.shared}', partition: debug, slots: 4}`, 'host: hpc'].join('\n')
+    await repo.commit('plan', {'plan.md': shellPlan({A: {script, creates: ['partial.txt', 'seen.txt']}}, {frontMatter: front})})
+    const plan = join(repo.root, 'plan.md')
+    expect((await runCli(['run', plan], {cwd: repo.root, env: env(slurm)})).exitCode).toBe(1)
+    expect((await runCli(['answer', plan, 'A', 'yes'], {cwd: repo.root, env: env(slurm)})).exitCode).toBe(0)
+    const second = await runCli(['run', plan], {cwd: repo.root, env: env(slurm)})
+    expect(second.exitCode, second.all).toBe(0)
+    expect((await slurm.state()).started).toEqual([1, 2])
+    const [asking, resumed] = (await (await import('node:fs/promises')).readFile(pwds, 'utf8')).split('\n')
+    expect(resumed).toBe(asking)
+    expect(await repo.read('seen.txt')).toBe('partial: step 1 of 2\n')
+    expect((await repo.git('log', '--format=%B')).match(/Mdplan-Key: mdplan13-plan-[0-9a-f]{8}-A-a1-/g)).toHaveLength(1)
+    await repo.cleanup()
+  }, 60_000)
+
   it('preflight: an unreachable controller is one line with the fix, exit 2, nothing submitted', async () => {
     const slurm = await fakeSlurm()
     await slurm.faults({down: true})

@@ -139,7 +139,7 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
     await repo.cleanup()
   }, 180_000)
 
-  it('Ctrl-C cancels the remote process groups and leaves the rows resumable', async () => {
+  it('Ctrl-C ends the remote process groups, keeps their folders for the rerun, and leaves the rows resumable', async () => {
     const log = await logFile()
     const pids = join(dirname(log), 'pids')
     const {repo, plan} = await slowRepo(log, pids, 30, ['concurrency: 4', hostsFront(2)].join('\n'))
@@ -150,11 +150,17 @@ describe.skipIf(missing !== undefined)('agents on ssh hosts (a real sshd on 127.
     const result = await run
     expect(result.exitCode, result.all).toBe(130)
     expect(await alive(pids)).toEqual([])
-    expect(await jobFolders()).toEqual([])
     const {rows} = await readTable(plan)
     expect(rows.A!.status).toBe('in_progress')
     expect(rows.B!.status).toBe('in_progress')
     expect(rows.A!.notes).toMatch(/job: h[12] mdplan13-plan-[0-9a-f]{8}-A-a1-/)
+    // Each stopped job's folder stays, as a local agent's files do: the row names its key, and the rerun goes on there.
+    const named = ['A', 'B'].map((id) => /job: (h[12]) (mdplan[^\s;]+)/.exec(rows[id]!.notes)!).map((job) => `${job[1]}/${job[2]}`)
+    expect((await jobFolders()).sort()).toEqual(named.sort())
+    for (const folder of named) {
+      const [alias, key] = folder.split('/')
+      expect(existsSync(join(sshd.hosts.find((host) => host.alias === alias)!.dir, 'jobs', key!, 'stopped')), folder).toBe(true)
+    }
     await repo.cleanup()
   }, 120_000)
 

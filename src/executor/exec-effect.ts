@@ -4,11 +4,12 @@ import type {Question} from '../protocol/interpret-result.js'
 import type {TableState} from '../store/table-state.js'
 import type {ResumeKind} from './exec-state.js'
 
-/** A remote attempt's job: its host, its key, and whether a rerun attaches to it. */
+/** A remote attempt's job: its host, its key, whether a rerun attaches to it, and the earlier job whose folder it goes on in. */
 export interface JobRef {
   host: string
   key: string
   reattach: boolean
+  work?: string
 }
 
 /** An event for the reporters, without its time (the driver stamps it). */

@@ -53,6 +53,8 @@ export interface Attempt {
   key?: string
   /** A rerun found the row's job still named: attach to it by its key rather than start anew. */
   reattach?: boolean
+  /** The key of an earlier job whose folder this one runs in: its session was made there, its work is there (the row's `work:`). */
+  work?: string
 }
 
 export interface WriteState {

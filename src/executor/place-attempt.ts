@@ -1,4 +1,5 @@
 import {getNote} from '../plan/notes.js'
+import type {RowState} from '../store/table-state.js'
 import {parseJobNote} from '../hosts/job-key.js'
 import type {JobRef} from './exec-effect.js'
 import type {Attempt} from './exec-state.js'
@@ -19,10 +20,38 @@ export function attemptsOn(ctx: Pick<StepContext, 'state'>, host: string): numbe
 }
 
 /**
+ * The row's `work:` note: where the agent's session and its work stay between its attempts, written when
+ * an attempt ends that the next one goes on from (a question, a session that could not be resumed, a
+ * pause). On a remote host it names the job whose folder holds them (`work: build1 mdplan13-…-A-a1-3f9c1a`):
+ * a CLI keeps its sessions on the machine it ran on, by the folder it ran in (claude's
+ * `~/.claude/projects/<cwd>/`), so the next attempt must run there, in that folder. `work: local` for an
+ * agent of this machine in a plan that declares hosts.
+ */
+export function workNote(notes: string): {host: string; key?: string} | undefined {
+  const value = getNote(notes, 'work')?.trim()
+  if (!value) return undefined
+  return parseJobNote(value) ?? (/^\S+$/.test(value) ? {host: value} : undefined)
+}
+
+/**
+ * The host that holds the agent's session, if the row says: its `work:` note; the job a dead run left
+ * (`job:`); an answered question from before `work:` notes (the `host:` it ran on).
+ */
+export function sessionHost(previous: RowState): string | undefined {
+  const work = workNote(previous.notes)
+  if (work) return work.host
+  if (previous.status === 'in_progress') return parseJobNote(getNote(previous.notes, 'job'))?.host
+  if (previous.status === 'needs_input') return getNote(previous.notes, 'host')?.trim() || undefined
+  return undefined
+}
+
+/**
  * Pure placement. A row a dead run left `in_progress` with `job: <host> <key>`
- * goes back to that job (attach, never a second submit); anything else goes
- * to the host of its pool with the most free slots, hosts lost in this run
- * last. Undefined: every host it may use is full (it waits for a slot).
+ * goes back to that job (attach, never a second submit); an agent whose
+ * session a host holds (an answered question, a relaunch after a pause) goes
+ * back to that host, to resume it there; anything else goes to the host of
+ * its pool with the most free slots, hosts lost in this run last. Undefined:
+ * every host it may use is full (it waits for a slot).
  */
 export function placeAttempt(ctx: StepContext, id: string): Placement | undefined {
   const hosts = ctx.config.hosts
@@ -35,6 +64,9 @@ export function placeAttempt(ctx: StepContext, id: string): Placement | undefine
   }
   // A child plan's run is a process of this machine: it places its own agents.
   const pool = ctx.config.childPlan(id) ? ['local'] : hosts.pool(id)
+  // Its session (and its work) can be resumed only where it is: wait for a slot there, unless that host is lost.
+  const home = sessionHost(previous)
+  if (home !== undefined && pool.includes(home) && !ctx.state.hostsLost.has(home)) return free(home) > 0 ? {host: home} : undefined
   const alive = pool.filter((host) => !ctx.state.hostsLost.has(host))
   let best: string | undefined
   for (const host of alive.length > 0 ? alive : pool) {
@@ -45,7 +77,8 @@ export function placeAttempt(ctx: StepContext, id: string): Placement | undefine
 
 /** The job of a remote attempt, for effects. */
 export function jobOf(attempt: Attempt): JobRef | undefined {
-  return attempt.host !== undefined && attempt.key !== undefined ? {host: attempt.host, key: attempt.key, reattach: attempt.reattach ?? false} : undefined
+  if (attempt.host === undefined || attempt.key === undefined) return undefined
+  return {host: attempt.host, key: attempt.key, reattach: attempt.reattach ?? false, ...(attempt.work !== undefined ? {work: attempt.work} : {})}
 }
 
 /** `{job}` for an effect of a remote attempt; nothing for a local one (its effects stay as they were). */

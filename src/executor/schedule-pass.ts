@@ -5,7 +5,7 @@ import {blockedNote} from '../schedule/blocked-note.js'
 import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
 import {attemptNumber} from './attempt-number.js'
-import {placeAttempt, type Placement} from './place-attempt.js'
+import {placeAttempt, sessionHost, workNote, type Placement} from './place-attempt.js'
 import {emit, isoSeconds, row, setRow, type StepContext} from './step-context.js'
 
 /**
@@ -119,10 +119,16 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   const answer = resume === 'answer' ? state.answered.get(id) : undefined
   // A row left in_progress by a run that died is resumed through the runner when it can.
   const orphaned = previous.status === 'in_progress' && (previous.agentId !== '' || place.reattach !== undefined)
+  // A session lives on the machine it ran on: placed elsewhere (its host lost, or no longer in the pool), it starts anew.
+  const home = sessionHost(previous)
+  const here = home === undefined || home === place.host
   const resumeSession =
-    config.canResume(id) && previous.agentId !== '' && (orphaned || answer !== undefined) ? previous.agentId : undefined
+    config.canResume(id) && previous.agentId !== '' && here && (orphaned || answer !== undefined) ? previous.agentId : undefined
   const resumeKind: ResumeKind = orphaned ? 'orphan' : resume
   let notes = previous.notes
+  // It goes on in the folder its session was made in, with the work left there; elsewhere, in a folder of its own.
+  const work = here ? workNote(notes)?.key : undefined
+  if (!here) notes = setNote(notes, 'work', undefined)
   // A `conflict:` note told what an edit of the row met before this launch (README): the launch writes the row anew.
   for (const key of ['blocked by', 'soft-blocked by', 'paused', 'conflict']) notes = setNote(notes, key, undefined)
   // A job still named by its key is not relaunched: the attempt attaches to it (or submits it, if the host never got it).
@@ -152,7 +158,8 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     killed: false,
     slots,
     ...(config.hosts ? {host: place.host} : {}),
-    ...(key ? {key, reattach: place.reattach !== undefined} : {})
+    ...(key ? {key, reattach: place.reattach !== undefined} : {}),
+    ...(key && work !== undefined && work !== key ? {work} : {})
   }
   state.attempts.set(id, attempt)
   state.peakConcurrency = Math.max(state.peakConcurrency, slotsUsed(ctx))

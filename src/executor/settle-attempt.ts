@@ -1,5 +1,6 @@
 import {getNote, setNote} from '../plan/notes.js'
 import type {Outcome} from '../protocol/interpret-result.js'
+import type {OpenQuestion} from '../protocol/read-answers.js'
 import type {RunResult} from '../runners/runner.js'
 import type {NotePatch} from '../git/git-guard.js'
 import {formatDuration} from '../util/format-duration.js'
@@ -39,6 +40,11 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
     const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
     notes = setNote(notes, 'cost', `$${(before + spent).toFixed(4)}`)
   }
+  // Where its session and work stay for the next attempt, when that one goes on from this one (its question
+  // answered, its session relaunched, its pause over: place-attempt.ts). Completed or failed, nothing goes on from
+  // it: the note goes, and the run's sweep removes the folder.
+  notes = setNote(notes, 'work', undefined)
+  const stays = (cell: string): string => setNote(cell, 'work', config.hosts ? workPlace(attempt) : undefined)
   if (outcome.checkpoint) notes = setNote(notes, 'checkpoint', outcome.checkpoint)
   for (const text of outcome.discoveries) state.discoveries.push({agent: id, text})
   const keepId = agentId ?? current.agentId
@@ -65,11 +71,16 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
     emit(ctx, {type: 'paused', reason, untilMs: state.pausedUntil})
     ctx.effects.push({type: 'timer', at: state.pausedUntil})
     state.pauseMs = Math.min(state.pauseMs * 2, 15 * 60_000)
-    setRow(ctx, id, {status: 'pending', agentId: keepId, notes: setNote(notes, 'paused', reason)})
+    const waiting = setNote(stays(notes), 'paused', reason)
+    if (attempt.answer) return answerAgain(ctx, attempt, attempt.answer, keepId, waiting)
+    setRow(ctx, id, {status: 'pending', agentId: keepId, notes: waiting})
     return
   }
   if (outcome.unknownSession) {
-    setRow(ctx, id, {status: 'pending', agentId: '', notes: setNote(notes, 'relaunched', `session ${agentId ?? ''} could not be resumed`)})
+    notes = setNote(stays(notes), 'relaunched', `session ${agentId ?? ''} could not be resumed`)
+    // No session to resume: the relaunch gets the whole prompt, and the answer after it (answerFollowUp).
+    if (attempt.answer) return answerAgain(ctx, attempt, attempt.answer, '', notes)
+    setRow(ctx, id, {status: 'pending', agentId: '', notes})
     return
   }
   const duration = formatDuration(durationMs)
@@ -82,7 +93,7 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   }
   if (outcome.kind === 'question' && outcome.question) {
     const question = outcome.question
-    setRow(ctx, id, {status: 'needs_input', agentId: keepId, duration, notes: setNote(notes, 'question', actionableLine(question.question))})
+    setRow(ctx, id, {status: 'needs_input', agentId: keepId, duration, notes: setNote(stays(notes), 'question', actionableLine(question.question))})
     emit(ctx, {type: 'question', agent: id, agentId, question: question.question})
     // An answer read before this question is written belongs to an older question.
     state.answered.delete(id)
@@ -100,4 +111,22 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   const willRetry = failuresOf(notes) < attemptLimit(ctx, id) && !config.failFast
   emit(ctx, {type: 'failed', agent: id, agentId, attempt: attempt.attempt, durationMs, reason, willRetry})
   if (config.failFast) state.failFastTripped = true
+}
+
+/** The `work:` note of an attempt whose next one goes on from it: the job folder it ran in, or its host. */
+function workPlace(attempt: Attempt): string | undefined {
+  if (attempt.host === undefined) return undefined
+  return attempt.key === undefined ? attempt.host : `${attempt.host} ${attempt.work ?? attempt.key}`
+}
+
+/**
+ * An attempt that was to go on with a person's answer ended before it could use it (its session could not be
+ * resumed; a limit or the network cut it): its row waits with its question answered again, and the next launch
+ * gets the question, the answer and the resume state, so the question is never asked anew for lack of them.
+ * The answer is still under `## Open Questions` (nothing rewrites an entry but the agent's next question), so a
+ * run that stops before that launch leaves the next run the same.
+ */
+function answerAgain(ctx: StepContext, attempt: Attempt, answer: OpenQuestion, agentId: string, notes: string): void {
+  ctx.state.answered.set(attempt.agent, answer)
+  setRow(ctx, attempt.agent, {status: 'needs_input', agentId, notes: setNote(notes, 'question', actionableLine(answer.question))})
 }

@@ -1,5 +1,5 @@
 import {createWriteStream, existsSync} from 'node:fs'
-import {mkdir, open, readdir, readFile, rm} from 'node:fs/promises'
+import {mkdir, open, readdir, readFile, rename, rm, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {execa} from 'execa'
@@ -38,6 +38,12 @@ export function containerHost(spec: HostSpec, root: string): Host {
     const answer = await cli(['container', 'inspect', '--format', '{{.State.Status}}', key])
     if (answer.exitCode === 0) return String(answer.stdout).trim()
     return /no such|not found|no container/i.test(String(answer.stderr)) ? 'missing' : undefined
+  }
+
+  const stopJob = async (key: string): Promise<void> => {
+    const removed = (await cli(['rm', '-f', '-t', '2', key])).exitCode === 0 || (await inspect(key)) === 'missing'
+    // Marked only once the container is gone: a rerun starts the job again in the folder, never beside it.
+    if (removed && existsSync(folder(key)) && !existsSync(join(folder(key), 'rc'))) await writeFile(join(folder(key), 'stopped'), '')
   }
 
   return {
@@ -96,9 +102,15 @@ export function containerHost(spec: HostSpec, root: string): Host {
         await mkdir(jobs, {recursive: true})
         // The folder first (ours alone by mkdir), then the name: whichever a second submit meets, it attaches.
         const fresh = await mkdir(dir).then(() => true, () => false)
-        if (fresh) await execa('tar', ['-x', '-f', archive.file, '-C', dir])
+        // A job Ctrl-C stopped starts again in its folder, its clone kept (the rename is the guard, as on ssh hosts).
+        const again = !fresh && (await rename(join(dir, 'stopped'), join(dir, 'restart')).then(() => true, () => false))
+        if (again) for (const name of await readdir(dir)) if (name !== 'work') await rm(join(dir, name), {recursive: true, force: true})
+        if (fresh || again) await execa('tar', ['-x', '-f', archive.file, '-C', dir])
         await archive.dispose()
-        const started = await cli(['run', '-d', '--name', job.key, '--label', `mdplan.key=${job.key}`, '--restart', 'no', '--network', 'host', '-v', `${dir}:${mount}`, '--workdir', mount, spec.image!, 'sh', `${mount}/run.sh`, mount])
+        // Going on with an earlier job's session: its clone is mounted where every job's clone is, so the agent runs
+        // in the same folder (a CLI finds its sessions by the folder) with the work it left.
+        const earlier = job.work !== undefined && existsSync(join(folder(job.work), 'work', '.git', 'mdplan-ready')) ? ['-v', `${join(folder(job.work), 'work')}:${mount}/work`] : []
+        const started = await cli(['run', '-d', '--name', job.key, '--label', `mdplan.key=${job.key}`, '--restart', 'no', '--network', 'host', '-v', `${dir}:${mount}`, ...earlier, '--workdir', mount, spec.image!, 'sh', `${mount}/run.sh`, mount])
         if (started.exitCode !== 0 && !/already in use|already exists|Conflict/i.test(String(started.stderr))) {
           // The answer may be lost while the engine started it: only a container the engine does not know is a failed submit.
           if ((await inspect(job.key)) === 'missing') return finish({spawnFailed: true, error: `${engine} run: ${String(started.stderr).trim().split('\n').at(-1)}`})
@@ -111,8 +123,9 @@ export function containerHost(spec: HostSpec, root: string): Host {
       for (;;) {
         await drain()
         if (stop.signal.aborted) {
-          // After a lost lock the container may be the new owner's: stop following it, leave it running.
-          if (!DetachRequest.asked(job.signal)) await this.cancel([job.key])
+          // After a lost lock the container may be the new owner's: stop following it, leave it running. Ctrl-C
+          // removes the container and keeps its folder, marked stopped (stop-script.ts says why); a timeout removes both.
+          if (!DetachRequest.asked(job.signal)) await (timedOut ? this.cancel([job.key]) : stopJob(job.key))
           return finish({interrupted, timedOut})
         }
         const now = await inspect(job.key)

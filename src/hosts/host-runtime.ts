@@ -74,14 +74,15 @@ export function createHostRuntime(input: {
     host,
 
     async prepare(agent, job, notes) {
-      const recorded = job.reattach ? /(?:^|;\s*)base:\s*([0-9a-f]{4,40})/.exec(notes)?.[1] : undefined
+      // A job that goes on in an earlier job's folder goes on from that job's base, as a rerun of the same job does.
+      const recorded = job.reattach || job.work ? /(?:^|;\s*)base:\s*([0-9a-f]{4,40})/.exec(notes)?.[1] : undefined
       const resolved = recorded ? (await runGit(root, ['rev-parse', '--verify', '--quiet', `${recorded}^{commit}`])).stdout.trim() : undefined
       const base = resolved || (await headSha(root))
       if (!base) return {cwd: root, notes: {}, warnings: [], error: 'git: the repository has no commit yet to send to a host'}
       bases.set(job.key, base)
       if (!own(job.key)) older.set(job.key, job.host)
       const spec = input.specs.get(job.host)
-      return {cwd: `${job.host}:${spec?.dir ?? '~/.mdplan'}/jobs/${job.key}/work/${prefix}`, notes: {base: shortSha(base)}, warnings: []}
+      return {cwd: `${job.host}:${spec?.dir ?? '~/.mdplan'}/jobs/${job.work ?? job.key}/work/${prefix}`, notes: {base: shortSha(base)}, warnings: []}
     },
 
     attach(agent, job, io) {
@@ -92,7 +93,7 @@ export function createHostRuntime(input: {
         run: async (command) => {
           const base = bases.get(job.key) ?? (await headSha(root)) ?? ''
           const result = await host(job.host).run(
-            {key: job.key, ...io, git: {root, base, branch, prefix, message: commitMessage(title, agent)}, reattach: job.reattach},
+            {key: job.key, ...io, git: {root, base, branch, prefix, message: commitMessage(title, agent)}, reattach: job.reattach, ...(job.work ? {work: job.work} : {})},
             command
           )
           lost = result.lost === true ? result.error || `host lost: ${job.host}` : undefined

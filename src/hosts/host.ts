@@ -22,6 +22,12 @@ export interface HostJob {
   git: {root: string; base: string; branch: string; prefix: string; message: string}
   /** A rerun's job: look for it by its key before submitting. */
   reattach?: boolean
+  /**
+   * The key of an earlier job of the same agent whose folder this one runs in (the row's `work:`): the agent's
+   * session was made there (a CLI finds its sessions by the folder it runs in) and its work is there. The job
+   * checks out nothing of its own then; when that folder is gone, it checks out its base as any job does.
+   */
+  work?: string
   /** What the engine says of the job, for the row's Notes: its own job id, the time it waited in the queue. */
   onNotes?: (notes: Record<string, string | undefined>) => void
 }

@@ -20,7 +20,8 @@ export type BaseShipping = 'full' | 'none' | {not: readonly string[]}
  * Everything a job needs on its host, as one tar file: the base commit as a
  * git bundle, argv (NUL-separated, so it stays an array), stdin, `job` (the
  * base, the bundle's ref, the branch, the plan's folder in the repository,
- * the committer's name and email, the key: a line each), the
+ * the committer's name and email, the key, the key of the earlier job whose
+ * folder it goes on in or nothing: a line each), the
  * environment (a 0600 file that run.sh reads and deletes: credentials never
  * in argv), and the commit message that carries the key. Written here
  * (tar-stream), not by a `tar` process. Returns the tar's path.
@@ -35,7 +36,7 @@ export async function jobArchive(job: HostJob, command: HostCommand, env: Record
     // Undefined: the host holds all of it already (a commit it holds descends from the base).
     const identity = await identityOf(root)
     // What the job's scripts read with `read`, one value a line: a file each would be six more to write and unpack.
-    const values = [base, bundleRef(base), branch, prefix, identity.name, identity.email, job.key].map((value) => value.replace(/\n/g, ' '))
+    const values = [base, bundleRef(base), branch, prefix, identity.name, identity.email, job.key, job.work ?? ''].map((value) => value.replace(/\n/g, ' '))
     const files: Record<string, string> = {
       'run.sh': runScript,
       argv: [command.file, ...command.args].map((arg) => `${arg}\0`).join(''),

@@ -16,8 +16,9 @@
  * key is submitted. The base commit goes into the host's cache repository
  * (`<dir>/cache.git`) once, from a bundle of what the cache lacks; every job
  * checks out from there (git alternates), so a job carries no history of its
- * own. Says `mdplan-job submitted` or `exists` on stderr, then follows the
- * job's output in the same call (one round trip per launch); `need-base`
+ * own. A folder marked `stopped` (stopScript) is the same key's job started
+ * again in place, its clone kept. Says `mdplan-job submitted` or `exists` on
+ * stderr, then follows the job's output in the same call (one round trip per launch); `need-base`
  * (nothing submitted) when the cache lacks the base and the archive did not
  * bring what it needs.
  */
@@ -56,6 +57,15 @@ if mkdir "$j" 2>/dev/null; then
   (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
   umask 022
   echo "mdplan-job submitted" >&2
+elif mv "$j/stopped" "$s/restart" 2> /dev/null; then
+  # A job Ctrl-C stopped (stopScript) starts again in its own folder, its clone and the work in it kept; the
+  # rename is the guard (one submit takes it). Everything else of the folder is this submit's.
+  for f in "$j"/* "$j"/.[!.]*; do [ "$f" = "$j/work" ] || rm -rf "$f"; done
+  rm -f "$s/restart"
+  mv "$s"/* "$j"/ && rmdir "$s"
+  (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
+  umask 022
+  echo "mdplan-job submitted" >&2
 else
   rm -rf "$s"
   umask 022
@@ -65,7 +75,7 @@ fi
 
 /**
  * Shell text both job scripts (runScript, the Kubernetes pod's) end with: it
- * turns what the agent left in `$j/work` into one branch grown from the base,
+ * turns what the agent left in its clone `$wk` into one branch grown from the base,
  * bundled as `$j/result.bundle`, and says whether that worked (`collected`
  * 0 or 1). What the agent left uncommitted is committed by it; an agent that
  * committed its own work gets an empty commit on top that carries the
@@ -73,11 +83,11 @@ fi
  * agent that ended on another branch, or on a detached HEAD, has its work
  * where HEAD is. A commit that fails (a broken cache under the alternates, a
  * full disk) is a failure to report, never "the agent changed nothing".
- * Needs `j`, `base`, `branch`, `name`, `email` and `key`.
+ * Needs `j`, `wk` (the agent's clone), `base`, `branch`, `name`, `email` and `key`.
  */
 export const collectScript = `
 collect() {
-  cd "$j/work" 2>/dev/null || return 0
+  cd "$wk" 2>/dev/null || return 0
   { read -r head < .git/HEAD; } 2> /dev/null
   [ "$head" = "ref: refs/heads/$branch" ] || git checkout -q -B "$branch" || return 1
   git add -A || return 1
@@ -112,16 +122,26 @@ cd "$j" || exit 1
 sleep 2147483647 & echo $! > beacon
 echo $$ > pid
 : > out; : > err
-{ read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; read -r key; } < job
+{ read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; read -r key; read -r from; } < job
+# The agent's clone: the one the earlier job named by from made, when this job goes on with that one's session (a
+# CLI finds its sessions by the folder it runs in) and work; else its own, kept from before when a stopped job
+# starts again in place (submitScript). Only a clone whose checkout finished (.git/mdplan-ready) is gone on in.
+# The commit an earlier attempt's end made of the work (its key's) is taken back: the agent finds its work as it
+# left it, uncommitted, as a local agent does, and the result is one commit.
+wk=$j/work
+[ -n "$from" ] && [ -f "\${j%/*}/$from/work/.git/mdplan-ready" ] && wk=\${j%/*}/$from/work
 work() {
-  if [ -f "$j/cache" ]; then
+  if [ -f "$wk/.git/mdplan-ready" ]; then
+    cd "$wk" && m=$(git log -1 --format=%B) && a=\${key%-*} && nl='
+' && case "$nl$m" in *"$nl""Mdplan-Key: \${a%-a*}-a"*) [ "$(git rev-parse HEAD)" = "$base" ] || git reset -q --soft HEAD~1;; esac
+  elif rm -rf "$wk" && [ -f "$j/cache" ]; then
     read -r cache < "$j/cache"
-    git init -q --template= "$j/work" && echo "$cache/objects" > "$j/work/.git/objects/info/alternates" && cd "$j/work" &&
-      git checkout -q -b "$branch" "$base"
+    git init -q --template= "$wk" && echo "$cache/objects" > "$wk/.git/objects/info/alternates" && cd "$wk" &&
+      git checkout -q -b "$branch" "$base" && : > .git/mdplan-ready
   else
-    git init -q --template= "$j/work" && cd "$j/work" && git fetch -q "$j/base.bundle" "$ref:refs/heads/$branch" && git checkout -q "$branch"
+    git init -q --template= "$wk" && cd "$wk" && git fetch -q "$j/base.bundle" "$ref:refs/heads/$branch" && git checkout -q "$branch" && : > .git/mdplan-ready
   fi || { echo "mdplan: could not check out the base commit" >&2; echo 125 > "$j/agent.rc"; return; }
-  cd "$j/work/$prefix" || { echo 125 > "$j/agent.rc"; return; }
+  cd "$wk/$prefix" || { echo 125 > "$j/agent.rc"; return; }
   set -a; . "$j/env.sh"; set +a
   rm -f "$j/env.sh"
   if [ -f "$j/input" ]; then in=$j/input; else in=/dev/null; fi
@@ -140,12 +160,15 @@ read -r beacon < "$j/beacon"; kill "$beacon" 2>/dev/null; wait
 /**
  * `$1` dir, `$2` key, `$3` byte offset: stdout is the job's output from that
  * byte on, followed until the job ends; the last stderr line says how it
- * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`),
+ * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`
+ * when there is no such job or it was stopped),
  * after the result bundle in base64 (`mdplan-job bundle`), when there is one.
  */
 export const followScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 cd "$d/jobs/$2" 2>/dev/null || { echo "mdplan-job unknown" >&2; exit 0; }
+# A stopped job is not running: a rerun submits it again under its key (in place, see submitScript).
+[ -f stopped ] && { echo "mdplan-job unknown" >&2; exit 0; }
 # A job just submitted writes its pid within milliseconds: look often at first, then every 0.1 s for a minute.
 i=0
 while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 650 ] && { echo "mdplan-job lost" >&2; exit 0; }; if [ $i -le 50 ]; then sleep 0.01; else sleep 0.1; fi; done

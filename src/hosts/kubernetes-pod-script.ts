@@ -17,12 +17,14 @@ j=\${TMPDIR:-/tmp}/mdplan-job
 rm -rf "$j" && mkdir -p "$j" && tar -x -f "\${MDPLAN_IN:-/mdplan/in}/job.tar" -C "$j" || { echo "mdplan: could not unpack the job" >&2; exit 125; }
 MDPLAN_JOB=$j; export MDPLAN_JOB
 { read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; read -r key; } < "$j/job"
+# A pod's file system goes with it: no earlier job's clone to go on in, always a clone of its own.
+wk=$j/work
 echo 125 > "$j/agent.rc"
 work() {
-  git init -q "$j/work" && cd "$j/work" &&
+  git init -q "$wk" && cd "$wk" &&
     git fetch -q "$j/base.bundle" "$ref:refs/heads/$branch" &&
     git checkout -q "$branch" || { echo "mdplan: could not check out the base commit" >&2; return; }
-  cd "$j/work/$prefix" || return
+  cd "$wk/$prefix" || return
   if [ -f "$j/input" ]; then in=$j/input; else in=/dev/null; fi
   xargs -0 -x sh -c 'in=$1; shift; "$@" < "$in"; echo $? > "$MDPLAN_JOB/agent.rc"' mdplan-agent "$in" < "$j/argv"
 }

@@ -12,6 +12,7 @@ import {jobArchive} from './job-archive.js'
 import {isSafeKey} from './job-key.js'
 import {loginCheckLimitMs} from '../runners/login-check-limit.js'
 import {followScript, listScript, preflightScript, removeScript, resultScript, submitScript} from './job-scripts.js'
+import {stopScript} from './stop-script.js'
 import {lineSplitter} from './line-splitter.js'
 import type {HostSaid} from './remote-auth.js'
 import type {RemoteOutcome} from './remote-call.js'
@@ -56,7 +57,9 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
     spec,
 
     async run(job, command) {
-      return runJob({spec, dir, transport, job: {...job, key: checked(job.key)}, command, cancel: (key) => this.cancel([key]), results, bases})
+      const stop = async (key: string): Promise<void> => void (await reach(() => exec(stopScript, [dir, key]), Date.now() - spec.leaseMs + 5000))
+      const work = job.work === undefined ? {} : {work: checked(job.work)}
+      return runJob({spec, dir, transport, job: {...job, key: checked(job.key), ...work}, command, cancel: (key) => this.cancel([key]), stop, results, bases})
     },
 
     async collect({key, root, branch, base}): Promise<Collected> {
@@ -137,13 +140,15 @@ interface RunInput {
   job: HostJob
   command: HostCommand
   cancel: (key: string) => Promise<void>
+  /** Ctrl-C's end: the job's processes ended, its folder (its clone, the agent's work) kept for the rerun (stop-script.ts). */
+  stop: (key: string) => Promise<void>
   /** Result bundles that came home with the end of a job's output, by key. */
   results: Map<string, Buffer>
   /** What the host's cache holds: what of the base a submit must carry. */
   bases: HostBases
 }
 
-async function runJob({spec, dir, transport, job, command, cancel, results, bases}: RunInput): Promise<HostRun> {
+async function runJob({spec, dir, transport, job, command, cancel, stop: stopJob, results, bases}: RunInput): Promise<HostRun> {
   const base = {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false}
   if (job.signal?.aborted) return {...base, interrupted: true}
   makeDir(dirname(job.logFile))
@@ -185,7 +190,8 @@ async function runJob({spec, dir, transport, job, command, cancel, results, base
   for (let wait = 200; ; ) {
     if (stop.signal.aborted) {
       // After a lost lock the job may be the new owner's: stop following it, leave it running.
-      if (!DetachRequest.asked(job.signal)) await cancel(job.key)
+      // Ctrl-C keeps the job's folder, as a local agent's files stay: the row still names the key, and the rerun goes on there.
+      if (!DetachRequest.asked(job.signal)) await (timedOut ? cancel(job.key) : stopJob(job.key))
       return finish({interrupted, timedOut})
     }
     if (Date.now() - lastContact > spec.leaseMs) return finish({lost: true, error: `host lost: ${spec.name}`})

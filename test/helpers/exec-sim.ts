@@ -54,6 +54,12 @@ export class ExecSim {
   heldOnDisk = new Set<string>()
   recorded = new Set<string>()
   answers = new Map<string, string>()
+  /**
+   * Agents a person's answer was read for, until an attempt that used it ends (completed, failed, a new
+   * question, or killed: its session has it): every launch meanwhile must carry it, so that a relaunch (its
+   * session lost, a pause) never asks the question again for lack of it.
+   */
+  owed = new Set<string>()
   finished = false
   events: string[] = []
   violations: string[] = []
@@ -152,6 +158,7 @@ export class ExecSim {
         if (this.base.rows.get(id)?.status !== 'in_progress') this.violations.push(`${id} spawned while mdplan's last write says ${this.base.rows.get(id)?.status}`)
         if (this.completedOnDisk.has(id)) this.violations.push(`${id} relaunched after it completed, with no person asking`)
         if (this.heldOnDisk.has(id)) this.violations.push(`${id} launched while its row holds a status mdplan does not know`)
+        if (this.owed.has(id) && !effect.answer) this.violations.push(`${id} launched without the answer it was given`)
         this.live.set(id, {attempt: effect.attempt, killed: false, slots: effect.slots})
         // A child plan's slots are the processes its own run may start.
         const processes = [...this.live.values()].reduce((sum, live) => sum + live.slots, 0)
@@ -238,6 +245,7 @@ export class ExecSim {
     if (!entry) return false
     const [agent, process] = entry
     this.live.delete(agent)
+    if (process.killed || ['success', 'fail', 'question', 'config'].includes(kind)) this.owed.delete(agent)
     const result: RunResult = process.killed
       ? {ok: false, finalText: '', interrupted: true, reason: 'interrupted'}
       : kind === 'success'
@@ -278,6 +286,7 @@ export class ExecSim {
     this.answers.set(agent, '2')
     const answered = new Map([...this.answers].map(([id, answer]) => [id, {agent: id, question: 'which store?', context: '', options: ['Redis', 'SQLite'], resumeState: '', answer, position: span}]))
     this.dispatch({type: 'answers', answered})
+    if (this.state.answered.has(agent)) this.owed.add(agent)
     return true
   }
 
@@ -288,6 +297,7 @@ export class ExecSim {
     if (!id) return false
     const row: RowState = {...this.disk.rows.get(id)!}
     delete row.held
+    this.owed.delete(id)
     // `skipped` is no status mdplan knows: the row reads as pending, holding the text (a held agent).
     this.disk.rows.set(id, to === 'skipped' ? {...row, status: 'pending', held: to} : {...row, status: to})
     this.heldOnDisk.delete(id)

@@ -1,0 +1,20 @@
+import {getNote} from '../plan/notes.js'
+import type {RowState} from '../store/table-state.js'
+import {parseJobNote} from './job-key.js'
+
+/**
+ * The jobs a sweep must keep: each `in_progress` row's job (its outcome is not
+ * recorded yet), and the job folder any row's `work:` names (the agent's
+ * session and work its next attempt goes on with: an answered question, a
+ * relaunch). Everything else of the plan's on a host is done with.
+ */
+export function keptJobs(rows: Iterable<RowState>): Set<string> {
+  const keep = new Set<string>()
+  for (const row of rows) {
+    const job = row.status === 'in_progress' ? parseJobNote(getNote(row.notes, 'job')) : undefined
+    const work = parseJobNote(getNote(row.notes, 'work'))
+    if (job) keep.add(job.key)
+    if (work) keep.add(work.key)
+  }
+  return keep
+}
