@@ -11,6 +11,8 @@ import {authCheck, type AuthCheck} from './remote-auth.js'
 import {projectAuthFacts} from './project-auth-facts.js'
 import {executableOf} from '../runners/executable-of.js'
 import {readHosts} from './read-hosts.js'
+import {liveJobs} from './live-jobs.js'
+import {undeclaredJobHosts} from './undeclared-job-hosts.js'
 
 export interface HostSetup {
   /** Placement for the executor; undefined when the plan declares no hosts (every agent runs here, as always). */
@@ -43,12 +45,17 @@ export async function setupHosts(input: {
   const {plan, file} = input
   const read = readHosts(plan, input.cliHost)
   const problems = read.diagnostics
+  const remote = (name: string): boolean => isRemote(read.hosts.get(name))
+  // A job a dead run left is gone back to on its own host (the pool chooses where new attempts go), so that
+  // host must still be declared: a second copy launched elsewhere would run beside it.
+  const live = liveJobs(plan).filter((job) => input.launchable.has(job.agent))
+  problems.push(...undeclaredJobHosts(plan, read.hosts, live))
   const declared = input.cliHost !== undefined || plan.agents.some((agent) => agent.fields.host) || Object.keys(plan.settings.raw).some((key) => /^hosts?$/i.test(key))
   const everywhere = (): boolean => true
   if (problems.length > 0 || !declared) return {runsHere: everywhere, used: [], problems}
-  const remote = (name: string): boolean => isRemote(read.hosts.get(name))
-  const used = new Set<string>()
+  const used = new Set<string>(live.map((job) => job.host))
   for (const id of input.launchable) for (const name of read.poolOf(id)) if (remote(name)) used.add(name)
+  const onHost = (id: string, name: string): boolean => read.poolOf(id).includes(name) || live.some((job) => job.agent === id && job.host === name)
   // Keyed by the plan's path in the repository (two plans named alike in two folders never share job names)
   // and by the repository (two repositories' plan.md on one host never do either).
   const gitRoot = (await input.root)?.root
@@ -82,7 +89,7 @@ export async function setupHosts(input: {
       for (const id of input.launchable) {
         const runner = input.runners.get(id)
         const executable = runner ? executableOf(runner) : undefined
-        if (!runner || !executable || !read.poolOf(id).includes(name) || executables.has(executable)) continue
+        if (!runner || !executable || !onHost(id, name) || executables.has(executable)) continue
         executables.set(executable, authCheck(runner.name, executable, passed, spec.address ?? name, project))
       }
       return runtime.host(name).preflight([...executables.keys()], [...executables.values()].filter((check) => check !== undefined))
@@ -92,3 +99,4 @@ export async function setupHosts(input: {
   if (problems.length > 0) await runtime.close()
   return {config, runtime, runsHere, used: [...used], problems}
 }
+
