@@ -140,12 +140,15 @@ read -r beacon < "$j/beacon"; kill "$beacon" 2>/dev/null; wait
 /**
  * `$1` dir, `$2` key, `$3` byte offset: stdout is the job's output from that
  * byte on, followed until the job ends; the last stderr line says how it
- * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`),
- * after the result bundle in base64 (`mdplan-job bundle`), when there is one.
+ * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`,
+ * `cancelled` when mdplan's own cancel ended it and was cut short before it
+ * removed the folder), after the result bundle in base64 (`mdplan-job bundle`),
+ * when there is one.
  */
 export const followScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 cd "$d/jobs/$2" 2>/dev/null || { echo "mdplan-job unknown" >&2; exit 0; }
+[ -f cancelled ] && [ ! -f rc ] && { echo "mdplan-job cancelled" >&2; exit 0; }
 # A job just submitted writes its pid within milliseconds: look often at first, then every 0.1 s for a minute.
 i=0
 while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 650 ] && { echo "mdplan-job lost" >&2; exit 0; }; if [ $i -le 50 ]; then sleep 0.01; else sleep 0.1; fi; done
@@ -171,7 +174,12 @@ j=$d/jobs/$2
 exit 0
 `
 
-/** `$1` dir, then keys: end each job's process group if it still runs (SIGTERM, then SIGKILL after 2 s), then remove its folder. */
+/**
+ * `$1` dir, then keys: end each job's process group if it still runs (SIGTERM, then SIGKILL after 2 s), then
+ * remove its folder. The folder is marked `cancelled` first: a removal cut short (a second Ctrl-C ends mdplan
+ * at once) leaves a job mdplan ended, not one that died, and the next run takes it for an interrupted attempt;
+ * or no folder at all (the next run submits the key anew).
+ */
 export const removeScript = `
 d=$1; shift; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 for k in "$@"; do
@@ -179,10 +187,13 @@ for k in "$@"; do
   [ -d "$j" ] || continue
   if [ -s "$j/pid" ] && [ ! -f "$j/rc" ]; then
     p=$(cat "$j/pid")
+    : > "$j/cancelled"
     kill -TERM -"$p" 2>/dev/null
     i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
     kill -KILL -"$p" 2>/dev/null
   fi
+  # Renamed out of jobs/ first: a removal cut short never leaves a folder that lacks its pid or its mark.
+  mv "$j" "$d/staging/$k.gone" 2>/dev/null
   rm -rf "$j" "$d/staging/$k".*
 done
 `
