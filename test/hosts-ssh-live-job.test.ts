@@ -109,7 +109,7 @@ describe.skipIf(missing !== undefined)('a row whose live job is on a host goes b
 
     const second = startCli(['run', plan], {cwd: repo.root, env: gitEnv()})
     // The old code launched A here: it would wait for `go` forever, so the test lets it go once a second copy shows.
-    await waitFor('the run to end or a second A', async () => second.exitCode !== undefined || (await readAgentLog(log)).lines.length > 1, 20_000).catch(() => undefined)
+    await waitFor('the run to end or a second A', async () => second.exitCode !== null || (await readAgentLog(log)).lines.length > 1, 20_000).catch(() => undefined)
     writeFileSync(go, '')
     const refused = await second
     expect(refused.exitCode, refused.all).toBe(2)
