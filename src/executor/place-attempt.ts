@@ -34,7 +34,7 @@ export function placeAttempt(ctx: StepContext, id: string): Placement | undefine
     return free(job.host) > 0 ? {host: job.host, reattach: job.key} : undefined
   }
   // A child plan's run is a process of this machine: it places its own agents.
-  const pool = ctx.config.childPlan(id) ? ['local'] : hosts.pool(id)
+  const pool = ctx.config.childPlan(id) ? ['local'] : hosts.pool(id, ctx.state.byId.get(id)!)
   const alive = pool.filter((host) => !ctx.state.hostsLost.has(host))
   let best: string | undefined
   for (const host of alive.length > 0 ? alive : pool) {

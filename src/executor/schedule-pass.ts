@@ -45,7 +45,9 @@ function assessed(ctx: StepContext): AssessmentCache {
       attemptLimit: (id) => attemptLimit(ctx, id),
       answered: state.answered,
       filesCreated: state.filesCreated,
-      held: {has: (id) => rows.get(id)?.held !== undefined}
+      held: {has: (id) => rows.get(id)?.held !== undefined},
+      // Read from the definitions, which a new cache comes with: an edit that fixes the host lifts the hold.
+      unplaced: {has: (id) => ctx.config.unplaceable?.(state.byId.get(id)!) !== undefined}
     },
     {inputs: (id) => ({row: rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
   )

@@ -1,6 +1,6 @@
 import {locate} from '../plan/locate.js'
 import {normalizeKey} from '../plan/normalize-key.js'
-import type {Diagnostic, Plan, Point} from '../plan/types.js'
+import type {Agent, Diagnostic, Plan, Point} from '../plan/types.js'
 import {parseDuration} from '../util/parse-duration.js'
 import {defaultLeaseMs, localHostName, localHostSpec, type HostSpec} from './host-spec.js'
 
@@ -9,6 +9,10 @@ export interface PlanHosts {
   hosts: ReadonlyMap<string, HostSpec>
   /** Where an agent may run: its own `host` field, else `--host`, else the front matter's `host:`, else local. */
   poolOf: (agentId: string) => readonly string[]
+  /** The same, read from a definition (an agent edited or added while a run goes on): its names as written. */
+  poolFor: (agent: Agent) => readonly string[]
+  /** Why a definition's `host` cannot be placed among these hosts (a name not declared, an empty field), or undefined. */
+  unplaceable: (agent: Agent) => string | undefined
   diagnostics: Diagnostic[]
 }
 
@@ -55,7 +59,15 @@ export function readHosts(plan: Plan, cliHost?: string): PlanHosts {
     if (names.length === 0) problem(`agent ${agent.id}: \`host\` must name a host or a pool`, field.position.start)
     else own.set(agent.id, known(names, field.position.start, `\`host\` of agent ${agent.id}`))
   }
-  return {hosts, poolOf: (id) => own.get(id) ?? pool, diagnostics}
+  const poolFor = (agent: Agent): readonly string[] => (agent.fields.host ? splitNames(agent.fields.host.value) : pool)
+  const unplaceable = (agent: Agent): string | undefined => {
+    const names = poolFor(agent)
+    if (names.length === 0) return `agent ${agent.id}: \`host\` must name a host or a pool`
+    const unknown = names.filter((name) => !hosts.has(name))
+    if (unknown.length === 0) return undefined
+    return `unknown host ${unknown.map((name) => `\`${name}\``).join(', ')} in \`host\` of agent ${agent.id}; declare it under \`hosts:\` (known: ${[...hosts.keys()].join(', ')})`
+  }
+  return {hosts, poolOf: (id) => own.get(id) ?? pool, poolFor, unplaceable, diagnostics}
 }
 
 function readSpec(name: string, value: unknown, problem: (reason: string) => void): HostSpec | undefined {

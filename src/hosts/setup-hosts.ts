@@ -22,6 +22,11 @@ export interface HostSetup {
   runsHere: (agent: string) => boolean
   /** Remote hosts the launchable agents may use. */
   used: string[]
+  /**
+   * Why an agent's current definition cannot be placed in this run (its `host` names a host the run does not
+   * have), or undefined: an agent edited so during the run is held, not launched, until a save fixes it.
+   */
+  unplaceable: (agent: Agent) => string | undefined
   problems: Diagnostic[]
 }
 
@@ -52,7 +57,7 @@ export async function setupHosts(input: {
   problems.push(...undeclaredJobHosts(plan, read.hosts, live))
   const declared = input.cliHost !== undefined || plan.agents.some((agent) => agent.fields.host) || Object.keys(plan.settings.raw).some((key) => /^hosts?$/i.test(key))
   const everywhere = (): boolean => true
-  if (problems.length > 0 || !declared) return {runsHere: everywhere, used: [], problems}
+  if (problems.length > 0 || !declared) return {runsHere: everywhere, used: [], unplaceable: read.unplaceable, problems}
   const used = new Set<string>(live.map((job) => job.host))
   for (const id of input.launchable) for (const name of read.poolOf(id)) if (remote(name)) used.add(name)
   const onHost = (id: string, name: string): boolean => read.poolOf(id).includes(name) || live.some((job) => job.agent === id && job.host === name)
@@ -62,21 +67,28 @@ export async function setupHosts(input: {
   const slug = planSlug(file, gitRoot)
   const space = gitRoot === undefined ? slug : jobSpace(slug, gitRoot)
   const config: HostsConfig = {
-    pool: read.poolOf,
+    // The agent's definition as the run has it now: a person may move a pending agent to another host mid-run.
+    pool: (id, agent) => read.poolFor(agent),
     slots: (name) => read.hosts.get(name)?.slots ?? 0,
     remote,
     newKey: (agent, attempt) => jobKey(space, agent, attempt, randomBytes(3).toString('hex'))
   }
   const runsHere = (id: string): boolean => read.poolOf(id).includes(localHostName)
-  if (used.size === 0) return {config, runsHere, used: [], problems}
-
   const location = await input.root
+  const needsGit = (names: Iterable<string>): string => `agents on ${[...names].join(', ')} get their code and bring their work back through git: run the plan inside a git repository`
+  const unplaceable = (agent: Agent): string | undefined => {
+    const remoteNames = read.poolFor(agent).filter(remote)
+    return read.unplaceable(agent) ?? (!location && remoteNames.length > 0 ? `agent ${agent.id}: ${needsGit(remoteNames)}` : undefined)
+  }
+  if (![...read.hosts.values()].some(isRemote)) return {config, runsHere, used: [], unplaceable, problems}
   if (!location) {
-    problems.push({severity: 'error', rule: 'host-needs-git', reason: `agents on ${[...used].join(', ')} get their code and bring their work back through git: run the plan inside a git repository`, file})
-    return {runsHere, used: [...used], problems}
+    if (used.size > 0) problems.push({severity: 'error', rule: 'host-needs-git', reason: needsGit(used), file})
+    return {config, runsHere, used: [...used], unplaceable, problems}
   }
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes((agent.fields.commit?.value ?? String(plan.settings.commit ?? '')).trim().toLowerCase())
+  // Made whenever a remote host is declared: an edit during the run may move an agent to one no agent used at the start.
   const runtime = createHostRuntime({plan, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits})
+  if (used.size === 0) return {config, runtime, runsHere, used: [], unplaceable, problems}
   // gemini and opencode read their auth from project files too: the ones the agents' clone will hold, read here once.
   const readsProject = [...input.launchable].some((id) => ['gemini', 'opencode'].includes(input.runners.get(id)?.name ?? ''))
   const project = readsProject ? await projectAuthFacts(location.root, location.prefix) : {geminiEnvFile: false, opencodeConfig: false}
@@ -97,6 +109,6 @@ export async function setupHosts(input: {
   )
   for (const line of lines.flat()) problems.push({severity: 'error', rule: 'host-unavailable', reason: line, file})
   if (problems.length > 0) await runtime.close()
-  return {config, runtime, runsHere, used: [...used], problems}
+  return {config, runtime, runsHere, used: [...used], unplaceable, problems}
 }
 
