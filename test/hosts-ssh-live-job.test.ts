@@ -74,6 +74,11 @@ async function killedWhileOnH1() {
 describe.skipIf(missing !== undefined)('a row whose live job is on a host goes back to it', () => {
   it('`--host local` after a SIGKILL re-attaches to the job on h1 (the override is for new launches): A runs once, its job is collected and removed', async () => {
     const {repo, plan, log, go} = await killedWhileOnH1()
+    // Text status names where the job runs (it said only `In progress: A`).
+    const status = await runCli(['status', plan], {cwd: repo.root, env: gitEnv()})
+    expect(status.stdout).toContain('In progress:   A (on h1)')
+    // The job runs on while no coordinator watches: its Duration counts this too.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
     const second = startCli(['run', plan, '--host', 'local', '--json'], {cwd: repo.root, env: gitEnv()})
     let out = ''
     second.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
@@ -89,8 +94,14 @@ describe.skipIf(missing !== undefined)('a row whose live job is on a host goes b
     const {rows} = await readTable(plan)
     expect(rows.A!.status).toBe('completed')
     expect(rows.A!.notes).toContain('host: h1')
+    // Timed from the job's launch (over 5 s: the first run's second, the 3 s without a run, the 2 s before `go`),
+    // not from the re-attach (about 2 s).
+    expect(Number(/^(\d+)s$/.exec(rows.A!.duration)?.[1]), rows.A!.duration).toBeGreaterThanOrEqual(5)
     expect(await repo.read('A.txt')).toBe('A\n')
     expect(await jobFolders()).toEqual([])
+    const report = await runCli(['report', plan], {cwd: repo.root, env: gitEnv()})
+    expect(report.stdout).toMatch(/Agent\s+Name\s+Status\s+Attempts\s+Time\s+Host\n/)
+    expect(report.stdout).toMatch(/A\s+a-step\s+completed\s+1\s+\d+s\s+h1\n/)
     await repo.cleanup()
   }, 120_000)
 

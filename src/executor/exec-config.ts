@@ -41,4 +41,6 @@ export interface HostsConfig {
   remote: (host: string) => boolean
   /** A new attempt's key, drawn here because `step` has no randomness. */
   newKey: (agent: string, attempt: number) => string
+  /** When a live job a rerun re-attaches to was first launched (ms), if the run log says: its attempt is timed from then. */
+  launchedAt?: (key: string) => number | undefined
 }

@@ -144,7 +144,8 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     agent: id,
     attempt: number,
     phase: 'recording',
-    startedAt: ctx.now,
+    // A re-attached job has run since its launch: its Duration counts from then, not from the re-attach.
+    startedAt: Math.min(ctx.now, (place.reattach !== undefined ? config.hosts?.launchedAt?.(place.reattach) : undefined) ?? ctx.now),
     recordedBy: state.write.seq + 1,
     sessionId,
     resumeSession,

@@ -13,6 +13,7 @@ import {executableOf} from '../runners/executable-of.js'
 import {readHosts} from './read-hosts.js'
 import {liveJobs} from './live-jobs.js'
 import {undeclaredJobHosts} from './undeclared-job-hosts.js'
+import {jobLaunchTimes} from './job-launch-times.js'
 
 export interface HostSetup {
   /** Placement for the executor; undefined when the plan declares no hosts (every agent runs here, as always). */
@@ -60,6 +61,8 @@ export async function setupHosts(input: {
   if (problems.length > 0 || !declared) return {runsHere: everywhere, used: [], unplaceable: read.unplaceable, problems}
   const used = new Set<string>(live.map((job) => job.host))
   for (const id of input.launchable) for (const name of read.poolOf(id)) if (remote(name)) used.add(name)
+  // Read now, not in the executor's step (no I/O there): when each live job began, for its attempt's Duration.
+  const launched = jobLaunchTimes(file, new Set(live.map((job) => job.key)))
   const onHost = (id: string, name: string): boolean => read.poolOf(id).includes(name) || live.some((job) => job.agent === id && job.host === name)
   // Keyed by the plan's path in the repository (two plans named alike in two folders never share job names)
   // and by the repository (two repositories' plan.md on one host never do either).
@@ -71,7 +74,8 @@ export async function setupHosts(input: {
     pool: (id, agent) => read.poolFor(agent),
     slots: (name) => read.hosts.get(name)?.slots ?? 0,
     remote,
-    newKey: (agent, attempt) => jobKey(space, agent, attempt, randomBytes(3).toString('hex'))
+    newKey: (agent, attempt) => jobKey(space, agent, attempt, randomBytes(3).toString('hex')),
+    launchedAt: (key) => launched.get(key)
   }
   const runsHere = (id: string): boolean => read.poolOf(id).includes(localHostName)
   const location = await input.root

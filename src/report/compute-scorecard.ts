@@ -4,6 +4,7 @@ import {attemptsInNotes, getNote} from '../plan/notes.js'
 import {parseDuration} from '../util/parse-duration.js'
 import type {TableState} from '../store/table-state.js'
 import {durationFromNotes} from '../store/duration-in-notes.js'
+import {parseJobNote} from '../hosts/job-key.js'
 
 interface RowView {
   status: string
@@ -85,6 +86,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
     const durationMs = parseDuration(row?.duration ?? '')
     const cost = parseCost(getNote(notes, 'cost'))
     const agent: ScorecardAgent = {id, name: names.get(id) ?? '', status, attempts: attemptsOf(status, notes)}
+    const host = parseJobNote(getNote(notes, 'job'))?.host ?? getNote(notes, 'host')?.trim()
+    if (host) agent.host = host
     if (durationMs !== undefined) {
       agent.durationMs = durationMs
       if (!options.timed || options.timed.has(id)) sumOfPartsMs += durationMs
