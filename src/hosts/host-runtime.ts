@@ -100,7 +100,9 @@ export function createHostRuntime(input: {
             command
           )
           lost = result.lost === true ? result.error || `host lost: ${job.host}` : undefined
-          if (lost) reapers.push(cancelWhenBack(host(job.host), job.key, ending.signal))
+          // Not on Slurm: a job it counts as ended (NODE_FAIL) cannot be cancelled there, and removing its folder under a
+          // zombie only leaves its script waiting for ever; the sweep takes it once the run ends, as before.
+          if (lost && input.specs.get(job.host)?.type !== 'slurm') reapers.push(cancelWhenBack(host(job.host), job.key, ending.signal))
           return result
         }
       }
