@@ -40,6 +40,8 @@ export interface ScorecardAgent {
   attempts: number
   durationMs?: number
   costUsd?: number
+  /** Where it runs (the Notes' `job: <host> …`) or last ran (`host:`), in a plan that runs agents on hosts. */
+  host?: string
 }
 
 export interface Scorecard {

@@ -232,7 +232,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           logFile: (id, attempt) => logFile(file, id, attempt),
           rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
           maxPauseMs: options.maxPauseMs ?? settings.maxPause,
-          ...(hosts.config ? {hosts: hosts.config} : {})
+          ...(hosts.config ? {hosts: hosts.config} : {}),
+          unplaceable: hosts.unplaceable
         },
         store,
         plan: current,

@@ -44,12 +44,12 @@ describe('declaring hosts', () => {
     expect(result.stderr).toContain('plan.md:5:3: host `box`: `type` must be `ssh`, `container`, `slurm` or `kubernetes`, got "vm"')
     expect(result.stderr).toContain('plan.md:6:3: host `sandbox`: a container host needs `image`')
     expect(result.stderr).toContain('plan.md:6:3: host `sandbox`: `slots` must be a whole number of at least 1')
-    expect(result.stderr).toContain('plan.md:7:1: unknown host `nowhere` in front matter `host`')
-    expect(result.stderr).toContain('plan.md:16:1: unknown host `elsewhere` in `host` of agent A')
+    expect(result.stderr).toContain('plan.md:7:16: unknown host `nowhere` in front matter `host`')
+    expect(result.stderr).toContain('plan.md:16:13: unknown host `elsewhere` in `host` of agent A')
     expect(await readFile(plan, 'utf8')).toBe(badPlan)
     const validate = await runCli(['validate', plan], {cwd: dir})
     expect(validate.exitCode).toBe(2)
-    expect(validate.stdout).toContain('plan.md:16:1: unknown host `elsewhere`')
+    expect(validate.stdout).toContain('plan.md:16:13: unknown host `elsewhere`')
   })
 
   it('reads pools: an agent\'s own host beats --host, which beats the front matter', () => {

@@ -2,7 +2,7 @@ import {execFileSync} from 'node:child_process'
 import {chmodSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {preflightScript} from '../src/hosts/job-scripts.js'
+import {preflightScript} from '../src/hosts/preflight-script.js'
 import {tempDir} from './runner-support.js'
 
 /**

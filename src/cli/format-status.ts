@@ -1,4 +1,6 @@
 import type {PlanStatus} from '../plan/plan-status.js'
+import {getNote} from '../plan/notes.js'
+import {parseJobNote} from '../hosts/job-key.js'
 import {formatDuration} from '../util/format-duration.js'
 import {plural} from '../util/plural.js'
 
@@ -14,9 +16,12 @@ export function formatStatus(status: PlanStatus): string {
   lines.push(`Ready now:     ${status.ready.join(', ') || '—'}`)
   if (status.running.length > 0) {
     const queued = new Map((status.queued ?? []).map((entry) => [entry.id, entry]))
+    // Where each runs: the host its row's `job:` names.
+    const notes = new Map(status.agents.map((agent) => [agent.id, agent.notes ?? '']))
     const running = status.running.map((id) => {
       const wait = queued.get(id)
-      return wait ? `${id} (queued on ${wait.host} since ${wait.since})` : id
+      const host = parseJobNote(getNote(notes.get(id) ?? '', 'job'))?.host
+      return wait ? `${id} (queued on ${wait.host} since ${wait.since})` : host ? `${id} (on ${host})` : id
     })
     lines.push(`In progress:   ${running.join(', ')}`)
   }

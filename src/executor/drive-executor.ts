@@ -272,7 +272,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   }
 
   const onAbort = (): void => dispatch({type: 'abort'})
-  watch = watchPlan({store, file: input.file, cwd: input.cwd, plan: input.plan, pollMs: input.pollMs, dispatch, state: () => state})
+  watch = watchPlan({store, file: input.file, cwd: input.cwd, plan: input.plan, pollMs: input.pollMs, dispatch, state: () => state, unplaceable: config.unplaceable})
   if (input.signal?.aborted) queue.push({type: 'abort', now: now()})
   input.signal?.addEventListener('abort', onAbort, {once: true})
   input.lock?.onLost((error) => dispatch({type: 'lock-lost', reason: error.message}))

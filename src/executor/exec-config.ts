@@ -1,3 +1,5 @@
+import type {Agent} from '../plan/types.js'
+
 /** What a run is asked to do; fixed for the run. */
 export interface ExecConfig {
   concurrency: number
@@ -22,16 +24,23 @@ export interface ExecConfig {
   maxPauseMs?: number
   /** Where agents run, when the plan declares hosts (without: this machine, as always). */
   hosts?: HostsConfig
+  /**
+   * Why an agent's current definition cannot be placed in this run (its `host` names a host the run does not
+   * have): it is held, never launched, until a save fixes it. Absent: every definition can be placed.
+   */
+  unplaceable?: (agent: Agent) => string | undefined
 }
 
 /** Placement: the scheduler puts a ready agent on the host of its pool with the most free slots. */
 export interface HostsConfig {
-  /** The hosts an agent may run on (its own `host`, `--host`, or the front matter's `host:`). */
-  pool: (agent: string) => readonly string[]
+  /** The hosts an agent may run on (its own `host`, `--host`, or the front matter's `host:`), read from its current definition. */
+  pool: (agent: string, definition: Agent) => readonly string[]
   /** Attempts a host takes at once (`local`: no limit of its own). */
   slots: (host: string) => number
   /** Attempts there are jobs named by a key written before they are submitted. */
   remote: (host: string) => boolean
   /** A new attempt's key, drawn here because `step` has no randomness. */
   newKey: (agent: string, attempt: number) => string
+  /** When a live job a rerun re-attaches to was first launched (ms), if the run log says: its attempt is timed from then. */
+  launchedAt?: (key: string) => number | undefined
 }

@@ -9,6 +9,7 @@ import type {ExecState} from './exec-state.js'
 import {verify} from './verify.js'
 import {unrecordedRows} from './unrecorded-rows.js'
 import {appendJournal} from '../store/append-journal.js'
+import type {Assessment} from '../schedule/assess-agents.js'
 import type {RowState} from '../store/table-state.js'
 
 const zeroSpan = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
@@ -55,7 +56,7 @@ export async function finishRun(input: {
       exitCode = allCompleted && verified && state.write.failed === undefined ? exitCodes.ok : exitCodes.failed
       const unfinished = state.order.filter((id) => state.table.rows.get(id)?.status !== 'completed')
       if (!allCompleted && !state.failFastTripped && unfinished.length > 0 && exitCode !== exitCodes.ok) {
-        emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${shownStatus(state.table.rows.get(id))})`).join(', ')}`})
+        emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${shownStatus(state.table.rows.get(id), state.assessed?.assessments.get(id))})`).join(', ')}`})
       }
     }
   }
@@ -122,8 +123,9 @@ function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) =
   }
 }
 
-/** A row's status as the end of a run names it: a held row (a status mdplan does not know) says so. */
-function shownStatus(row: RowState | undefined): string {
+/** A row's status as the end of a run names it: a held row (a status mdplan does not know, a host the run lacks) says so. */
+function shownStatus(row: RowState | undefined, assessment: Assessment | undefined): string {
+  if (assessment?.kind === 'held' && assessment.why === 'unknown host') return `${row?.status ?? 'pending'}, held: its \`host\` names a host this run does not have`
   if (row?.held === undefined) return row?.status ?? 'pending'
   return `held: ${row.held === '' ? 'empty status' : `unknown status \`${row.held}\``}`
 }

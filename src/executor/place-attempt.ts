@@ -63,7 +63,7 @@ export function placeAttempt(ctx: StepContext, id: string): Placement | undefine
     return free(job.host) > 0 ? {host: job.host, reattach: job.key} : undefined
   }
   // A child plan's run is a process of this machine: it places its own agents.
-  const pool = ctx.config.childPlan(id) ? ['local'] : hosts.pool(id)
+  const pool = ctx.config.childPlan(id) ? ['local'] : hosts.pool(id, ctx.state.byId.get(id)!)
   // Its session (and its work) can be resumed only where it is: wait for a slot there, unless that host is lost.
   const home = sessionHost(previous)
   if (home !== undefined && pool.includes(home) && !ctx.state.hostsLost.has(home)) return free(home) > 0 ? {host: home} : undefined

@@ -45,7 +45,9 @@ function assessed(ctx: StepContext): AssessmentCache {
       attemptLimit: (id) => attemptLimit(ctx, id),
       answered: state.answered,
       filesCreated: state.filesCreated,
-      held: {has: (id) => rows.get(id)?.held !== undefined}
+      held: {has: (id) => rows.get(id)?.held !== undefined},
+      // Read from the definitions, which a new cache comes with: an edit that fixes the host lifts the hold.
+      unplaced: {has: (id) => ctx.config.unplaceable?.(state.byId.get(id)!) !== undefined}
     },
     {inputs: (id) => ({row: rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
   )
@@ -148,7 +150,8 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     agent: id,
     attempt: number,
     phase: 'recording',
-    startedAt: ctx.now,
+    // A re-attached job has run since its launch: its Duration counts from then, not from the re-attach.
+    startedAt: Math.min(ctx.now, (place.reattach !== undefined ? config.hosts?.launchedAt?.(place.reattach) : undefined) ?? ctx.now),
     recordedBy: state.write.seq + 1,
     sessionId,
     resumeSession,

@@ -5,6 +5,7 @@ import {definitionDigest} from '../plan/definition-digest.js'
 import {onlyOtherSections, sectionDigests} from '../plan/section-digests.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {validatePlan} from '../plan/validate-plan.js'
+import {describeHostEdits} from './describe-host-edits.js'
 import {readAnswers, type OpenQuestion} from '../protocol/read-answers.js'
 import {answeredBelow} from '../nested/answered-below.js'
 import type {PlanStore} from '../store/plan-store.js'
@@ -45,6 +46,8 @@ export function watchPlan(input: {
   pollMs: number
   dispatch: (event: Input) => void
   state: () => ExecState
+  /** Why a definition cannot be placed in this run (its `host` names a host the run lacks): reported, and held. */
+  unplaceable?: (agent: Agent) => string | undefined
 }): PlanWatch {
   const {store, file} = input
   let plan = input.plan
@@ -113,7 +116,8 @@ export function watchPlan(input: {
       const where = first.place && 'line' in first.place ? `${first.place.line}:${first.place.column}` : ''
       return [warning(`the plan was edited into an invalid one (${file}:${where}: ${first.reason}); the run keeps the agents as they were`)]
     }
-    const events: Input[] = [...describeEdit(plan, edited, input.state()).map(warning)]
+    const hosts = describeHostEdits(plan, edited, input.unplaceable, file)
+    const events: Input[] = [...describeEdit(plan, edited, input.state(), hosts.held).map(warning), ...hosts.messages.map(warning)]
     plan = edited
     events.push({type: 'plan-changed', agents: edited.agents, priority: longestRemainingPath(edited)})
     return events
@@ -183,10 +187,10 @@ function warning(message: string): Input {
 }
 
 /** What a person's edit changed in the agents, in words. */
-function describeEdit(before: Plan, after: Plan, state: ExecState): string[] {
+function describeEdit(before: Plan, after: Plan, state: ExecState, held: ReadonlySet<string>): string[] {
   const old = new Map(before.agents.map((agent) => [agent.id, agent]))
   const messages: string[] = []
-  const added = after.agents.filter((agent) => !old.has(agent.id)).map((agent) => agent.id)
+  const added = after.agents.filter((agent) => !old.has(agent.id) && !held.has(agent.id)).map((agent) => agent.id)
   if (added.length > 0) messages.push(`plan edited: ${added.join(', ')} added; ${added.length === 1 ? 'it runs' : 'they run'} when ready`)
   const removed = before.agents.filter((agent) => !after.agents.some((a) => a.id === agent.id)).map((agent) => agent.id)
   if (removed.length > 0) messages.push(`plan edited: ${removed.join(', ')} removed from ## Agents; ${removed.length === 1 ? 'its row is' : 'their rows are'} kept`)
@@ -194,7 +198,7 @@ function describeEdit(before: Plan, after: Plan, state: ExecState): string[] {
   if (running.length > 0) messages.push(`plan edited: ${running.join(', ')} ${running.length === 1 ? 'was' : 'were'} running: ${running.length === 1 ? 'it finishes' : 'they finish'} as launched (work checked, committed or merged as usual) and ${running.length === 1 ? 'is' : 'are'} not launched again`)
   const changed = after.agents.filter((agent) => old.has(agent.id) && shape(old.get(agent.id)!) !== shape(agent)).map((agent) => agent.id)
   const live = changed.filter((id) => state.attempts.has(id))
-  const waiting = changed.filter((id) => !state.attempts.has(id) && state.table.rows.get(id)?.status !== 'completed')
+  const waiting = changed.filter((id) => !state.attempts.has(id) && state.table.rows.get(id)?.status !== 'completed' && !held.has(id))
   if (live.length > 0) messages.push(`plan edited: ${live.join(', ')} changed while running; the change applies to ${live.length === 1 ? 'its' : 'their'} next attempt`)
   if (waiting.length > 0) messages.push(`plan edited: ${waiting.join(', ')} changed before launch; ${waiting.length === 1 ? 'it runs' : 'they run'} as edited`)
   return messages

@@ -18,6 +18,7 @@ import {containerHost} from './container.js'
 import {sshHost} from './ssh.js'
 import {clusterHost} from './cluster-host.js'
 import {jobKeyPrefix, parseJobKey} from './job-key.js'
+import {cancelWhenBack} from './cancel-when-back.js'
 
 /** The remote side of one run: each remote attempt's base, job and result. */
 export interface HostRuntime {
@@ -60,6 +61,9 @@ export function createHostRuntime(input: {
   const title = input.plan.title ?? slug
   // Read once: every merge of the run commits as the same person.
   const identity = identityArgs(root)
+  // Lost attempts' jobs, ended once their hosts answer again, for as long as the run lasts.
+  const ending = new AbortController()
+  const reapers: Array<Promise<void>> = []
   const host = (name: string): Host => {
     let found = hosts.get(name)
     if (!found) {
@@ -97,6 +101,9 @@ export function createHostRuntime(input: {
             command
           )
           lost = result.lost === true ? result.error || `host lost: ${job.host}` : undefined
+          // Not on Slurm: a job it counts as ended (NODE_FAIL) cannot be cancelled there, and removing its folder under a
+          // zombie only leaves its script waiting for ever; the sweep takes it once the run ends, as before.
+          if (lost && input.specs.get(job.host)?.type !== 'slurm') reapers.push(cancelWhenBack(host(job.host), job.key, ending.signal))
           return result
         }
       }
@@ -144,6 +151,8 @@ export function createHostRuntime(input: {
     },
 
     async close() {
+      ending.abort()
+      await Promise.all(reapers)
       await Promise.all([...hosts.values()].map((h) => h.close()))
     }
   }

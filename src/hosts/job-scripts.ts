@@ -57,9 +57,11 @@ if mkdir "$j" 2>/dev/null; then
   (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
   umask 022
   echo "mdplan-job submitted" >&2
-elif mv "$j/stopped" "$s/restart" 2> /dev/null; then
+elif mv "$j/stopped" "$s/restart" 2> /dev/null || mv "$j/stopping" "$s/restart" 2> /dev/null; then
   # A job Ctrl-C stopped (stopScript) starts again in its own folder, its clone and the work in it kept; the
-  # rename is the guard (one submit takes it). Everything else of the folder is this submit's.
+  # rename is the guard (one submit takes it); everything else of the folder is this submit's. A stop cut short
+  # may have left its process group: it is ended first.
+  [ -s "$j/pid" ] && kill -KILL -"$(cat "$j/pid")" 2> /dev/null
   for f in "$j"/* "$j"/.[!.]*; do [ "$f" = "$j/work" ] || rm -rf "$f"; done
   rm -f "$s/restart"
   mv "$s"/* "$j"/ && rmdir "$s"
@@ -161,14 +163,16 @@ read -r beacon < "$j/beacon"; kill "$beacon" 2>/dev/null; wait
  * `$1` dir, `$2` key, `$3` byte offset: stdout is the job's output from that
  * byte on, followed until the job ends; the last stderr line says how it
  * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`
- * when there is no such job or it was stopped),
- * after the result bundle in base64 (`mdplan-job bundle`), when there is one.
+ * when there is no such job or it was stopped, `cancelled` when mdplan's own
+ * cancel ended it and was cut short before it removed the folder), after the
+ * result bundle in base64 (`mdplan-job bundle`), when there is one.
  */
 export const followScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 cd "$d/jobs/$2" 2>/dev/null || { echo "mdplan-job unknown" >&2; exit 0; }
 # A stopped job is not running: a rerun submits it again under its key (in place, see submitScript).
-[ -f stopped ] && { echo "mdplan-job unknown" >&2; exit 0; }
+{ [ -f stopped ] || [ -f stopping ]; } && [ ! -f rc ] && { echo "mdplan-job unknown" >&2; exit 0; }
+[ -f cancelled ] && [ ! -f rc ] && { echo "mdplan-job cancelled" >&2; exit 0; }
 # A job just submitted writes its pid within milliseconds: look often at first, then every 0.1 s for a minute.
 i=0
 while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 650 ] && { echo "mdplan-job lost" >&2; exit 0; }; if [ $i -le 50 ]; then sleep 0.01; else sleep 0.1; fi; done
@@ -194,7 +198,12 @@ j=$d/jobs/$2
 exit 0
 `
 
-/** `$1` dir, then keys: end each job's process group if it still runs (SIGTERM, then SIGKILL after 2 s), then remove its folder. */
+/**
+ * `$1` dir, then keys: end each job's process group if it still runs (SIGTERM, then SIGKILL after 2 s), then
+ * remove its folder. The folder is marked `cancelled` first: a removal cut short (a second Ctrl-C ends mdplan
+ * at once) leaves a job mdplan ended, not one that died, and the next run takes it for an interrupted attempt;
+ * or no folder at all (the next run submits the key anew).
+ */
 export const removeScript = `
 d=$1; shift; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 for k in "$@"; do
@@ -202,10 +211,13 @@ for k in "$@"; do
   [ -d "$j" ] || continue
   if [ -s "$j/pid" ] && [ ! -f "$j/rc" ]; then
     p=$(cat "$j/pid")
+    : > "$j/cancelled"
     kill -TERM -"$p" 2>/dev/null
     i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
     kill -KILL -"$p" 2>/dev/null
   fi
+  # Renamed out of jobs/ first: a removal cut short never leaves a folder that lacks its pid or its mark.
+  mv "$j" "$d/staging/$k.gone" 2>/dev/null
   rm -rf "$j" "$d/staging/$k".*
 done
 `
@@ -215,84 +227,5 @@ export const listScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
 [ -d "$d/jobs" ] || exit 0
 cd "$d/jobs" && for k in "$2"*; do [ -d "$k" ] && echo "$k"; done
-exit 0
-`
-
-/**
- * `$1` dir, `$2` the login checks' limit in seconds, then executables, then
- * `--` and login checks (remote-auth.ts): `cli EXE A B` asks `EXE A B`;
- * `gemini EXE` reads what gemini picks its auth from; `opencode EXE NAMES`
- * looks for an opencode config that configures a provider, else asks `EXE
- * auth list` with NAMES (comma-joined, `-` for none: the variables the host
- * passes by name) set to a stand-in. Says: one `missing NAME` line per
- * executable not found; `disk KB` free in the job folder's file system; per
- * check asked, `auth INDEX RC STDOUT STDERR` (its output in base64), or
- * `authslow INDEX` when it did not answer within the limit (`timeout`'s 124;
- * `missing timeout` when a check is asked and `timeout` is not there); per
- * check read, `fact INDEX …` lines. All in one round trip. Never a value of
- * a variable or a line of a file: only whether they say what is looked for.
- */
-export const preflightScript = `
-d=$1; l=$2; shift 2; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
-mkdir -p "$d/jobs" || echo "unwritable $d"
-for x in git tar setsid tail xargs base64; do command -v "$x" > /dev/null 2>&1 || echo "missing $x"; done
-while [ $# -gt 0 ] && [ "$1" != -- ]; do command -v "$1" > /dev/null 2>&1 || echo "missing $1"; shift; done
-[ $# -gt 0 ] && shift
-echo "disk $(df -Pk "$d" 2>/dev/null | awk 'NR==2 {print $4}')"
-# The bases the host's cache holds, newest first: a job's bundle need not carry what they hold.
-[ -d "$d/cache.git/refs/mdplan/bases" ] && ls -t "$d/cache.git/refs/mdplan/bases" | head -n 64 | sed 's/^/base /'
-t=; nt=; command -v timeout > /dev/null 2>&1 && t="timeout $l"
-# Ask a CLI ($1 $2 $3, with the names $4 set to a stand-in) within the limit. Without a limit a login check
-# that hangs would hold the run: a host that asks one must have timeout.
-ask() {
-  [ -n "$t" ] || { [ -n "$nt" ] || echo "missing timeout"; nt=1; return 0; }
-  command -v "$1" > /dev/null 2>&1 || return 0
-  e=$(mktemp) && o=$(standin "$4"; $t "$1" "$2" "$3" < /dev/null 2> "$e"); r=$?
-  if [ $r -eq 124 ]; then echo "authslow $i"
-  else echo "auth $i $r $(printf %s "$o" | base64 | tr -d '\\n') $(base64 < "$e" | tr -d '\\n')"; fi
-  rm -f "$e"
-}
-standin() { o_ifs=$IFS; IFS=,; for v in $1; do case $v in ''|-|[0-9]*|*[!A-Za-z0-9_]*) ;; *) export "$v=mdplan-preflight";; esac; done; IFS=$o_ifs; }
-# The folders above the agents' clones (<dir>/jobs up to /): gemini and opencode look for project files up from where they run.
-above() { p=$(cd "$d/jobs" 2>/dev/null && pwd -P) || p=/; while :; do echo "$p"; [ "$p" = / ] && break; p=$(dirname "$p"); done; }
-# The auth type a gemini settings file selects (security.auth.selectedType, else the older selectedAuthType).
-sel() {
-  [ -f "$2" ] || return 0
-  s=$(tr -d '\\n\\r' < "$2" | sed -n 's/.*"selectedType"[[:space:]]*:[[:space:]]*"\\([^"]*\\)".*/\\1/p')
-  [ -n "$s" ] || s=$(tr -d '\\n\\r' < "$2" | sed -n 's/.*"selectedAuthType"[[:space:]]*:[[:space:]]*"\\([^"]*\\)".*/\\1/p')
-  [ -n "$s" ] && echo "fact $i selected $1 $s"
-  return 0
-}
-# What gemini picks its auth from there (gemini-preflight.ts reads the same here): the variables, the settings files, .env files.
-gemini_facts() {
-  for v in GEMINI_API_KEY GOOGLE_GENAI_USE_VERTEXAI GOOGLE_GENAI_USE_GCA GOOGLE_GEMINI_BASE_URL GEMINI_CLI_USE_COMPUTE_ADC CLOUD_SHELL GOOGLE_API_KEY GOOGLE_CLOUD_PROJECT GOOGLE_CLOUD_LOCATION; do
-    eval "x=\\\${$v-}"
-    case $x in '') ;; true|false) echo "fact $i env $v $x";; *) echo "fact $i env $v set";; esac
-  done
-  sel home "$HOME/.gemini/settings.json"
-  sel system "\${GEMINI_CLI_SYSTEM_SETTINGS_PATH:-/etc/gemini-cli/settings.json}"
-  [ -n "\${GEMINI_CLI_HOME-}" ] && { sel gemini-home "$GEMINI_CLI_HOME/settings.json"; sel gemini-home "$GEMINI_CLI_HOME/.gemini/settings.json"; }
-  g='^[[:space:]]*(export[[:space:]]+)?(GEMINI_API_KEY|GOOGLE_GENAI_USE_VERTEXAI|GOOGLE_GENAI_USE_GCA|GOOGLE_GEMINI_BASE_URL|GEMINI_CLI_USE_COMPUTE_ADC|CLOUD_SHELL|GOOGLE_API_KEY|GOOGLE_CLOUD_PROJECT)[[:space:]]*='
-  { above; echo "$HOME"; } | { while IFS= read -r p; do for f in "$p/.gemini/.env" "$p/.env"; do [ -f "$f" ] && grep -Eq "$g" "$f" && exit 0; done; done; exit 1; } && echo "fact $i envfile"
-  echo "fact $i read"
-}
-# Whether an opencode config opencode reads there configures a provider (opencode-preflight.ts reads the same here).
-oc_config() {
-  q='"provider"[[:space:]]*:'
-  printf %s "\${OPENCODE_CONFIG_CONTENT-}" | grep -q "$q" && return 0
-  c=\${XDG_CONFIG_HOME:-$HOME/.config}/opencode
-  for f in "\${OPENCODE_CONFIG-}" "$c/opencode.json" "$c/opencode.jsonc" "$c/config.json"; do [ -f "$f" ] && grep -q "$q" "$f" && return 0; done
-  above | { while IFS= read -r p; do for f in "$p/opencode.json" "$p/opencode.jsonc" "$p/.opencode/opencode.json" "$p/.opencode/opencode.jsonc"; do [ -f "$f" ] && grep -q "$q" "$f" && exit 0; done; done; exit 1; }
-}
-i=0
-while [ $# -gt 0 ]; do
-  case $1 in
-    cli) ask "$2" "$3" "$4" -; shift 4;;
-    gemini) command -v "$2" > /dev/null 2>&1 && gemini_facts; shift 2;;
-    opencode) if command -v "$2" > /dev/null 2>&1 && oc_config; then echo "fact $i config"; else ask "$2" auth list "$3"; fi; shift 3;;
-    *) shift;;
-  esac
-  i=$((i+1))
-done
 exit 0
 `

@@ -1,6 +1,7 @@
 import {locate} from '../plan/locate.js'
+import {fieldPoint} from '../plan/field-point.js'
 import {normalizeKey} from '../plan/normalize-key.js'
-import type {Diagnostic, Plan, Point} from '../plan/types.js'
+import type {Agent, Diagnostic, Plan, Point} from '../plan/types.js'
 import {parseDuration} from '../util/parse-duration.js'
 import {defaultLeaseMs, localHostName, localHostSpec, type HostSpec} from './host-spec.js'
 
@@ -9,6 +10,10 @@ export interface PlanHosts {
   hosts: ReadonlyMap<string, HostSpec>
   /** Where an agent may run: its own `host` field, else `--host`, else the front matter's `host:`, else local. */
   poolOf: (agentId: string) => readonly string[]
+  /** The same, read from a definition (an agent edited or added while a run goes on): its names as written. */
+  poolFor: (agent: Agent) => readonly string[]
+  /** Why a definition's `host` cannot be placed among these hosts (a name not declared, an empty field), or undefined. */
+  unplaceable: (agent: Agent) => string | undefined
   diagnostics: Diagnostic[]
 }
 
@@ -33,9 +38,10 @@ export function readHosts(plan: Plan, cliHost?: string): PlanHosts {
     }
   }
 
-  const known = (names: string[], where: Point | undefined, what: string): string[] => {
+  const known = (names: string[], where: Point | undefined | ((name: string) => Point | undefined), what: string): string[] => {
     for (const name of names) {
-      if (!hosts.has(name)) problem(`unknown host \`${name}\` in ${what}; declare it under \`hosts:\` (known: ${[...hosts.keys()].join(', ')})`, where, 'unknown-host')
+      const at = typeof where === 'function' ? where(name) : where
+      if (!hosts.has(name)) problem(`unknown host \`${name}\` in ${what}; declare it under \`hosts:\` (known: ${[...hosts.keys()].join(', ')})`, at, 'unknown-host')
     }
     return names.filter((name) => hosts.has(name))
   }
@@ -45,7 +51,17 @@ export function readHosts(plan: Plan, cliHost?: string): PlanHosts {
   else if (defaultRaw !== undefined) {
     const names = Array.isArray(defaultRaw) ? defaultRaw.map(String) : typeof defaultRaw === 'string' ? splitNames(defaultRaw) : undefined
     if (!names || names.length === 0) problem('front matter `host` must be a host name or a list of them (a pool)', at('host'))
-    else pool = known(names, at('host'), 'front matter `host`')
+    else {
+      const key = at('host')
+      const end = key ? plan.text.indexOf('\n', key.offset) : -1
+      const line = key ? plan.text.slice(key.offset, end === -1 ? undefined : end) : ''
+      // At the name on the key's line (a block list further down: at the key).
+      const nameAt = (name: string): Point | undefined => {
+        const found = new RegExp(`(?<=[:\\s,\\[])${escape(name)}(?![\\w.-])`).exec(line)
+        return key && found ? locate(plan.text).point(key.offset + found.index) : key
+      }
+      pool = known(names, nameAt, 'front matter `host`')
+    }
   }
   const own = new Map<string, string[]>()
   for (const agent of plan.agents) {
@@ -53,9 +69,18 @@ export function readHosts(plan: Plan, cliHost?: string): PlanHosts {
     if (!field) continue
     const names = splitNames(field.value)
     if (names.length === 0) problem(`agent ${agent.id}: \`host\` must name a host or a pool`, field.position.start)
-    else own.set(agent.id, known(names, field.position.start, `\`host\` of agent ${agent.id}`))
+    // At the name itself, not at the field's `-`.
+    else own.set(agent.id, known(names, (name) => fieldPoint(plan.text, field, name), `\`host\` of agent ${agent.id}`))
   }
-  return {hosts, poolOf: (id) => own.get(id) ?? pool, diagnostics}
+  const poolFor = (agent: Agent): readonly string[] => (agent.fields.host ? splitNames(agent.fields.host.value) : pool)
+  const unplaceable = (agent: Agent): string | undefined => {
+    const names = poolFor(agent)
+    if (names.length === 0) return `agent ${agent.id}: \`host\` must name a host or a pool`
+    const unknown = names.filter((name) => !hosts.has(name))
+    if (unknown.length === 0) return undefined
+    return `unknown host ${unknown.map((name) => `\`${name}\``).join(', ')} in \`host\` of agent ${agent.id}; declare it under \`hosts:\` (known: ${[...hosts.keys()].join(', ')})`
+  }
+  return {hosts, poolOf: (id) => own.get(id) ?? pool, poolFor, unplaceable, diagnostics}
 }
 
 function readSpec(name: string, value: unknown, problem: (reason: string) => void): HostSpec | undefined {

@@ -11,7 +11,8 @@ import {hostBases, type HostBases} from './host-bases.js'
 import {jobArchive} from './job-archive.js'
 import {isSafeKey} from './job-key.js'
 import {loginCheckLimitMs} from '../runners/login-check-limit.js'
-import {followScript, listScript, preflightScript, removeScript, resultScript, submitScript} from './job-scripts.js'
+import {followScript, listScript, removeScript, resultScript, submitScript} from './job-scripts.js'
+import {preflightScript} from './preflight-script.js'
 import {stopScript} from './stop-script.js'
 import {lineSplitter} from './line-splitter.js'
 import type {HostSaid} from './remote-auth.js'
@@ -249,7 +250,7 @@ async function runJob({spec, dir, transport, job, command, cancel, stop: stopJob
         archive = undefined
         continue
       }
-      const control = /(?:^|\n)mdplan-job (rc|lost|unknown)(?: (\d+))?\s*$/.exec(stderr)
+      const control = /(?:^|\n)mdplan-job (rc|lost|unknown|cancelled)(?: (\d+))?\s*$/.exec(stderr)
       if (control) {
         lastContact = Date.now()
         const before = stderr.slice(0, control.index + (control[0].startsWith('\n') ? 1 : 0)).replace(/^mdplan-job (submitted|exists)\n/m, '')
@@ -258,7 +259,14 @@ async function runJob({spec, dir, transport, job, command, cancel, stop: stopJob
           results.set(job.key, marker === -1 ? Buffer.alloc(0) : Buffer.from(before.slice(marker + 18), 'base64'))
           return finish({exitCode: Number(control[2]), stderr: marker === -1 ? before : before.slice(0, marker)})
         }
-        if (control[1] === 'lost') return finish({signal: 'SIGKILL', stderr: before, error: `the job ${job.key} on ${spec.name} ended without a result`})
+        // mdplan's own cancel ended it and was cut short (a second Ctrl-C): interrupted, not failed. Its leftovers
+        // go, and a rerun submits it again under its key, as after one Ctrl-C (which removed the folder).
+        if (control[1] === 'cancelled' && !submitted) {
+          await cancel(job.key)
+          phase = 'submit'
+          continue
+        }
+        if (control[1] === 'lost' || control[1] === 'cancelled') return finish({signal: 'SIGKILL', stderr: before, error: `the job ${job.key} on ${spec.name} ended without a result`})
         // The host knows nothing of the key: a rerun submits it (under the same key), once.
         if (!submitted) {
           phase = 'submit'

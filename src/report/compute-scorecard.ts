@@ -4,6 +4,7 @@ import {attemptsInNotes, getNote} from '../plan/notes.js'
 import {parseDuration} from '../util/parse-duration.js'
 import type {TableState} from '../store/table-state.js'
 import {durationFromNotes} from '../store/duration-in-notes.js'
+import {parseJobNote} from '../hosts/job-key.js'
 
 interface RowView {
   status: string
@@ -91,6 +92,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
     const cost = parseCost(getNote(notes, 'cost'))
     const launched = row?.held === undefined ? (options.attempts?.get(id) ?? 0) : 0
     const agent: ScorecardAgent = {id, name: names.get(id) ?? '', status, attempts: Math.max(attemptsOf(status, notes), launched)}
+    const host = parseJobNote(getNote(notes, 'job'))?.host ?? getNote(notes, 'host')?.trim()
+    if (host) agent.host = host
     if (durationMs !== undefined) {
       agent.durationMs = durationMs
       if (!options.timed || options.timed.has(id)) sumOfPartsMs += durationMs

@@ -14,6 +14,9 @@ import {parseDuration} from '../util/parse-duration.js'
 import {plural} from '../util/plural.js'
 import {childPlanField} from '../nested/child-plan-path.js'
 import {defaultConcurrency} from '../run-plan.js'
+import {readHosts} from '../hosts/read-hosts.js'
+import {liveJobs} from '../hosts/live-jobs.js'
+import {undeclaredJobHosts} from '../hosts/undeclared-job-hosts.js'
 
 export interface DryRunOptions {
   file: string
@@ -26,6 +29,8 @@ export interface DryRunOptions {
   prompts?: boolean
   /** What to do with a `.parallel-plan-state.json` beside the plan, as `run` would. */
   sideState?: SideStateChoice
+  /** `--host`: where agents without a `host` of their own would run. */
+  host?: string
 }
 
 /**
@@ -39,8 +44,20 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
   const plan = await loadPlan(planFile)
   // As `run` would: progress in a `.parallel-plan-state.json` is taken, or its problem stops the run.
   const side = readSideState(plan, planFile, options.sideState)
-  const errors = [...plan.messages, ...validatePlan(plan), ...side.diagnostics, ...checkTemplates(plan, options.runner)].filter((d) => d.severity === 'error')
+  // Hosts as `run` reads them: a host it would refuse (undeclared, or holding a row's live job no longer declared) is refused here.
+  const hosts = readHosts(plan, options.host)
+  const jobs = liveJobs(plan)
+  const errors = [...plan.messages, ...validatePlan(plan), ...side.diagnostics, ...checkTemplates(plan, options.runner), ...hosts.diagnostics, ...undeclaredJobHosts(plan, hosts.hosts, jobs)].filter(
+    (d) => d.severity === 'error'
+  )
   if (errors.length > 0) throw new PlanError(errors)
+  const placed = options.host !== undefined || hosts.hosts.size > 1 || plan.agents.some((agent) => agent.fields.host) || Object.keys(plan.settings.raw).some((key) => /^host$/i.test(key))
+  // A live job is gone back to on its host; a new attempt goes to the freest host of its pool.
+  const where = (agent: Agent): string => {
+    const job = jobs.find((entry) => entry.agent === agent.id)
+    if (job) return `${job.host} (its job ${job.key})`
+    return childPlanField(agent) !== undefined ? 'local' : hosts.poolOf(agent.id).join(' or ')
+  }
   const concurrency = options.concurrency ?? plan.settings.concurrency ?? defaultConcurrency
   const table = side.state
   const status = new Map<string, Status>()
@@ -87,11 +104,12 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
       ...(timed ? [`t+${formatDuration(launch.start)}`] : []),
       `${agent.id}: ${agent.name}`,
       resolveRunner(plan, agent, options.runner).name,
+      ...(placed ? [where(agent)] : []),
       firstLine(agent)
     ]
   })
   if (rows.length > 0) {
-    const header = ['', ...(timed ? ['start'] : []), 'agent', 'runner', 'first prompt line']
+    const header = ['', ...(timed ? ['start'] : []), 'agent', 'runner', ...(placed ? ['host'] : []), 'first prompt line']
     lines.push('', `Launch order (longest remaining path first):`)
     const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
     for (const row of [header, ...rows]) {
@@ -116,7 +134,7 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
     for (const launch of simulation.launches) {
       const agent = byId.get(launch.agent)!
       const runner = resolveRunner(plan, agent, options.runner)
-      lines.push('', `── ${agent.id}: ${agent.name}  (runner ${runner.name})`)
+      lines.push('', `── ${agent.id}: ${agent.name}  (runner ${runner.name}${placed ? `, on ${where(agent)}` : ''})`)
       const {prompt} = agentPrompt(runner, {plan, agent})
       for (const line of prompt.split(/\r?\n/)) lines.push(`   │ ${line}`)
     }

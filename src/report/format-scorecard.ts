@@ -10,13 +10,16 @@ export interface FormatScorecardOptions {
 /** The scorecard as a compact table for people: one row per agent, then the run's figures. */
 export function formatScorecard(scorecard: Scorecard, options: FormatScorecardOptions = {}): string {
   const c = pc.createColors(options.color ?? false)
-  const header = ['Agent', 'Name', 'Status', 'Attempts', 'Time']
+  // Where each agent runs or ran, when any ran on a host.
+  const hosts = scorecard.agents.some((agent) => agent.host !== undefined)
+  const header = ['Agent', 'Name', 'Status', 'Attempts', 'Time', ...(hosts ? ['Host'] : [])]
   const rows = scorecard.agents.map((agent) => [
     agent.id,
     agent.name,
     agent.status,
     String(agent.attempts),
-    agent.durationMs === undefined ? '—' : formatDuration(agent.durationMs)
+    agent.durationMs === undefined ? '—' : formatDuration(agent.durationMs),
+    ...(hosts ? [agent.host ?? '—'] : [])
   ])
   // Widths come from the plain text: colour codes would throw the padding off.
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))

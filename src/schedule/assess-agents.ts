@@ -24,6 +24,8 @@ export interface RunView {
   filesCreated: Membership
   /** Agents whose row holds a status mdplan does not know: held, never launched (absent: none). */
   held?: Membership
+  /** Agents whose definition names a host the run does not have (an edit during the run): held until fixed (absent: none). */
+  unplaced?: Membership
 }
 
 export type Assessment =
@@ -34,11 +36,14 @@ export type Assessment =
   | {kind: 'blocked'; by: Array<{id: string; why: Blocker}>}
   | {kind: 'failed'}
   | {kind: 'needs-input'}
-  /** Its row holds a status mdplan does not know (`skipped`): never launched until a person writes one it knows. */
-  | {kind: 'held'}
+  /**
+   * Its row holds a status mdplan does not know (`skipped`), or (`why`) its `host` names a host the run does
+   * not have: never launched until a person writes one it knows.
+   */
+  | {kind: 'held'; why?: 'unknown host'}
 
 /** Why a dependency cannot finish in this run, as a `blocked by:` note says it. */
-export type Blocker = 'failed' | 'needs input' | 'blocked' | 'unknown status'
+export type Blocker = 'failed' | 'needs input' | 'blocked' | 'unknown status' | 'unknown host'
 
 /** What `assessOne` asks about an agent's dependencies: their assessment, computed as needed. */
 export type AssessDep = (id: string) => Assessment
@@ -76,6 +81,7 @@ export function assessOne(agent: Agent, view: Omit<RunView, 'agents'>, byId: Rea
   if (view.running.has(id)) return {kind: 'running'}
   if (view.held?.has(id)) return {kind: 'held'}
   if (status === 'completed') return {kind: 'done'}
+  if (view.unplaced?.has(id)) return {kind: 'held', why: 'unknown host'}
   if (status === 'needs_input' && !view.answered.has(id)) return {kind: 'needs-input'}
   if (status === 'failed' && (view.attemptsUsed.get(id) ?? 0) >= view.attemptLimit(id)) return {kind: 'failed'}
 
@@ -87,7 +93,7 @@ export function assessOne(agent: Agent, view: Omit<RunView, 'agents'>, byId: Rea
     if (state.kind === 'done') continue
     if (state.kind === 'failed') blocked.push({id: ref.id, why: 'failed'})
     else if (state.kind === 'needs-input') blocked.push({id: ref.id, why: 'needs input'})
-    else if (state.kind === 'held') blocked.push({id: ref.id, why: 'unknown status'})
+    else if (state.kind === 'held') blocked.push({id: ref.id, why: state.why ?? 'unknown status'})
     else if (state.kind === 'blocked') blocked.push({id: ref.id, why: 'blocked'})
     else waiting.push(ref.id)
   }
@@ -117,6 +123,8 @@ export function dependantView(assessment: Assessment | undefined): string {
     case 'ready':
     case 'waiting':
       return 'live'
+    case 'held':
+      return `held ${assessment.why ?? ''}`
     default:
       return assessment.kind
   }

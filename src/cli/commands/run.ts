@@ -127,7 +127,7 @@ the lock; 130 interrupted: Ctrl-C, SIGTERM or SIGHUP (run again to resume).`
 
     if (flags.dryRun) {
       try {
-        io.stdout(await dryRun({file, name: plan, cwd, concurrency: numbers.concurrency, runner: flags.runner, prompts: flags.prompts, sideState}))
+        io.stdout(await dryRun({file, name: plan, cwd, concurrency: numbers.concurrency, runner: flags.runner, prompts: flags.prompts, sideState, host: flags.host}))
         return exitCodes.ok
       } catch (error) {
         return reportFailure(error, io)

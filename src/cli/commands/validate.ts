@@ -12,6 +12,7 @@ import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
 import {checkTemplates} from '../../runners/check-templates.js'
 import {readHosts} from '../../hosts/read-hosts.js'
+import {undeclaredJobHosts} from '../../hosts/undeclared-job-hosts.js'
 import {plural} from '../../util/plural.js'
 
 export const registerValidate: RegisterCommand = (program, io, done) => {
@@ -25,6 +26,7 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
       let agents = 0
       try {
         const plan = await loadPlan(file, {cwd: io.cwd})
+        const hosts = readHosts(plan)
         // A plan whose agents run child plans is checked with them, as deep as they go; and what `run`
         // would make of a `.parallel-plan-state.json` beside the plan, of its command templates, and of
         // prompts a runner cannot take in one argument (E2BIG).
@@ -34,7 +36,9 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
           // Whether to take a side-file's progress is the run's choice (--import-state, --ignore-state-file): a warning here.
           ...readSideState(plan, resolve(io.cwd, file)).diagnostics.map((d) => (d.rule === 'state-json-unconfirmed' ? {...d, severity: 'warning' as const} : d)),
           ...checkTemplates(plan),
-          ...readHosts(plan).diagnostics,
+          ...hosts.diagnostics,
+          // A row a dead run left with a job on a host no longer declared: `run` refuses it (setup-hosts.ts).
+          ...undeclaredJobHosts(plan, hosts.hosts),
           ...checkPromptSizes(plan)
         ])
         agents = plan.agents.length

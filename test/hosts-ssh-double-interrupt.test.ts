@@ -1,0 +1,89 @@
+import {existsSync, writeFileSync} from 'node:fs'
+import {mkdtemp, readdir} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {execa} from 'execa'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {bin, readTable, runCli, shellPlan} from './helpers/run-cli.js'
+import {logged, readAgentLog} from './helpers/agent-log.js'
+import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+
+/**
+ * Ctrl-C pressed twice during a remote run (a real sshd on 127.0.0.1; the signals go to the whole process
+ * group, as a terminal sends them). The first asks each job's removal; the second ends mdplan at once, cutting
+ * the removal short: the jobs are ended but their folders stay. Before, the rerun found them without a result
+ * and counted `attempt 1: killed by SIGKILL`, so with `max_attempts: 1` both agents failed (exit 1). A job
+ * mdplan's own cancel ended is an interrupted attempt, as after one Ctrl-C: resumed, no attempt spent.
+ */
+const missing = sshdMissing()
+if (missing) console.log(`hosts-ssh-double-interrupt: skipped: ${missing}`)
+
+const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
+
+let sshd: SshdFixture
+const gates: string[] = []
+beforeAll(async () => {
+  await isolateGitConfig()
+  if (!missing) sshd = await startSshd(1)
+}, 30_000)
+afterAll(async () => {
+  for (const go of gates) writeFileSync(go, '')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  await sshd?.close()
+})
+
+async function jobFolders(): Promise<string[]> {
+  const jobs = join(sshd.hosts[0]!.dir, 'jobs')
+  return existsSync(jobs) ? await readdir(jobs) : []
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !(await check()); ) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe.skipIf(missing !== undefined)('Ctrl-C twice during a remote run', () => {
+  it('the rerun resumes both agents as interrupted attempts (max_attempts: 1): they complete, no attempt spent, no job folder left', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mdplan-double-int-'))
+    const log = join(dir, 'agents.log')
+    const go = join(dir, 'go')
+    gates.push(go)
+    const h = sshd.hosts[0]!
+    const front = ['max_attempts: 1', 'hosts:', `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${sshd.config}', dir: '${h.dir}', slots: 2}`, `host: ${h.alias}`].join('\n')
+    // The agents shrug off SIGTERM: the removal waits its 2 s before SIGKILL, and the second Ctrl-C lands in them.
+    const script = (id: string) => logged(log, `trap '' TERM\nwhile [ ! -f '${go}' ]; do sleep 0.05; done\necho ${id} > ${id}.txt`)
+    const repo = await tempRepo()
+    await repo.commit('plan', {'plan.md': shellPlan({A: {script: script('A'), creates: ['A.txt']}, B: {script: script('B'), creates: ['B.txt']}}, {frontMatter: front})})
+    const plan = join(repo.root, 'plan.md')
+    const first = execa(process.execPath, [bin, 'run', plan], {cwd: repo.root, env: {NO_COLOR: '1', ...gitEnv()}, reject: false, all: true, detached: true})
+    await waitFor('A and B to start', async () => (await readAgentLog(log)).starts.size === 2)
+    process.kill(-first.pid!, 'SIGINT')
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    process.kill(-first.pid!, 'SIGINT')
+    const interrupted = await first
+    expect(interrupted.exitCode, interrupted.all).toBe(130)
+    // The removal was cut short: the jobs' folders are still there.
+    expect((await jobFolders()).length, interrupted.all).toBe(2)
+    const killed = await readTable(plan)
+    for (const id of ['A', 'B']) expect(killed.rows[id]!.status).toBe('in_progress')
+
+    writeFileSync(go, '')
+    const rerun = await runCli(['run', plan], {cwd: repo.root, env: gitEnv()})
+    expect(rerun.exitCode, rerun.all).toBe(0)
+    const {rows} = await readTable(plan)
+    for (const id of ['A', 'B']) {
+      expect(rows[id]!.status, rows[id]!.notes).toBe('completed')
+      expect(rows[id]!.notes).not.toMatch(/attempt \d+:/)
+      expect(await repo.read(`${id}.txt`)).toBe(`${id}\n`)
+    }
+    // Each ran again as its first attempt (its job ended by the cancel, then submitted anew under its key), one at a time.
+    const side = await readAgentLog(log)
+    expect([...side.starts].sort(), side.lines.join('\n')).toEqual([['A#1', 2], ['B#1', 2]])
+    expect(side.unfinished).toEqual([])
+    expect(await jobFolders()).toEqual([])
+    await repo.cleanup()
+  }, 120_000)
+})
