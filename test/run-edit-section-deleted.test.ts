@@ -3,7 +3,8 @@ import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {logged, readAgentLog} from './helpers/agent-log.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+import {liveEvents} from './helpers/live-events.js'
 
 /**
  * A person deletes a running agent's whole `### B:` section (and its row) mid-run, saved with temp +
@@ -59,4 +60,26 @@ describe("a running agent's section deleted mid-run", () => {
       expect([...side.starts.entries()].sort()).toEqual([['A#1', 1], ['B#1', 1]])
     }, 60_000)
   }
+
+  it("a pending agent's section deleted while another depends on it: the invalid edit is reported at its line and column, as validate says", async () => {
+    repo = await tempRepo({'README.md': '# test\n'})
+    const go = join(repo.root, '..', `${repo.root.split('/').pop()}-go`)
+    const plan = join(repo.root, 'plan.md')
+    await repo.commit('plan', {
+      'plan.md': shellPlan({A: {script: `while [ ! -f '${go}' ]; do sleep 0.05; done`}, B: {deps: ['A'], script: 'true'}, C: {deps: ['B'], script: 'true'}})
+    })
+    const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root})
+    const events = liveEvents(run)
+    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && /base: /.test(rows.A.notes))
+    const said = events.until((e) => e.type === 'warning' && /edited into an invalid one/.test(e.message ?? ''), 'the invalid-edit warning')
+    const text = readFileSync(plan, 'utf8')
+    writeFileSync(`${plan}.swp`, text.slice(0, text.indexOf('### B:')) + text.slice(text.indexOf('### C:')))
+    renameSync(`${plan}.swp`, plan)
+    const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
+    const place = /plan\.md:(\d+:\d+)/.exec(validate.stderr + validate.stdout)![1]!
+    const warned = await said
+    writeFileSync(go, '')
+    await run
+    expect(warned.message).toContain(`the plan was edited into an invalid one (${plan}:${place}: unknown dependency`)
+  }, 60_000)
 })

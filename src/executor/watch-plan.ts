@@ -113,7 +113,9 @@ export function watchPlan(input: {
     const errors = [...edited.messages, ...validatePlan(edited)].filter((d) => d.severity === 'error')
     if (errors.length > 0) {
       const first = errors[0]!
-      const where = first.place && 'line' in first.place ? `${first.place.line}:${first.place.column}` : ''
+      // A point, or a span's start (`unknown dependency` points at the reference): never an empty place.
+      const point = first.place && ('line' in first.place ? first.place : 'start' in first.place ? first.place.start : undefined)
+      const where = point ? `${point.line}:${point.column}` : '1:1'
       return [warning(`the plan was edited into an invalid one (${file}:${where}: ${first.reason}); the run keeps the agents as they were`)]
     }
     const hosts = describeHostEdits(plan, edited, input.unplaceable, file)
