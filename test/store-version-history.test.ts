@@ -248,3 +248,45 @@ describe('the history file', () => {
     store.close()
   })
 })
+
+describe('a table found at a store\'s start that an earlier store wrote', () => {
+  it('in the same second as the last write, with a note typed in: the running row it shows is the last run\'s again, the note kept', async () => {
+    const file = copyFixture('basic')
+    const second = new Date(Date.UTC(2026, 1, 1, 10, 0, 0))
+    const first = await PlanStore.open(file, {now: () => second, history: true})
+    let state = first.state
+    state.rows.get('A')!.status = 'in_progress'
+    state.rows.get('A')!.agentId = 'sh-aaaa0001'
+    state = (await first.write(state, {running: new Set(['A'])})).state
+    const buffer = fs.readFileSync(file, 'utf8')
+    state.rows.get('A')!.status = 'completed'
+    await first.write(state, {running: new Set()})
+    first.close()
+    // The editor's buffer, loaded while A ran (the same `Last updated:` second), with a note typed into B.
+    const typed = buffer.replace(/^\| B \|(.*)\|\s*$/m, (line) => line.replace(/\|\s*$/, ' TODO ask Bob |'))
+    expect(typed).not.toBe(buffer)
+    save(file, typed)
+    const next = await PlanStore.open(file, {now: () => new Date(Date.UTC(2026, 1, 1, 11, 0, 0)), history: true})
+    expect(next.startsStale).toBe(true)
+    expect(next.state.rows.get('A')!.status).toBe('completed')
+    expect(next.state.rows.get('B')!.notes).toContain('TODO ask Bob')
+    next.close()
+  })
+
+  it('the committed table, whatever version it is: taken as found', async () => {
+    const file = copyFixture('basic')
+    const first = await PlanStore.open(file, {now: tickingClock(), history: true})
+    let state = first.state
+    state.rows.get('A')!.status = 'in_progress'
+    state = (await first.write(state, {running: new Set(['A'])})).state
+    const committed = fs.readFileSync(file, 'utf8')
+    state.rows.get('A')!.status = 'completed'
+    await first.write(state, {running: new Set()})
+    first.close()
+    save(file, committed)
+    const next = await PlanStore.open(file, {now: tickingClock(Date.UTC(2026, 1, 2)), history: true, committed: Promise.resolve(committed)})
+    expect(next.startsStale).toBe(false)
+    expect(next.state.rows.get('A')!.status).toBe('in_progress')
+    next.close()
+  })
+})

@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import type {Outside} from './merge-outside.js'
 import {cells, mergeState, type HumanEdit} from './merge-state.js'
-import {statusCell, type TableState} from './table-state.js'
+import {statusCell, type RowState, type TableState} from './table-state.js'
 import {RowHistory} from './row-history.js'
 import type {HistoryEntry, VersionHistory} from './version-history.js'
 
@@ -120,10 +120,10 @@ export class WrittenVersions {
   startingTable(section: string, found: TableState, committed = false): {state: TableState; kept: string[]} | undefined {
     const latest = this.#tables.latest()
     if (!latest || distance(found, latest, 1) === 0) return undefined
-    const version = hash(section)
     // The committed plan's table, checked out (or stashed back) between runs: a reset, taken as found.
-    if (committed && this.#opens.has(version)) return undefined
-    const state = this.#hashes.has(version) ? latest : this.#merged(found, latest)
+    if (committed) return undefined
+    const version = hash(section)
+    const state = this.#hashes.has(version) ? latest : (this.#merged(found, latest) ?? olderAttempts(found, latest))
     if (!state) return undefined
     const kept = [...found.rows].filter(([agent, row]) => state.rows.has(agent) && statusCell(state.rows.get(agent)!) !== statusCell(row)).map(([agent]) => agent)
     return {state, kept}
@@ -235,4 +235,22 @@ function distance(theirs: TableState, state: TableState, stopAt: number): number
     for (const column in row.extra) if (row.extra[column] !== (other.extra[column] ?? '')) d++
   }
   return d
+}
+
+/**
+ * The found table with each row that shows an earlier moment of the same attempt than the last run's
+ * table (`in_progress` with the Agent ID the last run then recorded `completed`, `failed` or
+ * `needs_input`) replaced by the last run's row: no person types a running row back, an editor buffer
+ * loaded in the second before the run's last write does. Undefined when there is none.
+ */
+function olderAttempts(found: TableState, latest: TableState): TableState | undefined {
+  let rows: Map<string, RowState> | undefined
+  for (const [agent, row] of found.rows) {
+    const last = latest.rows.get(agent)
+    if (!last || row.status !== 'in_progress' || row.agentId === '' || row.agentId !== last.agentId) continue
+    if (last.status !== 'completed' && last.status !== 'failed' && last.status !== 'needs_input') continue
+    rows ??= new Map(found.rows)
+    rows.set(agent, last)
+  }
+  return rows && {rows, meta: found.meta}
 }
