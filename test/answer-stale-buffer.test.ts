@@ -47,4 +47,21 @@ printf 'RESULT: QUESTION\\nQuestion: Go on?\\nContext: none\\nOptions:\\n1. yes\
     const side = await readAgentLog(log)
     expect(side.starts).toEqual(new Map([['A#1', 2]]))
   }, 60_000)
+
+  it('an agent that asks the same question again after its answer is not given the old one: it waits for a new answer', async () => {
+    repo = await tempRepo({'README.md': '# test\n'})
+    const log = join(repo.root, '..', `${repo.root.split('/').pop()}-agents.log`)
+    // Asks whatever it is told: the same question, every time.
+    const ask = "printf 'RESULT: QUESTION\\nQuestion: Go on?\\nContext: none\\nOptions:\\n1. yes\\n2. no\\n'"
+    await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, ask)}})})
+    expect((await runCli(['run', 'plan.md'], {cwd: repo.root})).exitCode).toBe(1)
+    expect((await runCli(['answer', 'plan.md', 'A', '1'], {cwd: repo.root})).exitCode).toBe(0)
+    // Resumed with the answer, A asks again: a new, unanswered entry.
+    expect((await runCli(['run', 'plan.md'], {cwd: repo.root})).exitCode).toBe(1)
+    const third = await runCli(['run', 'plan.md'], {cwd: repo.root})
+    expect(third.exitCode, third.all).toBe(1)
+    expect(third.all).not.toMatch(/was no longer in/)
+    expect((await readAgentLog(log)).starts).toEqual(new Map([['A#1', 2]]))
+    expect((await readTable(join(repo.root, 'plan.md'))).rows.A!.status).toBe('needs_input')
+  }, 60_000)
 })

@@ -18,6 +18,7 @@ import type {JournalKeeper} from './journal-keeper.js'
 import {armTimer} from './arm-timer.js'
 import {heldPlaces} from './held-places.js'
 import {checkWork} from './check-work.js'
+import {forgetAnswers} from '../protocol/answer-log.js'
 
 /** Everything the driver needs to perform effects: the edges of the run. */
 export interface DriverInput {
@@ -190,6 +191,8 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
               upsertOpenQuestion(section, {agent: effect.agent, ...effect.question}, current.eol, current)
             )
             watch.wrote(written.merged)
+            // A new question: an answer `mdplan answer` kept for an earlier one is never replayed to it.
+            forgetAnswers(input.file, effect.agent)
             return {type: 'question-written', agent: effect.agent}
           } catch (error) {
             return {type: 'question-written', agent: effect.agent, error: messageOf(error)}

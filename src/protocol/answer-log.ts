@@ -1,4 +1,4 @@
-import {appendFileSync, readFileSync} from 'node:fs'
+import {appendFileSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {planTarget} from '../store/plan-target.js'
 import {makeDir} from '../util/make-dir.js'
@@ -51,4 +51,31 @@ export function loggedAnswer(planFile: string, entry: OpenQuestion): LoggedAnswe
     } catch {}
   }
   return found
+}
+
+/**
+ * An agent asked a new question (mdplan wrote its entry): answers given to its earlier ones are spent,
+ * and one to an identical question asked again must not be replayed (best effort, like the log).
+ */
+export function forgetAnswers(planFile: string, agent: string): void {
+  const file = answerLogFile(planFile)
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    return
+  }
+  const kept = text.split('\n').filter((line) => {
+    if (line.trim() === '') return false
+    try {
+      return (JSON.parse(line) as LoggedAnswer).agent !== agent
+    } catch {
+      return false
+    }
+  })
+  if (kept.length === text.split('\n').filter((line) => line.trim() !== '').length) return
+  try {
+    writeFileSync(`${file}.${process.pid}.tmp`, kept.map((line) => line + '\n').join(''))
+    renameSync(`${file}.${process.pid}.tmp`, file)
+  } catch {}
 }
