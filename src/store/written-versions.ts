@@ -120,8 +120,9 @@ export class WrittenVersions {
   startingTable(section: string, found: TableState, committed = false): {state: TableState; kept: string[]} | undefined {
     const latest = this.#tables.latest()
     if (!latest || distance(found, latest, 1) === 0) return undefined
-    // The committed plan's table, checked out (or stashed back) between runs: a reset, taken as found.
-    if (committed) return undefined
+    // The committed plan's table, checked out (or stashed back) between runs, or a table in which no agent
+    // has run (the plan as first written, copied back to start over): a reset, taken as found.
+    if (committed || [...found.rows.values()].every(untouched)) return undefined
     const version = hash(section)
     const state = this.#hashes.has(version) ? latest : (this.#merged(found, latest) ?? olderAttempts(found, latest))
     if (!state) return undefined
@@ -253,4 +254,9 @@ function olderAttempts(found: TableState, latest: TableState): TableState | unde
     rows.set(agent, last)
   }
   return rows && {rows, meta: found.meta}
+}
+
+/** A row no run has touched: `pending`, with no Agent ID, Duration or Notes. */
+function untouched(row: RowState): boolean {
+  return row.status === 'pending' && row.held === undefined && row.agentId === '' && row.duration === '' && row.notes === ''
 }
