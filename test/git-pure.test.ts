@@ -186,6 +186,9 @@ describe('isIgnoredPath', () => {
     ['yarn.lock', false],
     ['Cargo.lock', false],
     ['tmp/x.lock/owner', true],
+    // Another plan's write mutex, caught while its run writes.
+    ['plans/other.md.write-lock', true],
+    ['plans/other.md.write-lock/owner', true],
     ['src/a.ts', false]
   ])('%s: %s', (path, expected) => {
     expect(isIgnoredPath(path, {planFile: 'plans/auth.md'})).toBe(expected)

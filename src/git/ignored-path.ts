@@ -20,6 +20,8 @@ export function isIgnoredPath(path: string, options: IgnoreOptions = {}): boolea
   const plan = options.planFile === undefined ? '' : normalizePath(options.planFile)
   // The store's temp files (`.<plan>.<pid>.<n>.mdplan-tmp`), a snapshot may catch mid-write.
   if (file.endsWith('.mdplan-tmp')) return true
+  // Any plan's write mutex (`<plan>.write-lock`), held a moment per write: another plan's run in this repository.
+  if (file.split('/').some((segment) => segment.endsWith('.write-lock'))) return true
   // The plan itself and what sits beside it under its name (`<plan>.lock`).
   if (plan !== '' && (file === plan || file.startsWith(`${plan}.`))) return true
   for (const extra of options.extra ?? []) {
