@@ -3,11 +3,11 @@ import {mkdtemp, readdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
+import {tempRepo} from './helpers/git-repo.js'
 import {bin, readTable, runCli, shellPlan} from './helpers/run-cli.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {sshdSuite} from './helpers/sshd-suite.js'
 
 /**
  * Ctrl-C pressed twice during a remote run (a real sshd on 127.0.0.1; the signals go to the whole process
@@ -16,25 +16,10 @@ import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
  * and counted `attempt 1: killed by SIGKILL`, so with `max_attempts: 1` both agents failed (exit 1). A job
  * mdplan's own cancel ended is an interrupted attempt, as after one Ctrl-C: resumed, no attempt spent.
  */
-const missing = sshdMissing()
-if (missing) console.log(`hosts-ssh-double-interrupt: skipped: ${missing}`)
-
-const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
-
-let sshd: SshdFixture
-const gates: string[] = []
-beforeAll(async () => {
-  await isolateGitConfig()
-  if (!missing) sshd = await startSshd(1)
-}, 30_000)
-afterAll(async () => {
-  for (const go of gates) writeFileSync(go, '')
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  await sshd?.close()
-})
+const {missing, gates, gitEnv, fixture} = sshdSuite('hosts-ssh-double-interrupt', 1)
 
 async function jobFolders(): Promise<string[]> {
-  const jobs = join(sshd.hosts[0]!.dir, 'jobs')
+  const jobs = join(fixture().hosts[0]!.dir, 'jobs')
   return existsSync(jobs) ? await readdir(jobs) : []
 }
 
@@ -51,8 +36,8 @@ describe.skipIf(missing !== undefined)('Ctrl-C twice during a remote run', () =>
     const log = join(dir, 'agents.log')
     const go = join(dir, 'go')
     gates.push(go)
-    const h = sshd.hosts[0]!
-    const front = ['max_attempts: 1', 'hosts:', `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${sshd.config}', dir: '${h.dir}', slots: 2}`, `host: ${h.alias}`].join('\n')
+    const h = fixture().hosts[0]!
+    const front = ['max_attempts: 1', 'hosts:', `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${fixture().config}', dir: '${h.dir}', slots: 2}`, `host: ${h.alias}`].join('\n')
     // The agents shrug off SIGTERM: the removal waits its 2 s before SIGKILL, and the second Ctrl-C lands in them.
     const script = (id: string) => logged(log, `trap '' TERM\nwhile [ ! -f '${go}' ]; do sleep 0.05; done\necho ${id} > ${id}.txt`)
     const repo = await tempRepo()

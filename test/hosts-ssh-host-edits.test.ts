@@ -2,11 +2,11 @@ import {existsSync, writeFileSync} from 'node:fs'
 import {mkdtemp, readFile, rename, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
+import {tempRepo} from './helpers/git-repo.js'
 import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {sshdSuite} from './helpers/sshd-suite.js'
 
 /**
  * Edits to where agents run, saved while the run goes on (two real sshd hosts on 127.0.0.1; each agent logs
@@ -14,22 +14,7 @@ import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
  * run started with: a pending B moved from h1 to h2 ran on h1, a new agent G with `host: h2` ran on h1, and C
  * given an unknown host `h9` was not reported and ran on h1 (exit 0, the plan failing validate after).
  */
-const missing = sshdMissing()
-if (missing) console.log(`hosts-ssh-host-edits: skipped: ${missing}`)
-
-const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
-
-let sshd: SshdFixture
-const gates: string[] = []
-beforeAll(async () => {
-  await isolateGitConfig()
-  if (!missing) sshd = await startSshd(2)
-}, 30_000)
-afterAll(async () => {
-  for (const go of gates) writeFileSync(go, '')
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  await sshd?.close()
-})
+const {missing, gates, gitEnv, fixture} = sshdSuite('hosts-ssh-host-edits', 2)
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
   for (const deadline = Date.now() + ms; !(await check()); ) {
@@ -64,8 +49,8 @@ describe.skipIf(missing !== undefined)('edits to an agent\'s host during a run',
     const goA = join(dir, 'goA')
     const goB = join(dir, 'goB')
     gates.push(goA, goB)
-    const [h1, h2] = sshd.hosts
-    const host = (h: typeof h1) => `  ${h!.alias}: {type: ssh, address: ${h!.alias}, config: '${sshd.config}', dir: '${h!.dir}', slots: 2}`
+    const [h1, h2] = fixture().hosts
+    const host = (h: typeof h1) => `  ${h!.alias}: {type: ssh, address: ${h!.alias}, config: '${fixture().config}', dir: '${h!.dir}', slots: 2}`
     const front = ['max_attempts: 1', 'hosts:', host(h1), host(h2), 'host: h1'].join('\n')
     const script = (id: string, gate?: string) =>
       logged(log, [`echo "${id} $(pwd)" >> '${where}'`, ...(gate ? [`while [ ! -f '${gate}' ]; do sleep 0.05; done`] : []), `echo ${id} > ${id}.txt`].join('\n'))

@@ -2,11 +2,11 @@ import {existsSync, writeFileSync} from 'node:fs'
 import {mkdtemp, readdir, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
+import {tempRepo} from './helpers/git-repo.js'
 import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
 import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {sshdSuite} from './helpers/sshd-suite.js'
 
 /**
  * A row a killed run left `in_progress` with `job: h1 <key>` goes back to that job, whatever says where
@@ -15,31 +15,15 @@ import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
  * here beside the job on h1, and a plan whose `hosts:` was deleted launched the agent here silently;
  * both exited 0 and left the job's folder on h1 for good.
  */
-const missing = sshdMissing()
-if (missing) console.log(`hosts-ssh-live-job: skipped: ${missing}`)
-
-const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
-
-let sshd: SshdFixture
-beforeAll(async () => {
-  await isolateGitConfig()
-  if (!missing) sshd = await startSshd(1)
-}, 30_000)
-// A test that fails midway must not leave its job waiting on h1 for ever.
-const gates: string[] = []
-afterAll(async () => {
-  for (const go of gates) writeFileSync(go, '')
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  await sshd?.close()
-})
+const {missing, gates, gitEnv, fixture} = sshdSuite('hosts-ssh-live-job', 1)
 
 function hostsLines(): string {
-  const h = sshd.hosts[0]!
-  return ['hosts:', `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${sshd.config}', dir: '${h.dir}', slots: 2}`, `host: ${h.alias}`].join('\n')
+  const h = fixture().hosts[0]!
+  return ['hosts:', `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${fixture().config}', dir: '${h.dir}', slots: 2}`, `host: ${h.alias}`].join('\n')
 }
 
 async function jobFolders(): Promise<string[]> {
-  const jobs = join(sshd.hosts[0]!.dir, 'jobs')
+  const jobs = join(fixture().hosts[0]!.dir, 'jobs')
   return existsSync(jobs) ? await readdir(jobs) : []
 }
 

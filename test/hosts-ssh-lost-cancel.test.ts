@@ -2,11 +2,11 @@ import {existsSync, writeFileSync} from 'node:fs'
 import {mkdtemp, readdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
+import {tempRepo} from './helpers/git-repo.js'
 import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {sshdSuite} from './helpers/sshd-suite.js'
 
 /**
  * A host that goes dark past its lease and comes back while the lost attempt's retry runs elsewhere (a real
@@ -15,25 +15,10 @@ import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
  * swept only at the end): two copies of the agent at once. The lost key is cancelled as soon as its host
  * answers again.
  */
-const missing = sshdMissing()
-if (missing) console.log(`hosts-ssh-lost-cancel: skipped: ${missing}`)
-
-const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
-
-let sshd: SshdFixture
-const gates: string[] = []
-beforeAll(async () => {
-  await isolateGitConfig()
-  if (!missing) sshd = await startSshd(2)
-}, 30_000)
-afterAll(async () => {
-  for (const go of gates) writeFileSync(go, '')
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  await sshd?.close()
-})
+const {missing, gates, gitEnv, fixture} = sshdSuite('hosts-ssh-lost-cancel', 2)
 
 async function jobFolders(index: number): Promise<string[]> {
-  const jobs = join(sshd.hosts[index]!.dir, 'jobs')
+  const jobs = join(fixture().hosts[index]!.dir, 'jobs')
   return existsSync(jobs) ? await readdir(jobs) : []
 }
 
@@ -50,8 +35,8 @@ describe.skipIf(missing !== undefined)('a lost attempt\'s job, once its host is 
     const log = join(dir, 'agents.log')
     const go = join(dir, 'go')
     gates.push(go)
-    const [h1, h2] = sshd.hosts
-    const host = (h: typeof h1) => `  ${h!.alias}: {type: ssh, address: ${h!.alias}, config: '${sshd.config}', dir: '${h!.dir}', slots: 1, lease: 3s}`
+    const [h1, h2] = fixture().hosts
+    const host = (h: typeof h1) => `  ${h!.alias}: {type: ssh, address: ${h!.alias}, config: '${fixture().config}', dir: '${h!.dir}', slots: 1, lease: 3s}`
     // h2 first in the pool: B's first attempt goes there.
     const front = ['hosts:', host(h1), host(h2), 'host: [h2, h1]'].join('\n')
     const repo = await tempRepo()

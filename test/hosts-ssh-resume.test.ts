@@ -2,26 +2,16 @@ import {existsSync} from 'node:fs'
 import {mkdtemp, readdir, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
+import {tempRepo} from './helpers/git-repo.js'
 import {readTable, root, runCli, shellPlan, startCli} from './helpers/run-cli.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {sshdSuite} from './helpers/sshd-suite.js'
 import {readArgvLog} from './runner-support.js'
 
 // An agent on an ssh host that asks a question, or is stopped with Ctrl-C, goes on where it was: on the host
 // that holds its session, in the folder the session was made in, with the work it left there.
-const missing = sshdMissing()
-if (missing) console.log(`hosts-ssh-resume: skipped: ${missing}`)
-
-const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
-
-let sshd: SshdFixture
-beforeAll(async () => {
-  await isolateGitConfig()
-  if (!missing) sshd = await startSshd(2)
-}, 30_000)
-afterAll(() => sshd?.close())
+const {missing, gitEnv, fixture} = sshdSuite('hosts-ssh-resume', 2)
 
 async function scratch(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'mdplan-hosts-resume-'))
@@ -30,15 +20,15 @@ async function scratch(): Promise<string> {
 /** The fixture's two hosts, with their slots and the variables they pass; `pool` is the plan's `host:`. */
 function hostsFront(slots: [number, number], pool: string, env: string[] = []): string {
   const host = (index: number) => {
-    const h = sshd.hosts[index]!
-    return `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${sshd.config}', dir: '${h.dir}', slots: ${slots[index]}${env.length ? `, env: [${env.join(', ')}]` : ''}}`
+    const h = fixture().hosts[index]!
+    return `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${fixture().config}', dir: '${h.dir}', slots: ${slots[index]}${env.length ? `, env: [${env.join(', ')}]` : ''}}`
   }
   return ['hosts:', host(0), host(1), `host: ${pool}`].join('\n')
 }
 
 async function jobFolders(): Promise<string[]> {
   const all: string[] = []
-  for (const host of sshd.hosts) {
+  for (const host of fixture().hosts) {
     const jobs = join(host.dir, 'jobs')
     if (existsSync(jobs)) all.push(...(await readdir(jobs)).map((key) => `${host.alias}/${key}`))
   }
@@ -89,7 +79,7 @@ describe.skipIf(missing !== undefined)('a remote agent goes on where it was (a r
     const sessionId = calls[0]!.argv[calls[0]!.argv.indexOf('--session-id') + 1]!
     expect(calls[1]!.argv.slice(calls[1]!.argv.indexOf('-r'), calls[1]!.argv.indexOf('-r') + 2)).toEqual(['-r', sessionId])
     expect(calls[1]!.cwd).toBe(calls[0]!.cwd)
-    expect(calls[0]!.cwd.startsWith(join(sshd.hosts[0]!.dir, 'jobs'))).toBe(true)
+    expect(calls[0]!.cwd.startsWith(join(fixture().hosts[0]!.dir, 'jobs'))).toBe(true)
     expect(calls[1]!.argv.at(-1)).toContain('Answer: Option 2: SQLite')
     const {rows, text: after} = await readTable(file)
     expect(rows.A!.status).toBe('completed')
@@ -170,7 +160,7 @@ describe.skipIf(missing !== undefined)('a remote agent goes on where it was (a r
     expect(row.status).toBe('in_progress')
     const key = /job: (h[12]) (mdplan[^\s;]+)/.exec(row.notes)!
     expect(await jobFolders()).toEqual([`${key[1]}/${key[2]}`])
-    const folder = join(sshd.hosts[key[1] === 'h1' ? 0 : 1]!.dir, 'jobs', key[2]!)
+    const folder = join(fixture().hosts[key[1] === 'h1' ? 0 : 1]!.dir, 'jobs', key[2]!)
     expect(existsSync(join(folder, 'stopped'))).toBe(true)
     expect(await readFile(join(folder, 'work', 'partial.txt'), 'utf8')).toBe('half\n')
     expect(await alive(pids)).toEqual([])
