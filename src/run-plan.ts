@@ -27,7 +27,7 @@ import {endLeftovers} from './runners/end-leftovers.js'
 import {trackProcessGroups} from './runners/spawn-agent.js'
 import {warmSpawnHelper} from './runners/spawn-helper.js'
 import {createGitGuard} from './git/git-guard.js'
-import {logFile} from './runners/log-file.js'
+import {logFiles} from './runners/log-file.js'
 import {loggedAttempts} from './runners/logged-attempts.js'
 import {childArgs} from './nested/child-args.js'
 import {dagSection, tracksGraph} from './report/dag-section.js'
@@ -229,7 +229,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           newAgentId: (id) => runnerFor(id).newAgentId?.(),
           childPlan: (id) => runnerFor(id).name === 'plan',
           git: git !== undefined,
-          logFile: (id, attempt) => logFile(file, id, attempt),
+          logFile: logFiles(file),
           rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
           maxPauseMs: options.maxPauseMs ?? settings.maxPause,
           ...(hosts.config ? {hosts: hosts.config} : {}),
