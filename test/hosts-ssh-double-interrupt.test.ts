@@ -1,5 +1,5 @@
-import {existsSync, writeFileSync} from 'node:fs'
-import {mkdtemp, readdir} from 'node:fs/promises'
+import {writeFileSync} from 'node:fs'
+import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {tempRepo} from './helpers/git-repo.js'
 import {bin, readTable, runCli, shellPlan} from './helpers/run-cli.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite} from './helpers/sshd-suite.js'
+import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
 
 /**
  * Ctrl-C pressed twice during a remote run (a real sshd on 127.0.0.1; the signals go to the whole process
@@ -16,19 +16,7 @@ import {sshdSuite} from './helpers/sshd-suite.js'
  * and counted `attempt 1: killed by SIGKILL`, so with `max_attempts: 1` both agents failed (exit 1). A job
  * mdplan's own cancel ended is an interrupted attempt, as after one Ctrl-C: resumed, no attempt spent.
  */
-const {missing, gates, gitEnv, fixture} = sshdSuite('hosts-ssh-double-interrupt', 1)
-
-async function jobFolders(): Promise<string[]> {
-  const jobs = join(fixture().hosts[0]!.dir, 'jobs')
-  return existsSync(jobs) ? await readdir(jobs) : []
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+const {missing, gates, gitEnv, fixture, jobFolders} = sshdSuite('hosts-ssh-double-interrupt', 1)
 
 describe.skipIf(missing !== undefined)('Ctrl-C twice during a remote run', () => {
   it('the rerun resumes both agents as interrupted attempts (max_attempts: 1): they complete, no attempt spent, no job folder left', async () => {

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 import {tempRepo} from './helpers/git-repo.js'
 import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite} from './helpers/sshd-suite.js'
+import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
 
 /**
  * Edits to where agents run, saved while the run goes on (two real sshd hosts on 127.0.0.1; each agent logs
@@ -15,13 +15,6 @@ import {sshdSuite} from './helpers/sshd-suite.js'
  * given an unknown host `h9` was not reported and ran on h1 (exit 0, the plan failing validate after).
  */
 const {missing, gates, gitEnv, fixture} = sshdSuite('hosts-ssh-host-edits', 2)
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /** A person's save: the file as it is now, edited, written beside it and renamed over it (an editor's way). */
 async function save(plan: string, edit: (text: string) => string): Promise<void> {

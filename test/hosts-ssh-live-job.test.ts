@@ -1,12 +1,12 @@
-import {existsSync, writeFileSync} from 'node:fs'
-import {mkdtemp, readdir, readFile, writeFile} from 'node:fs/promises'
+import {writeFileSync} from 'node:fs'
+import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempRepo} from './helpers/git-repo.js'
 import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
 import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite} from './helpers/sshd-suite.js'
+import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
 
 /**
  * A row a killed run left `in_progress` with `job: h1 <key>` goes back to that job, whatever says where
@@ -15,23 +15,11 @@ import {sshdSuite} from './helpers/sshd-suite.js'
  * here beside the job on h1, and a plan whose `hosts:` was deleted launched the agent here silently;
  * both exited 0 and left the job's folder on h1 for good.
  */
-const {missing, gates, gitEnv, fixture} = sshdSuite('hosts-ssh-live-job', 1)
+const {missing, gates, gitEnv, fixture, jobFolders} = sshdSuite('hosts-ssh-live-job', 1)
 
 function hostsLines(): string {
   const h = fixture().hosts[0]!
   return ['hosts:', `  ${h.alias}: {type: ssh, address: ${h.alias}, config: '${fixture().config}', dir: '${h.dir}', slots: 2}`, `host: ${h.alias}`].join('\n')
-}
-
-async function jobFolders(): Promise<string[]> {
-  const jobs = join(fixture().hosts[0]!.dir, 'jobs')
-  return existsSync(jobs) ? await readdir(jobs) : []
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 /** A runs on h1 until `go` exists; the coordinator is SIGKILLed while it does. */

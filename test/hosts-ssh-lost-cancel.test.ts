@@ -1,12 +1,12 @@
-import {existsSync, writeFileSync} from 'node:fs'
-import {mkdtemp, readdir} from 'node:fs/promises'
+import {writeFileSync} from 'node:fs'
+import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempRepo} from './helpers/git-repo.js'
 import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite} from './helpers/sshd-suite.js'
+import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
 
 /**
  * A host that goes dark past its lease and comes back while the lost attempt's retry runs elsewhere (a real
@@ -15,19 +15,7 @@ import {sshdSuite} from './helpers/sshd-suite.js'
  * swept only at the end): two copies of the agent at once. The lost key is cancelled as soon as its host
  * answers again.
  */
-const {missing, gates, gitEnv, fixture} = sshdSuite('hosts-ssh-lost-cancel', 2)
-
-async function jobFolders(index: number): Promise<string[]> {
-  const jobs = join(fixture().hosts[index]!.dir, 'jobs')
-  return existsSync(jobs) ? await readdir(jobs) : []
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+const {missing, gates, gitEnv, fixture, jobFolders} = sshdSuite('hosts-ssh-lost-cancel', 2)
 
 describe.skipIf(missing !== undefined)('a lost attempt\'s job, once its host is back', () => {
   it('is cancelled while the retry still runs on the other host: never two copies at once, its folder gone', async () => {
