@@ -1,5 +1,5 @@
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
@@ -46,9 +46,21 @@ async function started(log: string, key: string): Promise<void> {
 }
 
 /**
- * Ctrl-Z on the run `pid`, then another run takes the plan over (its owner.json) and the agent is let
- * go and ends while the first is stopped (its process is the spawn helper's child); then `kill -CONT`.
+ * A run of `plan` (in its folder, `--json`), once A runs: Ctrl-Z, then another run takes the plan over
+ * (its owner.json) and the agent is let go and ends while the first is stopped (its process is the spawn
+ * helper's child); then `kill -CONT`. The plan as it was then, and the first run's end, which must be exit 3.
  */
+async function runTakenOverWhileStopped(plan: string, log: string, go: () => void): Promise<{before: Buffer; result: Awaited<ReturnType<typeof startCli>>}> {
+  const run = startCli(['run', 'plan.md', '--json'], {cwd: dirname(plan), env})
+  await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
+  await started(log, 'A#1')
+  await takenOverWhileStopped(run.pid!, plan, log, go)
+  const before = readFileSync(plan)
+  const result = await run
+  expect(result.exitCode, result.all).toBe(3)
+  return {before, result}
+}
+
 async function takenOverWhileStopped(pid: number, plan: string, log: string, go: () => void): Promise<void> {
   process.kill(pid, 'SIGSTOP')
   try {
@@ -134,13 +146,7 @@ describe('a run that loses its lock', () => {
 
   it('stopped (Ctrl-Z) while another run takes the plan over, then continued: it writes nothing more (not even the completion it finds on waking), exits 3, and the next run finishes', async () => {
     const {plan, log, go} = await setup()
-    const run = startCli(['run', 'plan.md', '--json'], {cwd: repo!.root, env})
-    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
-    await started(log, 'A#1')
-    await takenOverWhileStopped(run.pid!, plan, log, go)
-    const before = readFileSync(plan)
-    const result = await run
-    expect(result.exitCode, result.all).toBe(3)
+    const {before, result} = await runTakenOverWhileStopped(plan, log, go)
     expect(result.stdout).toMatch(/the run lock was lost/)
     // The table is the new owner's now: the woken run left it byte for byte as it was.
     expect(readFileSync(plan).equals(before)).toBe(true)
@@ -161,13 +167,7 @@ describe('a run that loses its lock', () => {
     const ask = 'while [ ! -f go ]; do sleep 0.05; done; printf "RESULT: QUESTION\\nQuestion: Which store?\\nContext: none\\nOptions:\\n1. Redis\\n2. SQLite\\n"'
     await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, ask)}}, {frontMatter: 'concurrency: 1'})})
     const plan = join(repo.root, 'plan.md')
-    const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root, env})
-    await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
-    await started(log, 'A#1')
-    await takenOverWhileStopped(run.pid!, plan, log, () => writeFileSync(join(repo!.root, 'go'), ''))
-    const before = readFileSync(plan)
-    const result = await run
-    expect(result.exitCode, result.all).toBe(3)
+    const {before} = await runTakenOverWhileStopped(plan, log, () => writeFileSync(join(repo!.root, 'go'), ''))
     expect(readFileSync(plan).equals(before)).toBe(true)
     expect(readFileSync(plan, 'utf8')).not.toMatch(/^## Open Questions/m)
   }, 60_000)
@@ -183,13 +183,7 @@ describe('a run that loses its lock', () => {
       await repo.commit('plan', {'plan.md': shellPlan({A: {script: work, creates: ['a.txt']}}, {frontMatter})})
       const plan = join(repo.root, 'plan.md')
       const head = await repo.git('rev-parse', 'HEAD')
-      const run = startCli(['run', 'plan.md', '--json'], {cwd: repo.root, env})
-      await waitForTable(plan, (rows) => rows.A?.status === 'in_progress')
-      await started(log, 'A#1')
-      await takenOverWhileStopped(run.pid!, plan, log, () => writeFileSync(join(repo!.root, 'go'), ''))
-      const before = readFileSync(plan)
-      const result = await run
-      expect(result.exitCode, result.all).toBe(3)
+      const {before} = await runTakenOverWhileStopped(plan, log, () => writeFileSync(join(repo!.root, 'go'), ''))
       // The repository is the new owner's now: no commit, no merge, the plan byte for byte as it was.
       expect(await repo.git('rev-parse', 'HEAD')).toBe(head)
       expect(readFileSync(plan).equals(before)).toBe(true)
