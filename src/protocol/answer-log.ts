@@ -36,21 +36,9 @@ export function recordAnswer(planFile: string, entry: OpenQuestion, answer: stri
 
 /** The last answer written for this very question (same agent, text and resume state), if any. */
 export function loggedAnswer(planFile: string, entry: OpenQuestion): LoggedAnswer | undefined {
-  let text: string
-  try {
-    text = readFileSync(answerLogFile(planFile), 'utf8')
-  } catch {
-    return undefined
-  }
-  let found: LoggedAnswer | undefined
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue
-    try {
-      const logged = JSON.parse(line) as LoggedAnswer
-      if (logged.agent === entry.agent && logged.question === entry.question && logged.resumeState === entry.resumeState && typeof logged.answer === 'string') found = logged
-    } catch {}
-  }
-  return found
+  return (readLog(answerLogFile(planFile)) ?? [])
+    .filter((logged) => logged.agent === entry.agent && logged.question === entry.question && logged.resumeState === entry.resumeState && typeof logged.answer === 'string')
+    .at(-1)
 }
 
 /**
@@ -59,23 +47,29 @@ export function loggedAnswer(planFile: string, entry: OpenQuestion): LoggedAnswe
  */
 export function forgetAnswers(planFile: string, agent: string): void {
   const file = answerLogFile(planFile)
+  const logged = readLog(file)
+  if (!logged?.some((line) => line.agent === agent)) return
+  try {
+    writeFileSync(`${file}.${process.pid}.tmp`, logged.filter((line) => line.agent !== agent).map((line) => JSON.stringify(line) + '\n').join(''))
+    renameSync(`${file}.${process.pid}.tmp`, file)
+  } catch {}
+}
+
+/** The log's answers, oldest first (lines that do not parse, cut short by a crash, skipped); undefined when there is none. */
+function readLog(file: string): LoggedAnswer[] | undefined {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
   } catch {
-    return
+    return undefined
   }
-  const kept = text.split('\n').filter((line) => {
-    if (line.trim() === '') return false
+  const logged: LoggedAnswer[] = []
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue
     try {
-      return (JSON.parse(line) as LoggedAnswer).agent !== agent
-    } catch {
-      return false
-    }
-  })
-  if (kept.length === text.split('\n').filter((line) => line.trim() !== '').length) return
-  try {
-    writeFileSync(`${file}.${process.pid}.tmp`, kept.map((line) => line + '\n').join(''))
-    renameSync(`${file}.${process.pid}.tmp`, file)
-  } catch {}
+      const value: unknown = JSON.parse(line)
+      if (typeof value === 'object' && value !== null) logged.push(value as LoggedAnswer)
+    } catch {}
+  }
+  return logged
 }
