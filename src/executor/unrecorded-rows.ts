@@ -1,4 +1,4 @@
-import type {RowState} from '../store/table-state.js'
+import {untouchedRow, type RowState} from '../store/table-state.js'
 import type {ExecState} from './exec-state.js'
 
 /**
@@ -13,13 +13,9 @@ export function unrecordedRows(state: ExecState): Array<{agent: string; row: Row
   for (const [agent, row] of state.table.rows) {
     const base = state.write.onDisk.rows.get(agent)
     if (!base || !sameRow(row, base)) out.push({agent, row, base})
-    else if (unreadable && !untouched(row)) out.push({agent, row, base})
+    else if (unreadable && !untouchedRow(row)) out.push({agent, row, base})
   }
   return out
-}
-
-function untouched(row: RowState): boolean {
-  return row.status === 'pending' && row.held === undefined && row.agentId === '' && row.notes === '' && row.duration === ''
 }
 
 /** Every cell the same (an extra column missing on one side counts as empty). */

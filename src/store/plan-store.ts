@@ -28,7 +28,7 @@ import {WrittenVersions} from './written-versions.js'
 import {VersionHistory} from './version-history.js'
 import {ConflictedPlanError} from './conflicted-plan-error.js'
 import type {PlanStoreOptions} from './plan-store-options.js'
-import {stateSectionText} from './state-section-text.js'
+import {sameStateSection} from './state-section-text.js'
 
 export {DamagedTableError} from './damaged-table-error.js'
 export type {WriteOptions} from './write-options.js'
@@ -98,7 +98,7 @@ export class PlanStore {
     // Versions earlier runs wrote or started from: a buffer or checkout that brings one back is no edit.
     this.#versions = new WrittenVersions(options.history ? new VersionHistory(file) : undefined)
     // A table an editor buffer brought back between runs (one an earlier run wrote mid-run) sets no row back.
-    const start = this.#layout ? this.#versions.startingTable(plan.text.slice(this.#layout.start, this.#layout.end), this.#base, committed(options.committedText, plan.text)) : undefined
+    const start = this.#layout ? this.#versions.startingTable(plan.text.slice(this.#layout.start, this.#layout.end), this.#base, sameStateSection(options.committedText, plan.text)) : undefined
     if (start) this.#fileState = withAgents(this.#agents, start.state.rows, start.state.meta)
     if (start) this.#notices.push(staleStartNotice(file, start.kept))
     this.startsStale = start !== undefined
@@ -292,9 +292,4 @@ export class PlanStore {
   #context(): SavedContext {
     return {file: this.file, parse: (text) => this.#parse(text), hadTable: this.#hadTable, versions: this.#versions, base: this.#base, layout: this.#layout, agents: this.#agents, now: this.#now}
   }
-}
-
-/** Whether the file's state section is the committed plan's, byte for byte. */
-function committed(committedText: string | undefined, text: string): boolean {
-  return committedText !== undefined && stateSectionText(committedText) !== undefined && stateSectionText(committedText) === stateSectionText(text)
 }

@@ -6,3 +6,9 @@ export function stateSectionText(text: string): string | undefined {
   const span = locateStateSection(body)
   return span ? body.slice(span.start, span.end) : undefined
 }
+
+/** Whether two plans' texts hold the same state section, byte for byte (`a` undefined: never, as either without one). */
+export function sameStateSection(a: string | undefined, b: string): boolean {
+  const section = a === undefined ? undefined : stateSectionText(a)
+  return section !== undefined && section === stateSectionText(b)
+}

@@ -47,6 +47,11 @@ export function emptyRow(): RowState {
   return {status: 'pending', agentId: '', duration: '', notes: '', extra: {}}
 }
 
+/** A row no run has touched: `pending`, with no Agent ID, Duration or Notes (an `emptyRow`). */
+export function untouchedRow(row: RowState): boolean {
+  return row.status === 'pending' && row.held === undefined && row.agentId === '' && row.duration === '' && row.notes === ''
+}
+
 /**
  * The table as the file has it: a row for every agent (agents without a row
  * read as pending with empty cells), then rows the plan does not know.

@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import type {Outside} from './merge-outside.js'
 import {cells, mergeState, type HumanEdit} from './merge-state.js'
-import {statusCell, type RowState, type TableState} from './table-state.js'
+import {statusCell, untouchedRow, type RowState, type TableState} from './table-state.js'
 import {RowHistory} from './row-history.js'
 import type {HistoryEntry, VersionHistory} from './version-history.js'
 
@@ -122,7 +122,7 @@ export class WrittenVersions {
     if (!latest || distance(found, latest, 1) === 0) return undefined
     // The committed plan's table, checked out (or stashed back) between runs, or a table in which no agent
     // has run (the plan as first written, copied back to start over): a reset, taken as found.
-    if (committed || [...found.rows.values()].every(untouched)) return undefined
+    if (committed || [...found.rows.values()].every(untouchedRow)) return undefined
     const version = hash(section)
     const state = this.#hashes.has(version) ? latest : (this.#merged(found, latest) ?? olderAttempts(found, latest))
     if (!state) return undefined
@@ -254,9 +254,4 @@ function olderAttempts(found: TableState, latest: TableState): TableState | unde
     rows.set(agent, last)
   }
   return rows && {rows, meta: found.meta}
-}
-
-/** A row no run has touched: `pending`, with no Agent ID, Duration or Notes. */
-function untouched(row: RowState): boolean {
-  return row.status === 'pending' && row.held === undefined && row.agentId === '' && row.duration === '' && row.notes === ''
 }
