@@ -68,7 +68,7 @@ function closeHungUpTerminalsAtExit() {
 }
 
 /**
- * Start the spawn helper (src/runners/spawn-helper.ts) now, for a run: it is a Node of its own, and
+ * Start the spawn helper (src/process/spawn-helper.ts) now, for a run: it is a Node of its own, and
  * booting it beside the CLI's loading and the plan's parse, not after them, keeps it off the way to
  * the first launch. The CLI takes it over (globalThis.__mdplanSpawnHelper), or starts its own if it
  * is gone; until then it keeps nothing alive, and it exits when mdplan does.

@@ -81,9 +81,9 @@ for (const {entry, outfile} of bundles) {
 }
 
 // The spawn helper's program and how it is started, for bin/start.js, which starts it for a `run`
-// before loading the CLI (src/runners/spawn-helper-source.ts).
+// before loading the CLI (src/process/spawn-helper-source.ts).
 await build({
-  entryPoints: ['src/runners/spawn-helper-source.ts'],
+  entryPoints: ['src/process/spawn-helper-source.ts'],
   outfile: 'dist/spawn-helper-source.cjs',
   bundle: true,
   platform: 'node',

@@ -4,7 +4,7 @@ import {Command} from 'commander'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {registerAnswer} from '../src/cli/commands/answer.js'
 import type {Io} from '../src/cli/io.js'
-import {runPlan} from '../src/run-plan.js'
+import {runPlan} from '../src/run/run-plan.js'
 import {agentsDir, readArgvLog, tempDir} from './runner-support.js'
 
 const plan = `# Plan

@@ -9,7 +9,7 @@ import {assemblePrompt} from '../src/protocol/assemble-prompt.js'
 import {interpretResult} from '../src/protocol/interpret-result.js'
 import {readAnswers} from '../src/protocol/read-answers.js'
 import {upsertOpenQuestion} from '../src/protocol/upsert-open-question.js'
-import {claudeRunner} from '../src/runners/claude.js'
+import {claudeRunner} from '../src/runners/claude/claude.js'
 import {PlanStore} from '../src/store/plan-store.js'
 import {agentsDir, readArgvLog, request, tempDir} from './runner-support.js'
 

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {attemptNumber} from '../src/executor/attempt-number.js'
 import {failuresOf} from '../src/executor/schedule-pass.js'
-import {loggedAttempts} from '../src/runners/logged-attempts.js'
+import {loggedAttempts} from '../src/layout/logged-attempts.js'
 
 describe('attemptNumber', () => {
   it('a retry, a re-queue and a re-queue with the Notes cleared each take the next number', () => {

@@ -7,7 +7,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {bin, readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {duplicates, logged, randomDag, readAgentLog, readEvents} from './helpers/agent-log.js'
-import {registryFile} from '../src/runners/registry-file.js'
+import {registryFile} from '../src/layout/registry-file.js'
 import {isAlive} from '../src/store/is-alive.js'
 
 beforeAll(isolateGitConfig)

@@ -6,7 +6,7 @@ import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
 import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
 import {startFakeK8s} from './helpers/fake-k8s.js'
-import {kubernetesName} from '../src/hosts/kubernetes-name.js'
+import {kubernetesName} from '../src/hosts/kubernetes/kubernetes-name.js'
 
 beforeAll(isolateGitConfig)
 

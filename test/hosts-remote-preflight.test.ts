@@ -1,9 +1,9 @@
 import {EventEmitter} from 'node:events'
 import {describe, expect, it} from 'vitest'
 import type {HostSpec} from '../src/hosts/host-spec.js'
-import type {RemoteCall, RemoteOutcome} from '../src/hosts/remote-call.js'
-import {remoteHost} from '../src/hosts/remote-host.js'
-import type {SshTransport} from '../src/hosts/ssh-transport.js'
+import type {RemoteCall, RemoteOutcome} from '../src/hosts/ssh/remote-call.js'
+import {remoteHost} from '../src/hosts/ssh/remote-host.js'
+import type {SshTransport} from '../src/hosts/ssh/ssh-transport.js'
 
 /** A transport whose checks end as `outcome` says: what a host that cannot run them answers. */
 function transport(outcome: RemoteOutcome): SshTransport {

@@ -3,11 +3,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {RunEvent} from '../src/events.js'
-import {logFolder} from '../src/runners/log-folder.js'
-import {legacyLogFolders} from '../src/runners/legacy-log-folders.js'
-import {loggedAttempts} from '../src/runners/logged-attempts.js'
+import {logFolder} from '../src/layout/log-folder.js'
+import {legacyLogFolders} from '../src/layout/legacy-log-folders.js'
+import {loggedAttempts} from '../src/layout/logged-attempts.js'
 import {readRunLogs} from '../src/report/read-run-logs.js'
-import {runLogFile} from '../src/report/run-log.js'
+import {runLogFile} from '../src/layout/run-log.js'
 
 const dirs: string[] = []
 afterEach(() => {

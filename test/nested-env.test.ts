@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {readTable, runCli} from './helpers/run-cli.js'
-import {runPlan} from '../src/run-plan.js'
+import {runPlan} from '../src/run/run-plan.js'
 import type {RunEvent} from '../src/events.js'
 
 /**

@@ -20,7 +20,7 @@ vi.mock('../src/store/table-state.js', async (importOriginal) => {
   }
 })
 
-const {runPlan} = await import('../src/run-plan.js')
+const {runPlan} = await import('../src/run/run-plan.js')
 
 let repo: TempRepo | undefined
 beforeAll(isolateGitConfig)

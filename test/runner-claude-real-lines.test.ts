@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {claudeRunner, isAuthRetry} from '../src/runners/claude.js'
+import {claudeRunner, isAuthRetry} from '../src/runners/claude/claude.js'
 import {agentsDir, request, tempDir} from './runner-support.js'
 
 // Captured from the real Claude Code 2.1.330 pointed at a model server that answers 401 (npm run test:clis):

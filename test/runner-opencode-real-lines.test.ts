@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {opencodeRunner} from '../src/runners/opencode.js'
+import {opencodeRunner} from '../src/runners/opencode/opencode.js'
 import {agentsDir, readArgvLog, request, tempDir} from './runner-support.js'
 
 beforeAll(() => {

@@ -1,7 +1,7 @@
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {opencodeRunner} from '../src/runners/opencode.js'
+import {opencodeRunner} from '../src/runners/opencode/opencode.js'
 import type {RunRequest} from '../src/runners/runner.js'
 import {agentsDir, readArgvLog, request, tempDir} from './runner-support.js'
 

@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {shellRunner} from '../src/runners/shell.js'
+import {shellRunner} from '../src/runners/shell/shell.js'
 import {fakeAgent, request, tempDir} from './runner-support.js'
 
 describe('shellRunner', () => {

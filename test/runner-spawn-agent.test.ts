@@ -1,7 +1,7 @@
 import {readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {spawnAgent} from '../src/runners/spawn-agent.js'
+import {spawnAgent} from '../src/process/spawn-agent.js'
 import {isAlive, tempDir, waitFor} from './runner-support.js'
 
 describe('spawnAgent', () => {

@@ -1,7 +1,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {spawnAgent} from '../src/runners/spawn-agent.js'
+import {spawnAgent} from '../src/process/spawn-agent.js'
 import {tempDir} from './runner-support.js'
 
 // Issue 24: a launch must not fork mdplan's own (large) process. Agents are forked by one small,

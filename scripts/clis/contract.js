@@ -36,10 +36,10 @@ process.env.HOME = home
 process.env.PATH = [...clients.map((name) => bins[name]), dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':')
 process.env.TERM = 'dumb'
 
-const {claudeRunner} = await import('../../dist/runners/claude.js')
-const {codexRunner} = await import('../../dist/runners/codex.js')
-const {geminiRunner} = await import('../../dist/runners/gemini.js')
-const {opencodeRunner} = await import('../../dist/runners/opencode.js')
+const {claudeRunner} = await import('../../dist/runners/claude/claude.js')
+const {codexRunner} = await import('../../dist/runners/codex/codex.js')
+const {geminiRunner} = await import('../../dist/runners/gemini/gemini.js')
+const {opencodeRunner} = await import('../../dist/runners/opencode/opencode.js')
 const runners = {claude: claudeRunner, codex: codexRunner, gemini: geminiRunner, opencode: opencodeRunner}
 
 const results = []

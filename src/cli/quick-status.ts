@@ -1,5 +1,5 @@
 import type {Io} from './io.js'
-import {exitCodes} from './exit-codes.js'
+import {exitCodes} from '../exit-codes.js'
 import {showStatus} from './show-status.js'
 
 /**

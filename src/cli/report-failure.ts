@@ -1,11 +1,11 @@
 import {PlanError} from '../plan/plan-error.js'
 import type {Diagnostic} from '../plan/types.js'
 import {LockHeldError} from '../store/lock.js'
-import {LeftoverAgentsError} from '../runners/end-leftovers.js'
+import {LeftoverAgentsError} from '../process/end-leftovers.js'
 import {LinkReplacedError} from '../store/plan-lock.js'
 import {plural} from '../util/plural.js'
 import {formatDiagnostic} from './format-diagnostic.js'
-import {exitCodes} from './exit-codes.js'
+import {exitCodes} from '../exit-codes.js'
 import type {Io} from './io.js'
 
 /** Print why a command could not do its work, in a form a person can act on, and pick the exit code. */

@@ -1,5 +1,5 @@
 import {Command, CommanderError} from 'commander'
-import {exitCodes} from './exit-codes.js'
+import {exitCodes} from '../exit-codes.js'
 import {processIo, type Io} from './io.js'
 import type {RegisterCommand} from './command-result.js'
 import {version} from '../version.js'

@@ -1,6 +1,6 @@
 import {resolve} from 'node:path'
 import type {Io} from './io.js'
-import {exitCodes} from './exit-codes.js'
+import {exitCodes} from '../exit-codes.js'
 import {formatDiagnostic} from './format-diagnostic.js'
 import {formatStatus} from './format-status.js'
 import {checkPlan} from '../plan/check-plan.js'

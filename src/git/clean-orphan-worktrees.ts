@@ -4,7 +4,7 @@ import {acrossProcesses, gitMutex, type Mutex} from './git-mutex.js'
 import {canonicalPath, listWorktrees} from './list-worktrees.js'
 import {removeWorktree} from './remove-worktree.js'
 import {runGit, splitNul} from './run-git.js'
-import {worktreeNames} from './worktree-names.js'
+import {worktreeNames} from '../layout/worktree-names.js'
 import {plural} from '../util/plural.js'
 
 export interface CleanOrphansInput {

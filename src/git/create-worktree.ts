@@ -3,7 +3,7 @@ import type {GitFailure} from './git-failure.js'
 import {acrossProcesses, gitMutex, type Mutex} from './git-mutex.js'
 import {canonicalPath, listWorktrees} from './list-worktrees.js'
 import {gitReason, runGit} from './run-git.js'
-import {worktreeNames} from './worktree-names.js'
+import {worktreeNames} from '../layout/worktree-names.js'
 import {makeDir} from '../util/make-dir.js'
 
 export interface CreateWorktreeInput {

@@ -23,9 +23,9 @@ import {cleanOrphanWorktrees, formatCleanup} from './clean-orphan-worktrees.js'
 import {commitAgent} from './commit-agent.js'
 import {commitMessage} from './commit-message.js'
 import {headSha, shortSha} from './head-sha.js'
-import {planSlug} from './worktree-names.js'
-import {childPlanPath} from '../nested/child-plan-path.js'
-import {withDeclaredBelow} from '../nested/declared-below.js'
+import {planSlug} from '../layout/worktree-names.js'
+import {childPlanPath} from '../plan/child-plan-path.js'
+import {withDeclaredBelow} from '../plan/declared-below.js'
 
 /** Notes items to set (a string) or remove (undefined) on an agent's row. */
 export type NotePatch = Record<string, string | undefined>

@@ -1,5 +1,5 @@
 import {execa} from 'execa'
-import {helperExec} from '../runners/spawn-helper.js'
+import {helperExec} from '../process/spawn-helper.js'
 
 /** What one git command did. Failures are values: callers decide what a non-zero exit means. */
 export interface GitResult {

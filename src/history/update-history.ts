@@ -1,5 +1,5 @@
 import type {Plan, Status} from '../plan/types.js'
-import {dependencyDepth} from './dependency-depth.js'
+import {dependencyDepth} from '../plan/dependency-depth.js'
 import {defaultMaxEntries, historyVersion, type AgentHistory, type HistoryEntry} from './history-types.js'
 import {pruneHistory} from './prune-history.js'
 

@@ -1,4 +1,4 @@
-import type {SpawnResult} from '../runners/spawn-agent.js'
+import type {SpawnResult} from '../process/spawn-agent.js'
 import type {HostSpec} from './host-spec.js'
 import type {AuthCheck} from './remote-auth.js'
 

@@ -1,4 +1,4 @@
-import {readRunLog, runLogFile} from '../report/run-log.js'
+import {readRunLog, runLogFile} from '../layout/run-log.js'
 
 /**
  * When each of these jobs was first launched (ms), from the plan's run log:

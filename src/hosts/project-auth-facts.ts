@@ -1,6 +1,6 @@
-import {envFileNamesGeminiAuth} from '../runners/env-file-names-gemini-auth.js'
-import {geminiSelectedType} from '../runners/gemini-selected-type.js'
-import {opencodeConfigNamesProvider} from '../runners/opencode-config-names-provider.js'
+import {envFileNamesGeminiAuth} from '../runners/gemini/env-file-names-gemini-auth.js'
+import {geminiSelectedType} from '../runners/gemini/gemini-selected-type.js'
+import {opencodeConfigNamesProvider} from '../runners/opencode/opencode-config-names-provider.js'
 import {runGit, splitNul} from '../git/run-git.js'
 
 /** What gemini and opencode would read of their auth in an agent's clone on a host. */

@@ -128,7 +128,7 @@ function readSpec(name: string, value: unknown, problem: (reason: string) => voi
   return spec
 }
 
-/** Slurm's and Kubernetes' own options (src/hosts/slurm-host.ts, kubernetes-host.ts). */
+/** Slurm's and Kubernetes' own options (src/hosts/slurm/slurm-host.ts, kubernetes-host.ts). */
 function readClusterFields(spec: HostSpec, fields: Record<string, unknown>, text: (key: string) => string | undefined, problem: (reason: string) => void): void {
   spec.partition = text('partition')
   spec.time = text('time')

@@ -1,8 +1,8 @@
-import {keyed, loggedIn} from '../runners/claude-preflight.js'
+import {keyed, loggedIn} from '../runners/claude/claude-preflight.js'
 import {slowLoginCheck} from '../runners/login-check-limit.js'
-import {geminiAuthVerdict} from '../runners/gemini-auth-verdict.js'
-import {opencodeConfigNamesProvider} from '../runners/opencode-config-names-provider.js'
-import {opencodeNoProvider} from '../runners/opencode-no-provider.js'
+import {geminiAuthVerdict} from '../runners/gemini/gemini-auth-verdict.js'
+import {opencodeConfigNamesProvider} from '../runners/opencode/opencode-config-names-provider.js'
+import {opencodeNoProvider} from '../runners/opencode/opencode-no-provider.js'
 import type {ProjectAuthFacts} from './project-auth-facts.js'
 
 /** What a host's preflight said for one check: the CLI's answer if it was asked, and the facts it read. */

@@ -1,6 +1,6 @@
 import {builtinRunners} from '../runners/builtin-runners.js'
-import {templateProblem} from '../runners/command.js'
-import {splitTemplate} from '../runners/split-template.js'
+import {templateProblem} from '../runners/command/command.js'
+import {splitTemplate} from '../runners/template-safety/split-template.js'
 
 /**
  * Why an imported plan may not use `runner`, or undefined. An imported

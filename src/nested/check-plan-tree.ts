@@ -5,7 +5,7 @@ import {dependencyClosure} from '../plan/dependency-closure.js'
 import {loadPlan} from '../plan/load-plan.js'
 import {PlanError} from '../plan/plan-error.js'
 import type {Diagnostic, Plan, Span} from '../plan/types.js'
-import {childPlanField, childPlanPath} from './child-plan-path.js'
+import {childPlanField, childPlanPath} from '../plan/child-plan-path.js'
 import {sharedChildPlans} from './shared-child-plans.js'
 import {plural} from '../util/plural.js'
 

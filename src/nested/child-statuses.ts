@@ -3,7 +3,7 @@ import {relative} from 'node:path'
 import {loadPlan} from '../plan/load-plan.js'
 import {planStatus, type PlanStatus} from '../plan/plan-status.js'
 import type {Plan} from '../plan/types.js'
-import {childPlanPath} from './child-plan-path.js'
+import {childPlanPath} from '../plan/child-plan-path.js'
 import {plural} from '../util/plural.js'
 
 /** The status of one child plan, nested as deep as its own children go. */

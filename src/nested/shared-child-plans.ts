@@ -1,7 +1,7 @@
 import {realpathSync} from 'node:fs'
 import {dependencyClosure} from '../plan/dependency-closure.js'
 import type {Diagnostic, Plan} from '../plan/types.js'
-import {childPlanField, childPlanPath} from './child-plan-path.js'
+import {childPlanField, childPlanPath} from '../plan/child-plan-path.js'
 
 /**
  * Two agents that can run at the same time (neither depends on the other)

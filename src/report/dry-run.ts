@@ -6,14 +6,15 @@ import {PlanError} from '../plan/plan-error.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {simulateRun} from '../schedule/simulate-run.js'
 import {resolveRunner} from '../runners/resolve-runner.js'
+import {runnerMap} from '../nested/runner-map.js'
 import {agentPrompt} from '../protocol/agent-prompt.js'
 import {readSideState, type SideStateChoice} from '../store/read-side-state.js'
-import {checkTemplates} from '../runners/check-templates.js'
+import {checkTemplates} from '../runners/template-safety/check-templates.js'
 import {formatDuration} from '../util/format-duration.js'
 import {parseDuration} from '../util/parse-duration.js'
 import {plural} from '../util/plural.js'
-import {childPlanField} from '../nested/child-plan-path.js'
-import {defaultConcurrency} from '../run-plan.js'
+import {childPlanField} from '../plan/child-plan-path.js'
+import {defaultConcurrency} from '../plan/defaults.js'
 import {readHosts} from '../hosts/read-hosts.js'
 import {liveJobs} from '../hosts/live-jobs.js'
 import {undeclaredJobHosts} from '../hosts/undeclared-job-hosts.js'
@@ -103,7 +104,7 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
       `${i + 1}.`,
       ...(timed ? [`t+${formatDuration(launch.start)}`] : []),
       `${agent.id}: ${agent.name}`,
-      resolveRunner(plan, agent, options.runner).name,
+      resolveRunner(plan, agent, options.runner, runnerMap).name,
       ...(placed ? [where(agent)] : []),
       firstLine(agent)
     ]
@@ -133,7 +134,7 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
   if (options.prompts) {
     for (const launch of simulation.launches) {
       const agent = byId.get(launch.agent)!
-      const runner = resolveRunner(plan, agent, options.runner)
+      const runner = resolveRunner(plan, agent, options.runner, runnerMap)
       lines.push('', `── ${agent.id}: ${agent.name}  (runner ${runner.name}${placed ? `, on ${where(agent)}` : ''})`)
       const {prompt} = agentPrompt(runner, {plan, agent})
       for (const line of prompt.split(/\r?\n/)) lines.push(`   │ ${line}`)

@@ -1,9 +1,9 @@
 import {realpathSync} from 'node:fs'
 import {join} from 'node:path'
 import type {RunEvent} from '../events.js'
-import {planSlug} from '../git/worktree-names.js'
-import {legacyLogFolders} from '../runners/legacy-log-folders.js'
-import {readRunLog, runLogFile} from './run-log.js'
+import {planSlug} from '../layout/worktree-names.js'
+import {legacyLogFolders} from '../layout/legacy-log-folders.js'
+import {readRunLog, runLogFile} from '../layout/run-log.js'
 
 /**
  * The events of every run of `planFile`, oldest run first, from its run log

@@ -1,24 +1,5 @@
 import type {RunRequest} from './runner.js'
 
-/**
- * What belongs to one attempt of one agent: the variables mdplan sets for it
- * (`agentEnv`, and the retry and answer context of `agentPrompt`). They reach
- * exactly that attempt and nothing it starts through mdplan: a child
- * `mdplan run` (a child plan, or a script that runs one) holds its parent
- * agent's values in its own environment, and its agents must never act on
- * another agent's answer, resume state or failure history.
- */
-export const perAgentVariables = [
-  'MDPLAN_PLAN',
-  'MDPLAN_AGENT',
-  'MDPLAN_AGENT_ID',
-  'MDPLAN_ATTEMPT',
-  'MDPLAN_PREVIOUS_FAILURE',
-  'MDPLAN_CHECKPOINT',
-  'MDPLAN_ANSWER',
-  'MDPLAN_RESUME_STATE'
-] as const
-
 /** What a script (shell runner, command template) learns about its attempt from the environment. */
 export function agentEnv(request: RunRequest, agentId: string): Record<string, string> {
   return {
@@ -27,14 +8,4 @@ export function agentEnv(request: RunRequest, agentId: string): Record<string, s
     MDPLAN_AGENT_ID: agentId,
     MDPLAN_ATTEMPT: String(request.attempt)
   }
-}
-
-/**
- * The environment an agent's process inherits: mdplan's own, without another
- * agent's per-agent variables; the attempt's own (`own`) are added on top.
- */
-export function inheritedEnv(own: Record<string, string> | undefined, from: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = {...from}
-  for (const name of perAgentVariables) delete env[name]
-  return {...env, ...own}
 }

@@ -1,9 +1,9 @@
 import type {Runner} from './runner.js'
-import {claudeRunner} from './claude.js'
-import {codexRunner} from './codex.js'
-import {geminiRunner} from './gemini.js'
-import {opencodeRunner} from './opencode.js'
-import {shellRunner} from './shell.js'
+import {claudeRunner} from './claude/claude.js'
+import {codexRunner} from './codex/codex.js'
+import {geminiRunner} from './gemini/gemini.js'
+import {opencodeRunner} from './opencode/opencode.js'
+import {shellRunner} from './shell/shell.js'
 
 /** The runners known by name; any other runner value is a command template. */
 export const builtinRunners: ReadonlyMap<string, Runner> = new Map([

@@ -1,6 +1,6 @@
-import type {Diagnostic, Plan} from '../plan/types.js'
-import {agentPrompt} from '../protocol/agent-prompt.js'
-import {resolveRunner, runnerName} from './resolve-runner.js'
+import type {Agent, Diagnostic, Plan} from '../plan/types.js'
+import type {Runner} from './runner.js'
+import {runnerName} from './resolve-runner.js'
 import {builtinRunners} from './builtin-runners.js'
 
 /** Linux's limit on one argv element or environment string (MAX_ARG_STRLEN, 32 pages), terminating NUL included. */
@@ -11,17 +11,22 @@ export const maxArgBytes = 128 * 1024 - 1
  * prompt's position (`validate` prints them; the run would fail every attempt
  * with E2BIG). The built-in agent CLIs take large prompts on stdin; a command
  * template gets `{prompt}` as an argument or variable, and the shell runner
- * gets its script as `sh -c` argument: those cannot.
+ * gets its script as `sh -c` argument: those cannot. The caller resolves each agent's runner and assembles its
+ * first prompt (src/protocol/agent-prompt.ts), as a run would.
  */
-export function checkPromptSizes(plan: Plan, runnerFlag?: string): Diagnostic[] {
+export function checkPromptSizes(
+  plan: Plan,
+  input: {runnerOf: (agent: Agent) => Runner; promptOf: (runner: Runner, agent: Agent) => string},
+  runnerFlag?: string
+): Diagnostic[] {
   const warnings: Diagnostic[] = []
   for (const agent of plan.agents) {
-    const runner = resolveRunner(plan, agent, runnerFlag)
+    const runner = input.runnerOf(agent)
     const name = runner.name
     if (builtinRunners.has(name) && name !== 'shell') continue
     const template = runnerName(plan, agent, runnerFlag)
     if (name === 'command' && !template.includes('{prompt}')) continue
-    const bytes = Buffer.byteLength(agentPrompt(runner, {plan, agent}).prompt, 'utf8')
+    const bytes = Buffer.byteLength(input.promptOf(runner, agent), 'utf8')
     if (bytes <= maxArgBytes) continue
     const size = `${Math.round(bytes / 1024)} KiB`
     const fix =

@@ -1,10 +1,9 @@
 import type {Agent, Plan} from '../plan/types.js'
 import type {Runner} from './runner.js'
 import {builtinRunners} from './builtin-runners.js'
-import {commandRunner} from './command.js'
-import {unsafeTemplateAllowed} from './unsafe-template-allowed.js'
-import {childPlanField} from '../nested/child-plan-path.js'
-import {planRunner} from '../nested/plan-runner.js'
+import {commandRunner} from './command/command.js'
+import {unsafeTemplateAllowed} from './template-safety/unsafe-template-allowed.js'
+import {childPlanField} from '../plan/child-plan-path.js'
 
 export const defaultRunner = 'claude'
 
@@ -19,12 +18,19 @@ export function runnerName(plan: Plan, agent: Agent, flag?: string): string {
 
 const templates = new Map<string, Runner>()
 
-/** The runner for an agent (see `runnerName`); a name that is not a built-in runner is a command template. */
-export function resolveRunner(plan: Plan, agent: Agent, flag?: string): Runner {
-  // An agent that is a child plan runs that plan, whatever runner its agents use (they get the flag).
-  if (childPlanField(agent) !== undefined) return planRunner
+/**
+ * The runner for an agent (see `runnerName`) in a map of runners by name; a name that is not in it is a command
+ * template. An agent that is a child plan runs that plan, whatever runner its agents use (they get the flag): its
+ * runner is the map's `plan`, which the layer that knows child plans adds (src/nested/runner-map.ts).
+ */
+export function resolveRunner(plan: Plan, agent: Agent, flag?: string, runners: ReadonlyMap<string, Runner> = builtinRunners): Runner {
+  if (childPlanField(agent) !== undefined) {
+    const child = runners.get('plan')
+    if (!child) throw new Error(`agent ${agent.id} is a child plan, and this map of runners has no \`plan\` runner (see src/nested/runner-map.ts)`)
+    return child
+  }
   const name = runnerName(plan, agent, flag)
-  const builtin = builtinRunners.get(name.toLowerCase())
+  const builtin = runners.get(name.toLowerCase())
   if (builtin) return builtin
   const allowUnsafe = unsafeTemplateAllowed(plan, agent, flag)
   const dataPrograms = plan.settings.templateDataPrograms?.names ?? []

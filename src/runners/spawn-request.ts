@@ -1,5 +1,5 @@
 import type {RunRequest} from './runner.js'
-import {spawnAgent, type SpawnResult} from './spawn-agent.js'
+import {spawnAgent, type SpawnResult} from '../process/spawn-agent.js'
 
 /** Run one attempt's command the way every runner does: the request's folder, environment, log, timeout and abort signal. */
 export function spawnRequest(

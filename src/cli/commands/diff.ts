@@ -1,6 +1,6 @@
 import {dirname, resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
-import {exitCodes} from '../exit-codes.js'
+import {exitCodes} from '../../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {parsePlan} from '../../plan/parse-plan.js'

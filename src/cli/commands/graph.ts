@@ -1,5 +1,5 @@
 import type {RegisterCommand} from '../command-result.js'
-import {exitCodes} from '../exit-codes.js'
+import {exitCodes} from '../../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {loadRealPlan} from '../load-real-plan.js'
 import {PlanError} from '../../plan/plan-error.js'

@@ -1,7 +1,7 @@
 import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
 import {directoryProblem} from '../directory-problem.js'
-import {exitCodes} from '../exit-codes.js'
+import {exitCodes} from '../../exit-codes.js'
 import {installCommands, type InstallAction} from '../../init/install-commands.js'
 import {formatDriverSetup} from '../../init/format-driver-setup.js'
 import {installMergeDriver} from '../../init/install-merge-driver.js'

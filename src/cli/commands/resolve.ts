@@ -1,7 +1,7 @@
 import {existsSync, mkdirSync, readFileSync, statSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
-import {exitCodes} from '../exit-codes.js'
+import {exitCodes} from '../../exit-codes.js'
 import {mergePlans} from '../../merge/merge-plans.js'
 import {leftoverConflicts} from '../../merge/leftover-conflicts.js'
 import {readIndexStages} from '../../merge/read-index-stages.js'

@@ -1,16 +1,19 @@
 import {resolve} from 'node:path'
 import type {RegisterCommand} from '../command-result.js'
-import {exitCodes} from '../exit-codes.js'
+import {exitCodes} from '../../exit-codes.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {checkPlan} from '../../plan/check-plan.js'
 import {checkPlanTree} from '../../nested/check-plan-tree.js'
 import {checkPromptSizes} from '../../runners/check-prompt-sizes.js'
+import {resolveRunner} from '../../runners/resolve-runner.js'
+import {agentPrompt} from '../../protocol/agent-prompt.js'
+import {runnerMap} from '../../nested/runner-map.js'
 import {sortDiagnostics} from '../../plan/sort-diagnostics.js'
 import {loadPlan} from '../../plan/load-plan.js'
 import {PlanError} from '../../plan/plan-error.js'
 import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
-import {checkTemplates} from '../../runners/check-templates.js'
+import {checkTemplates} from '../../runners/template-safety/check-templates.js'
 import {readHosts} from '../../hosts/read-hosts.js'
 import {undeclaredJobHosts} from '../../hosts/undeclared-job-hosts.js'
 import {plural} from '../../util/plural.js'
@@ -39,7 +42,7 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
           ...hosts.diagnostics,
           // A row a dead run left with a job on a host no longer declared: `run` refuses it (setup-hosts.ts).
           ...undeclaredJobHosts(plan, hosts.hosts),
-          ...checkPromptSizes(plan)
+          ...checkPromptSizes(plan, {runnerOf: (agent) => resolveRunner(plan, agent, undefined, runnerMap), promptOf: (runner, agent) => agentPrompt(runner, {plan, agent}).prompt})
         ])
         agents = plan.agents.length
       } catch (error) {
