@@ -30,7 +30,6 @@ async function transpile(into: string): Promise<void> {
 
 // Feeds a small run to the live view, waits for the test's go-ahead, then finishes the run.
 const driver = `
-import {existsSync} from 'node:fs'
 import {createReporter} from './src/report/create-reporter.js'
 const agent = (id, name, deps) => ({id, name, dependsOn: deps.map((d) => ({id: d})), softDependsOn: []})
 const plan = {file: 'plans/demo.md', agents: [agent('A', 'types', []), agent('B', 'api', []), agent('C', 'docs', []), agent('D', 'ui', ['A', 'B']), agent('E', 'e2e', ['D'])]}

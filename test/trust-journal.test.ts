@@ -1,7 +1,7 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import type {JournalEntry} from '../src/store/append-journal.js'
+import type {JournalEntry} from '../src/store/journal-lines.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
 import {tableStateFromPlan} from '../src/store/table-state.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'

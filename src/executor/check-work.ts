@@ -3,7 +3,7 @@ import type {GitGuard} from '../git/git-guard.js'
 import {gitWrite} from '../git/git-write.js'
 import type {HostRuntime} from '../hosts/host-runtime.js'
 import type {ExecEffect} from './exec-effect.js'
-import type {Input} from './drive-executor.js'
+import type {Input} from './exec-event.js'
 
 /**
  * The git side of an attempt that ended: commit its files (`commit: true`), merge its worktree branch or

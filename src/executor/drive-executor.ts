@@ -6,7 +6,7 @@ import type {PlanStore} from '../store/plan-store.js'
 import {upsertOpenQuestion} from '../protocol/upsert-open-question.js'
 import type {ExecConfig} from './exec-config.js'
 import type {ExecEffect, Emitted} from './exec-effect.js'
-import type {ExecEvent} from './exec-event.js'
+import type {ExecEvent, Input} from './exec-event.js'
 import type {ExecState} from './exec-state.js'
 import {checkInvariants} from './check-invariants.js'
 import {step} from './step.js'
@@ -284,9 +284,6 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   return finished
 }
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
-/** An event before the driver stamps its time. */
-export type Input = DistributiveOmit<ExecEvent, 'now'>
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)

@@ -3,14 +3,7 @@ import type {OpenQuestion} from '../protocol/read-answers.js'
 import type {Question} from '../protocol/interpret-result.js'
 import type {TableState} from '../store/table-state.js'
 import type {ResumeKind} from './exec-state.js'
-
-/** A remote attempt's job: its host, its key, whether a rerun attaches to it, and the earlier job whose folder it goes on in. */
-export interface JobRef {
-  host: string
-  key: string
-  reattach: boolean
-  work?: string
-}
+import type {JobRef} from '../hosts/host.js'
 
 /** An event for the reporters, without its time (the driver stamps it). */
 export type Emitted = RunEvent extends infer E ? (E extends unknown ? Omit<E, 'time'> : never) : never

@@ -53,3 +53,7 @@ export type ExecEvent = {
   /** The last look at the file before finishing is done. */
   | {type: 'looked'}
 )
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+/** An event before the driver stamps its time. */
+export type Input = DistributiveOmit<ExecEvent, 'now'>

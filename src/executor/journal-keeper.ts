@@ -1,4 +1,5 @@
-import {appendJournal, type JournalEntry} from '../store/append-journal.js'
+import {appendJournal} from '../store/append-journal.js'
+import type {JournalEntry} from '../store/journal-lines.js'
 import {journalLines} from '../store/journal-lines.js'
 import {atomicWrite} from '../store/atomic-write.js'
 import {journalFile} from '../store/journal-file.js'

@@ -1,7 +1,7 @@
 import {getNote} from '../plan/notes.js'
 import type {RowState} from '../store/table-state.js'
 import {parseJobNote} from '../hosts/job-key.js'
-import type {JobRef} from './exec-effect.js'
+import type {JobRef} from '../hosts/host.js'
 import type {Attempt} from './exec-state.js'
 import {row, type StepContext} from './step-context.js'
 

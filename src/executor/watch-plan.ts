@@ -10,7 +10,7 @@ import {readAnswers, type OpenQuestion} from '../protocol/read-answers.js'
 import {answeredBelow} from '../nested/answered-below.js'
 import type {PlanStore} from '../store/plan-store.js'
 import {mendReplacedLink, planLink} from '../store/mend-replaced-link.js'
-import type {Input} from './drive-executor.js'
+import type {Input} from './exec-event.js'
 import type {ExecState} from './exec-state.js'
 
 export interface PlanWatch {

@@ -1,15 +1,13 @@
-import type {SpawnResult} from '../process/spawn-agent.js'
+import type {SpawnResult, HostCommand} from '../process/process-types.js'
 import type {HostSpec} from './host-spec.js'
 import type {AuthCheck} from './remote-auth.js'
 
-/** What a runner asks to run (argv, environment, stdin), wherever it runs. */
-export interface HostCommand {
-  file: string
-  args: readonly string[]
-  /** The attempt's own variables (MDPLAN_*, a retry's context); the host adds the ones it passes by name. */
-  env?: Record<string, string>
-  input?: string
-  onLine?: (line: string) => void
+/** A remote attempt's job: its host, its key, whether a rerun attaches to it, and the earlier job whose folder it goes on in. */
+export interface JobRef {
+  host: string
+  key: string
+  reattach: boolean
+  work?: string
 }
 
 /** One attempt on one host, named by its key (the job's unique name there). */

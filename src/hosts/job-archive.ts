@@ -6,7 +6,8 @@ import {pipeline} from 'node:stream/promises'
 import tarStream from 'tar-stream'
 import {identityArgs} from '../git/identity-args.js'
 import {gitReason, runGit} from '../git/run-git.js'
-import type {HostCommand, HostJob} from './host.js'
+import type {HostJob} from './host.js'
+import type {HostCommand} from '../process/process-types.js'
 import {runScript} from './job-scripts.js'
 
 /**

@@ -1,8 +1,10 @@
 import {existsSync} from 'node:fs'
 import {loadPlan} from '../plan/load-plan.js'
 import type {Plan} from '../plan/types.js'
-import type {ChildPlans} from '../report/render-mermaid.js'
 import {childPlanPath} from '../plan/child-plan-path.js'
+
+/** Agents that run a child plan, by agent ID: the child plan and its own children. */
+export type ChildPlans = ReadonlyMap<string, {plan: Plan; children: ChildPlans}>
 
 /** The child plans of `plan` (read from `file`) that can be read, as deep as they nest, for `renderMermaid`. */
 export async function loadChildPlans(plan: Plan, file: string, seen: ReadonlySet<string> = new Set([file])): Promise<ChildPlans> {

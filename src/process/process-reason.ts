@@ -1,5 +1,5 @@
 import {formatDuration} from '../util/format-duration.js'
-import type {SpawnResult} from './spawn-agent.js'
+import type {SpawnResult} from './process-types.js'
 
 /** The last non-empty line of some output, trimmed, without colour codes (opencode colours `Error:`). */
 export function lastLine(text: string): string {

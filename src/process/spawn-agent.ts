@@ -5,6 +5,7 @@ import type {ProcessRegistry} from './process-registry.js'
 import {inheritedEnv} from './inherited-env.js'
 import {makeDir} from '../util/make-dir.js'
 import {spawnProcess} from './spawn-process.js'
+import type {SpawnResult} from './process-types.js'
 
 export interface SpawnAgentOptions {
   file: string
@@ -23,18 +24,6 @@ export interface SpawnAgentOptions {
   input?: string
   /** Each stdout line as it arrives (without its line ending), so JSON-stream runners parse events live. */
   onLine?: (line: string) => void
-}
-
-export interface SpawnResult {
-  exitCode?: number
-  signal?: string
-  timedOut: boolean
-  interrupted: boolean
-  stdout: string
-  stderr: string
-  /** The executable could not be started (missing, not executable, bad cwd). */
-  spawnFailed: boolean
-  error?: string
 }
 
 /** Grace between SIGTERM and SIGKILL when killing an agent's process tree. */

@@ -1,7 +1,7 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {EventEmitter} from 'node:events'
 import {spawnHelperOptions, spawnHelperSource} from './spawn-helper-source.js'
-import type {AgentProcess, ProcessOutcome, SpawnProcessOptions} from './spawn-process.js'
+import type {AgentProcess, ProcessOutcome, SpawnProcessOptions} from './process-types.js'
 
 interface Pending {
   process: HelperProcess

@@ -1,4 +1,3 @@
-import type {Runner, RunnerOptions} from '../runners/runner.js'
 import {assemblePrompt, type AssemblePromptInput} from './assemble-prompt.js'
 
 /**
@@ -7,7 +6,7 @@ import {assemblePrompt, type AssemblePromptInput} from './assemble-prompt.js'
  * and answer context travel in the environment instead
  * (`MDPLAN_PREVIOUS_FAILURE`, `MDPLAN_CHECKPOINT`, `MDPLAN_ANSWER`).
  */
-export function agentPrompt(runner: Runner, input: AssemblePromptInput): {prompt: string; env: Record<string, string>} {
+export function agentPrompt(runner: {name: string}, input: AssemblePromptInput): {prompt: string; env: Record<string, string>} {
   if (runner.name !== 'shell' && runner.name !== 'plan') return {prompt: assemblePrompt(input), env: {}}
   const env: Record<string, string> = {}
   // A child plan passes an answer down to the child agent its Resume State names.
@@ -19,6 +18,6 @@ export function agentPrompt(runner: Runner, input: AssemblePromptInput): {prompt
 }
 
 /** Merge the attempt's context variables into the runner options. */
-export function withEnv(options: RunnerOptions, env: Record<string, string>): RunnerOptions {
+export function withEnv<Options extends {env?: Record<string, string>}>(options: Options, env: Record<string, string>): Options {
   return Object.keys(env).length === 0 ? options : {...options, env: {...options.env, ...env}}
 }

@@ -1,4 +1,3 @@
-import type {RunResult} from '../runners/runner.js'
 import {actionableLine} from './actionable-line.js'
 import {oneLine} from './keyed-lines.js'
 import {parseCompletionReport} from './parse-completion-report.js'
@@ -39,6 +38,21 @@ export interface Outcome {
   transient: boolean
 }
 
+/** What the protocol reads of a runner's result (src/runners/runner.ts `RunResult` has these and more). */
+export interface RunVerdict {
+  ok: boolean
+  finalText: string
+  reason?: string
+  exitCode?: number
+  timedOut?: boolean
+  interrupted?: boolean
+  spawnFailed?: boolean
+  rateLimited?: boolean
+  configError?: boolean
+  transient?: boolean
+  unknownSession?: boolean
+}
+
 /**
  * Turn a runner's result into an outcome. A CLI that refused its configuration
  * (`permanent`) or met a passing network or server trouble (`transient`), and a
@@ -46,7 +60,7 @@ export interface Outcome {
  * limit, unknown session), failed whatever it printed; otherwise a RESULT line
  * decides, and with none, the CLI's own verdict (exit code) does.
  */
-export function interpretResult(result: RunResult): Outcome {
+export function interpretResult(result: RunVerdict): Outcome {
   const report = parseCompletionReport(result.finalText)
   const base = {
     checkpoint: report?.checkpoint,

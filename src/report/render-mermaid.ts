@@ -1,4 +1,5 @@
 import {statuses, type Plan, type Status} from '../plan/types.js'
+import type {ChildPlans} from '../nested/load-child-plans.js'
 
 /** Fill, stroke and text colour per status: distinct on GitHub's light and dark themes. */
 const styles: Record<Status, string> = {
@@ -28,9 +29,6 @@ export function renderMermaid(plan: Plan, children: ChildPlans = new Map()): str
   }
   return lines.join('\n') + '\n'
 }
-
-/** Agents that run a child plan, by agent ID: the child plan and its own children. */
-export type ChildPlans = ReadonlyMap<string, {plan: Plan; children: ChildPlans}>
 
 /**
  * One plan's nodes and edges; an agent that runs a child plan is a

@@ -1,4 +1,4 @@
-import type {RunPlanOptions} from './run-plan.js'
+import type {RunPlanOptions} from './run-options.js'
 
 /** The flags a child plan's run inherits from its parent's (its concurrency is its share of the cap). */
 export function childArgs(options: RunPlanOptions, cwd: string): string[] {

@@ -1,6 +1,6 @@
 import {resolve} from 'node:path'
 import type {RunEvent, Scorecard} from '../events.js'
-import type {Agent, Plan} from '../plan/types.js'
+import type {Agent} from '../plan/types.js'
 import {validatePlan} from '../plan/validate-plan.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {PlanError} from '../plan/plan-error.js'
@@ -13,9 +13,9 @@ import {applyJournal} from '../store/apply-journal.js'
 import {journalKeeper} from '../executor/journal-keeper.js'
 import {sameRow} from '../executor/unrecorded-rows.js'
 import {journalFile} from '../store/journal-file.js'
-import {readSideState, type SideStateChoice} from '../store/read-side-state.js'
+import {readSideState} from '../store/read-side-state.js'
 import {checkTemplates} from '../runners/template-safety/check-templates.js'
-import type {Runner, RunnerOptions} from '../runners/runner.js'
+import type {Runner} from '../runners/runner.js'
 import {resolveRunner} from '../runners/resolve-runner.js'
 import {runnerMap} from '../nested/runner-map.js'
 import {preflightRunners} from '../runners/preflight-runners.js'
@@ -47,44 +47,12 @@ import {readRunLogs} from '../report/read-run-logs.js'
 import {timedAgents} from '../report/agent-times.js'
 import {plural} from '../util/plural.js'
 import {defaultConcurrency, defaultMaxAttempts} from '../plan/defaults.js'
-
-export interface RunPlanOptions {
-  file: string
-  /** Where agents and verification commands run (default: the process's cwd). */
-  cwd?: string
-  concurrency?: number
-  /** Overrides every agent's runner. */
-  runner?: string
-  maxAttempts?: number
-  agentTimeoutMs?: number
-  /** The most one agent may keep the run paused in total (rate limits, network trouble); default 30 minutes. */
-  maxPauseMs?: number
-  failFast?: boolean
-  /** A change to a file another agent owns fails the agent (in a git repository). */
-  strictScope?: boolean
-  /** A `.parallel-plan-state.json` whose progress the table lacks: take it, or run from the table (unset: stop and ask). */
-  sideState?: SideStateChoice
-  runnerOptions?: RunnerOptions
-  /** Aborting stops launching and ends running agents; their rows stay `in_progress`. */
-  signal?: AbortSignal
-  onEvent?: (event: RunEvent) => void
-  /** Called once the plan is read and valid, before any event (live views show every agent from the start). */
-  onPlan?: (plan: Plan) => void
-  /** How long a rate or usage limit pauses launches (first pause; doubles, capped at 15 minutes). */
-  rateLimitPauseMs?: number
-  /** How often to look for a person's edits while nothing else happens. */
-  pollMs?: number
-  /** Check the executor's invariants after every step (tests). */
-  checkInvariants?: boolean
-  /** Where agents run unless their own `host` field says otherwise (`--host`): a host name or a pool. */
-  host?: string
-}
+import type {RunPlanOptions} from './run-options.js'
 
 export interface RunPlanResult {
   exitCode: number
   scorecard: Scorecard
 }
-
 
 /**
  * Run a plan: validate it, take its lock, then hand it to the executor (a

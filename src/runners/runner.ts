@@ -53,7 +53,7 @@ export interface RunRequest {
   onChildEvent?: (event: import('../events.js').RunEvent) => void
   onProgress?: (note: string) => void
   /** Where the command runs when not on this machine (src/hosts/): it streams the output lines back. */
-  host?: {run: (command: import('../hosts/host.js').HostCommand) => Promise<import('../process/spawn-agent.js').SpawnResult>}
+  host?: {run: (command: import('../process/process-types.js').HostCommand) => Promise<import('../process/process-types.js').SpawnResult>}
 }
 
 /** What one attempt did, as the CLI reported it. The result protocol interprets `finalText`. */

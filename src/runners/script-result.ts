@@ -1,6 +1,6 @@
 import type {RunResult} from './runner.js'
 import {exitReason} from '../process/process-reason.js'
-import type {SpawnResult} from '../process/spawn-agent.js'
+import type {SpawnResult} from '../process/process-types.js'
 
 /**
  * The result of a plain process (the shell runner, a command template): it

@@ -1,5 +1,6 @@
 import type {RunRequest} from './runner.js'
-import {spawnAgent, type SpawnResult} from '../process/spawn-agent.js'
+import {spawnAgent} from '../process/spawn-agent.js'
+import type {SpawnResult} from '../process/process-types.js'
 
 /** Run one attempt's command the way every runner does: the request's folder, environment, log, timeout and abort signal. */
 export function spawnRequest(

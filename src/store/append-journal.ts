@@ -5,19 +5,6 @@ import {journalFile} from './journal-file.js'
 import {makeDir} from '../util/make-dir.js'
 import {journalLines} from './journal-lines.js'
 
-/** One line of a plan's journal: a row the run knew and could not write into the table. */
-export interface JournalEntry {
-  v: 1
-  /** The plan's file name (the journal sits in `.mdplan/journal/` beside it). */
-  plan: string
-  agent: string
-  /** The row as the run knew it. */
-  row: RowState
-  /** The row as the file said it then (a person's later edit of the same cell is told apart from it). */
-  base?: RowState
-  time: string
-}
-
 /**
  * Keep rows the table could not take (a damaged table, a full disk, a lost
  * lock) in the plan's journal: appended, one JSON line per row, and synced

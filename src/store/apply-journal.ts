@@ -1,4 +1,4 @@
-import type {JournalEntry} from './append-journal.js'
+import type {JournalEntry} from './journal-lines.js'
 import {mergeState} from './merge-state.js'
 import type {TableState} from './table-state.js'
 

@@ -1,6 +1,11 @@
 import {findConflictMarkers} from '../plan/find-conflict-markers.js'
 import type {SectionSpan} from './locate-state-section.js'
-import type {TableDamage} from './read-state-section.js'
+
+/** Why a section has no state table: the offset of the line to fix, and what to do. */
+export interface TableDamage {
+  offset: number
+  reason: string
+}
 
 /**
  * A merge's conflict markers in (or reaching into) the section: the table up

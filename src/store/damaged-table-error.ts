@@ -1,4 +1,4 @@
-import type {TableDamage} from './read-state-section.js'
+import type {TableDamage} from './conflicted-section.js'
 
 /**
  * A hand edit left the `## Execution State` table unreadable (its `|---|` line

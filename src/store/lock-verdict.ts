@@ -1,4 +1,12 @@
-import type {LockOwner} from './lock.js'
+
+export interface LockOwner {
+  pid: number
+  host: string
+  /** ISO 8601. */
+  startedAt: string
+  /** On the lock of a symlink's own path: the plan it pointed at when the run began. */
+  target?: string
+}
 
 /** What a run that finds a plan's lock held may do with it. */
 export type LockVerdict =

@@ -6,15 +6,7 @@ import {isAlive} from './is-alive.js'
 import {planTarget} from './plan-target.js'
 import {isStopped} from './is-stopped.js'
 import {lockVerdict} from './lock-verdict.js'
-
-export interface LockOwner {
-  pid: number
-  host: string
-  /** ISO 8601. */
-  startedAt: string
-  /** On the lock of a symlink's own path: the plan it pointed at when the run began. */
-  target?: string
-}
+import type {LockOwner} from './lock-verdict.js'
 
 export interface RunLock {
   /** The `plan.md.lock` directory. */

@@ -2,7 +2,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {isAlive} from './is-alive.js'
-import {acquireRunLock, type LockOwner, type RunLock, type RunLockOptions} from './lock.js'
+import {acquireRunLock, type RunLock, type RunLockOptions} from './lock.js'
+import type {LockOwner} from './lock-verdict.js'
 import {planTarget} from './plan-target.js'
 
 /**

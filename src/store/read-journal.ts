@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import {basename} from 'node:path'
-import type {JournalEntry} from './append-journal.js'
+import type {JournalEntry} from './journal-lines.js'
 import {journalFile} from './journal-file.js'
 
 /**

@@ -1,7 +1,8 @@
 import type {Plan} from '../plan/types.js'
 import {locateStateSection} from './locate-state-section.js'
 import {conflictedSection} from './conflicted-section.js'
-import {readStateSection, type SectionRead, type TableDamage} from './read-state-section.js'
+import {readStateSection, type SectionRead} from './read-state-section.js'
+import type {TableDamage} from './conflicted-section.js'
 import {stateLayout, type StateLayout} from './state-layout.js'
 import {readMeta, readRows} from './table-state.js'
 

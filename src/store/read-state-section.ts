@@ -6,18 +6,13 @@ import {splitRaw} from './detect-table-style.js'
 import type {SectionSpan} from './locate-state-section.js'
 import {buildLayout, metaName, type MetaName, type StateLayout} from './state-layout.js'
 import {rowFromCells, type RowState, type TableMeta} from './table-state.js'
+import type {TableDamage} from './conflicted-section.js'
 
 export interface SectionRead {
   layout: StateLayout
   /** The rows the table has (the first row wins for a repeated agent), and its meta lines. */
   rows: Map<string, RowState>
   meta: TableMeta
-}
-
-/** Why a section has no state table: the offset of the line to fix, and what to do. */
-export interface TableDamage {
-  offset: number
-  reason: string
 }
 
 const vocabulary = new Set<string>(statuses)

@@ -1,5 +1,5 @@
 import {unrecordedRows} from '../../src/executor/unrecorded-rows.js'
-import type {JournalEntry} from '../../src/store/append-journal.js'
+import type {JournalEntry} from '../../src/store/journal-lines.js'
 import {lockVerdict} from '../../src/store/lock-verdict.js'
 import type {ExecSim} from './exec-sim.js'
 

@@ -16,7 +16,7 @@ import {errnoText} from '../../util/read-regular-file.js'
 import {dependencyDepth} from '../../plan/dependency-depth.js'
 import {loadChildPlans} from '../../nested/load-child-plans.js'
 import {childPlanPath} from '../../plan/child-plan-path.js'
-import type {ChildPlans} from '../../report/render-mermaid.js'
+import type {ChildPlans} from '../../nested/load-child-plans.js'
 import {plural} from '../../util/plural.js'
 
 function positiveInteger(value: string): number {

@@ -8,7 +8,7 @@ import {isRateLimited} from '../is-rate-limited.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {numericFields, parseJsonLine} from '../parse-json-line.js'
 import {exitReason, lastLine, processReason} from '../../process/process-reason.js'
-import type {SpawnResult} from '../../process/spawn-agent.js'
+import type {SpawnResult} from '../../process/process-types.js'
 import {spawnRequest} from '../spawn-request.js'
 
 /**
