@@ -14,6 +14,9 @@ import {childPlanPath} from '../plan/child-plan-path.js'
 import {watchPlan, type PlanWatch} from './watch-plan.js'
 import type {HostRuntime} from '../hosts/host-runtime.js'
 import {DetachRequest} from '../hosts/detach-request.js'
+import type {JobRef} from '../hosts/host.js'
+import {localHostName} from '../hosts/host-spec.js'
+import type {LocalJobs} from '../hosts/local-jobs.js'
 import type {JournalKeeper} from './journal-keeper.js'
 import {armTimer} from './arm-timer.js'
 import {heldPlaces} from './held-places.js'
@@ -42,6 +45,8 @@ export interface DriverInput {
   childArgs?: readonly string[]
   /** Remote hosts' jobs (src/hosts/), when the plan declares hosts. */
   hosts?: HostRuntime
+  /** This machine's jobs (src/hosts/local/): without them an attempt here is a plain process of the run. */
+  local?: LocalJobs
   /**
    * The run lock: looked at before every spawn, every write and every commit or merge (a lock lost since its last refresh launches,
    * writes and commits nothing), and
@@ -147,11 +152,12 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
           dispatch({type: 'lock-lost', reason: lost.message})
           return dispatch({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []})
         }
-        if (job && input.hosts) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...(await input.hosts!.prepare(agent, job, effect.notes))}))
+        if (job && remote(job) && input.hosts) return later(async () => ({type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...(await input.hosts!.prepare(agent, job, effect.notes))}))
         // Nothing to prepare outside git: queued now, it is stepped in this same drain (no turn of the loop between the write and the spawn).
         if (!git) return dispatch({type: 'prepared', agent: effect.agent, attempt: effect.attempt, cwd: input.cwd, notes: {}, warnings: []})
         return later(async () => {
-          const launch = await git.beforeLaunch(agent, effect.notes, effect.earlier)
+          // A job a dead run left, gone back to: what it changed since its base is its own work, not news.
+          const launch = await git.beforeLaunch(agent, effect.notes, effect.earlier, job?.reattach === true)
           return {type: 'prepared', agent: effect.agent, attempt: effect.attempt, ...launch}
         })
       }
@@ -163,9 +169,10 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
           return later(async () => ({type: 'exited', agent: effect.agent, attempt: effect.attempt, result: {ok: false, finalText: '', interrupted: true, reason: 'not launched: the run lock was lost'}}))
         }
         return later(async () => {
-          const result = await spawn(effect)
+          let collectedEnd: number | undefined
+          const result = await spawn(effect, (ms) => (collectedEnd = ms))
           endedAt.set(effect.agent, now())
-          return {type: 'exited', agent: effect.agent, attempt: effect.attempt, result}
+          return {type: 'exited', agent: effect.agent, attempt: effect.attempt, result, ...(collectedEnd !== undefined ? {endedAt: collectedEnd} : {})}
         })
       }
       case 'kill':
@@ -173,7 +180,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         return
       case 'check': {
         const agent = state.byId.get(effect.agent)!
-        return later(() => checkWork({effect, agent, git, hosts: input.hosts, endedAt: endedAt.get(effect.agent), lock: input.lock}))
+        return later(() => checkWork({effect: effect.job && !remote(effect.job) ? {...effect, job: undefined} : effect, agent, git, hosts: input.hosts, endedAt: endedAt.get(effect.agent), lock: input.lock}))
       }
       case 'abandon': {
         const agent = state.byId.get(effect.agent)
@@ -216,7 +223,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
     }
   }
 
-  const spawn = async (effect: Extract<ExecEffect, {type: 'spawn'}>): Promise<RunResult> => {
+  const spawn = async (effect: Extract<ExecEffect, {type: 'spawn'}>, onCollected: (endedAt: number) => void): Promise<RunResult> => {
     const plan = watch.plan
     const agent = state.byId.get(effect.agent)!
     const runner = input.runnerFor(effect.agent)
@@ -234,7 +241,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
     const controller = new AbortController()
     controllers.set(effect.agent, controller)
     const logFile = config.logFile(effect.agent, effect.attempt)
-    const remote = effect.job && input.hosts ? input.hosts.attach(agent, effect.job, {
+    const elsewhere = effect.job && remote(effect.job) && input.hosts ? input.hosts.attach(agent, effect.job, {
           logFile,
           timeoutMs: input.timeoutMs,
           signal: controller.signal,
@@ -243,6 +250,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
             for (const [key, value] of Object.entries(notes)) dispatch({type: 'progress', agent: effect.agent, attempt: effect.attempt, note: value ?? '', key})
           }
         }) : undefined
+    const here = effect.job && !remote(effect.job) && input.local ? input.local.attach(effect.job, {logFile, cwd: effect.cwd, timeoutMs: input.timeoutMs, signal: controller.signal, onCollected}) : undefined
     try {
       const result = await runner.run({
         agent,
@@ -261,10 +269,10 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
         // A child's own writes are its business: its other events come up, marked with its plan.
         onChildEvent: (event) => event.type !== 'state-written' && input.emit({type: 'child', agent: effect.agent, plan: childPlanPath(input.file, agent) ?? '', event}),
         onProgress: (note) => dispatch({type: 'progress', agent: effect.agent, attempt: effect.attempt, note}),
-        ...(remote ? {host: remote} : {})
+        ...(elsewhere ? {host: elsewhere} : here ? {host: here} : {})
       })
       // Whatever the runner made of a silent host's missing output, the attempt's fate there is unknown.
-      const lost = remote?.lost()
+      const lost = elsewhere?.lost()
       if (lost) return {ok: false, finalText: '', reason: lost, hostLost: effect.job!.host, agentId: result.agentId}
       return result
     } catch (error) {
@@ -284,6 +292,11 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   return finished
 }
 
+
+/** A job on another machine (its code shipped there, its work brought back), not one of this machine's. */
+function remote(job: JobRef): boolean {
+  return job.host !== localHostName
+}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)

@@ -25,6 +25,12 @@ export interface ExecConfig {
   /** Where agents run, when the plan declares hosts (without: this machine, as always). */
   hosts?: HostsConfig
   /**
+   * This machine's attempts as jobs (src/hosts/local/): each gets a key, written in its row before it starts,
+   * and a rerun goes back to the job its row names when that job can be gone back to. Absent: attempts here
+   * are plain processes of the run (the executor's own tests).
+   */
+  localJobs?: LocalJobsConfig
+  /**
    * Why an agent's current definition cannot be placed in this run (its `host` names a host the run does not
    * have): it is held, never launched, until a save fixes it. Absent: every definition can be placed.
    */
@@ -42,5 +48,15 @@ export interface HostsConfig {
   /** A new attempt's key, drawn here because `step` has no randomness. */
   newKey: (agent: string, attempt: number) => string
   /** When a live job a rerun re-attaches to was first launched (ms), if the run log says: its attempt is timed from then. */
+  launchedAt?: (key: string) => number | undefined
+}
+
+/** What the executor needs of this machine's jobs: keys, and what a rerun found of the jobs its rows name. */
+export interface LocalJobsConfig {
+  /** A new attempt's key, drawn here because `step` has no randomness. */
+  newKey: (agent: string, attempt: number) => string
+  /** Whether the job a rerun's row names is to be gone back to (running, ended, or never started). */
+  reattach: (key: string) => boolean
+  /** When that job started (ms): its attempt is timed from then. */
   launchedAt?: (key: string) => number | undefined
 }

@@ -29,7 +29,8 @@ export type ExecEvent = {
   | {type: 'agent-id'; agent: string; attempt: number; agentId: string}
   /** A child plan's progress, for its parent agent's Notes (`child: 3/7 completed`); with `key`, that note (a host's `slurm: 1234`; empty removes it). */
   | {type: 'progress'; agent: string; attempt: number; note: string; key?: string}
-  | {type: 'exited'; agent: string; attempt: number; result: RunResult}
+  /** `endedAt`: the job ended before this run found it (a rerun collected it): when, by the job's own record (ms). */
+  | {type: 'exited'; agent: string; attempt: number; result: RunResult; endedAt?: number}
   /** The scope check, commit or merge after an attempt finished. */
   /** `unchecked`: why the work was not looked at (a lost lock): the attempt ends as an interrupted one. */
   | {type: 'checked'; agent: string; attempt: number; notes: NotePatch; warnings: string[]; fail?: string; unchecked?: string}

@@ -40,6 +40,8 @@ export interface Attempt {
   answer?: OpenQuestion
   /** The process result, while its git check runs. */
   result?: RunResult
+  /** When its job ended by the job's own record, when that was before this run found it (a collected job): its Duration ends there. */
+  endedAt?: number
   /** A kill was asked for (Ctrl-C, SIGTERM). */
   killed: boolean
   /**

@@ -1,6 +1,7 @@
 import {getNote} from '../plan/notes.js'
 import type {RowState} from '../store/table-state.js'
 import {parseJobNote} from '../hosts/job-key.js'
+import {localHostName} from '../hosts/host-spec.js'
 import type {JobRef} from '../hosts/host.js'
 import type {Attempt} from './exec-state.js'
 import {row, type StepContext} from './step-context.js'
@@ -55,10 +56,13 @@ export function sessionHost(previous: RowState): string | undefined {
  */
 export function placeAttempt(ctx: StepContext, id: string): Placement | undefined {
   const hosts = ctx.config.hosts
-  if (!hosts) return {host: 'local'}
-  const free = (host: string): number => hosts.slots(host) - attemptsOn(ctx, host)
   const previous = row(ctx, id)
   const job = previous.status === 'in_progress' ? parseJobNote(getNote(previous.notes, 'job')) : undefined
+  // A job of this machine a dead run left: followed again, or collected (placed here whatever the pool says now).
+  const here = job?.host === localHostName && ctx.config.localJobs?.reattach(job.key) === true ? {host: localHostName, reattach: job.key} : undefined
+  if (!hosts) return here ?? {host: localHostName}
+  if (here) return here
+  const free = (host: string): number => hosts.slots(host) - attemptsOn(ctx, host)
   if (job && hosts.remote(job.host) && !ctx.state.hostsLost.has(job.host)) {
     return free(job.host) > 0 ? {host: job.host, reattach: job.key} : undefined
   }
@@ -75,13 +79,13 @@ export function placeAttempt(ctx: StepContext, id: string): Placement | undefine
   return best === undefined ? undefined : {host: best}
 }
 
-/** The job of a remote attempt, for effects. */
+/** The job of an attempt, for effects (an attempt of this machine without hosts declared: `local`). */
 export function jobOf(attempt: Attempt): JobRef | undefined {
-  if (attempt.host === undefined || attempt.key === undefined) return undefined
-  return {host: attempt.host, key: attempt.key, reattach: attempt.reattach ?? false, ...(attempt.work !== undefined ? {work: attempt.work} : {})}
+  if (attempt.key === undefined) return undefined
+  return {host: attempt.host ?? localHostName, key: attempt.key, reattach: attempt.reattach ?? false, ...(attempt.work !== undefined ? {work: attempt.work} : {})}
 }
 
-/** `{job}` for an effect of a remote attempt; nothing for a local one (its effects stay as they were). */
+/** `{job}` for an effect of an attempt that runs as a job; nothing for one that does not.*/
 export function jobField(attempt: Attempt): {job?: ReturnType<typeof jobOf>} {
   const job = jobOf(attempt)
   return job ? {job} : {}

@@ -137,7 +137,7 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   if (orphaned && !resumeSession && !place.reattach) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId || 'it'} ran`)
   const number = attemptNumber(previous.notes, state.attemptsSeen.get(id) ?? 0, previous.status === 'in_progress' || answer !== undefined)
   const remote = config.hosts?.remote(place.host) ?? false
-  const key = place.reattach ?? (remote ? config.hosts!.newKey(id, number) : undefined)
+  const key = place.reattach ?? (remote ? config.hosts!.newKey(id, number) : config.localJobs?.newKey(id, number))
   // The write-ahead log: the key is in the row, on disk, before anything is submitted under it.
   notes = setNote(notes, 'job', key ? `${place.host} ${key}` : undefined)
   if (answer) {
@@ -151,7 +151,7 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     attempt: number,
     phase: 'recording',
     // A re-attached job has run since its launch: its Duration counts from then, not from the re-attach.
-    startedAt: Math.min(ctx.now, (place.reattach !== undefined ? config.hosts?.launchedAt?.(place.reattach) : undefined) ?? ctx.now),
+    startedAt: Math.min(ctx.now, (place.reattach !== undefined ? launchedAt(ctx, place.reattach, remote) : undefined) ?? ctx.now),
     recordedBy: state.write.seq + 1,
     sessionId,
     resumeSession,
@@ -173,4 +173,9 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   setRow(ctx, id, {status: 'in_progress', agentId: sessionId ?? '', duration: '', notes})
   // The write is the gate to the spawn, even when the row reads the same (a resumed orphan).
   state.write.dirty = true
+}
+
+/** When the job a rerun goes back to was launched, if known. */
+function launchedAt(ctx: StepContext, key: string, remote: boolean): number | undefined {
+  return remote ? ctx.config.hosts?.launchedAt?.(key) : ctx.config.localJobs?.launchedAt?.(key)
 }

@@ -28,7 +28,7 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   const id = attempt.agent
   state.attempts.delete(id)
   seeAttempt(ctx, attempt)
-  const durationMs = now - attempt.startedAt
+  const durationMs = Math.min(now, attempt.endedAt ?? now) - attempt.startedAt
   const agentId = result.agentId ?? attempt.sessionId
   const current = row(ctx, id)
   let notes = Object.entries(gitNotes).reduce((cell, [key, value]) => setNote(cell, key, value), current.notes)

@@ -129,6 +129,7 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       const attempt = attemptOf(ctx, event.agent, event.attempt)
       if (!attempt || attempt.phase !== 'running') return
       const result = event.result
+      if (event.endedAt !== undefined) attempt.endedAt = event.endedAt
       if (result.interrupted && (state.stopping || attempt.killed)) return leaveResumable(ctx, attempt, result)
       const outcome = interpretResult(result)
       attempt.result = result

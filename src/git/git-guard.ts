@@ -50,8 +50,12 @@ export interface CompletionGit {
 export interface GitGuard {
   /** Once, before any launch: remove worktrees a crashed run left (keeping those of agents about to resume). */
   start(resuming: (agent: string) => boolean): Promise<string[]>
-  /** `earlier`: an earlier attempt may have left work in the tree, so its files count as this attempt's. */
-  beforeLaunch(agent: Agent, notes: string, earlier?: boolean): Promise<LaunchGit>
+  /**
+   * `earlier`: an earlier attempt may have left work in the tree, so its files count as this attempt's.
+   * `reattach`: the attempt goes back to a job a dead run left (running, or ended): the files it changed since
+   * its base are its own work, not news to warn of.
+   */
+  beforeLaunch(agent: Agent, notes: string, earlier?: boolean, reattach?: boolean): Promise<LaunchGit>
   /** `endedAt`: when the agent's process ended (ms); a snapshot started since then can serve its check. */
   afterCompletion(agent: Agent, succeeded: boolean, endedAt?: number): Promise<CompletionGit>
   /** Forget an attempt that ended without completing (snapshot, window). */
@@ -123,10 +127,10 @@ export async function createGitGuard(input: {
       return formatCleanup(result)
     },
 
-    async beforeLaunch(agent, notes, earlier = false) {
+    async beforeLaunch(agent, notes, earlier = false, reattach = false) {
       const warnings: string[] = []
       const base = getNote(notes, 'base')
-      if (base) {
+      if (base && !reattach) {
         const conflicts = await resumeConflicts({root, agent: agent.id, base, owners, ignore})
         const message = formatResumeConflicts(agent.id, conflicts)
         if (message) warnings.push(message)

@@ -13,9 +13,8 @@ import {ownershipMap} from '../git/ownership-map.js'
 import {runGit, splitNul} from '../git/run-git.js'
 import {worktreeNames} from '../layout/worktree-names.js'
 import type {HostSpec} from './host-spec.js'
-import {containerHost} from './container/container.js'
-import {sshHost} from './ssh/ssh.js'
-import {clusterHost} from './cluster-host.js'
+import {createHost} from './host-types.js'
+import {jobsFolder} from '../layout/jobs-folder.js'
 import {jobKeyPrefix, parseJobKey} from './job-key.js'
 import {cancelWhenBack} from './cancel-when-back.js'
 
@@ -39,6 +38,8 @@ export interface HostRuntime {
 
 export function createHostRuntime(input: {
   plan: Plan
+  /** The plan file (its local jobs' folder is beside it). */
+  file: string
   specs: ReadonlyMap<string, HostSpec>
   root: string
   prefix: string
@@ -68,7 +69,7 @@ export function createHostRuntime(input: {
     if (!found) {
       const spec = input.specs.get(name)
       if (!spec || spec.type === 'local') throw new Error(`not a remote host: ${name}`)
-      hosts.set(name, (found = clusterHost(spec) ?? (spec.type === 'ssh' ? sshHost(spec) : containerHost(spec, root))))
+      hosts.set(name, (found = createHost(spec, {root, jobs: jobsFolder(input.file)})))
     }
     return found
   }

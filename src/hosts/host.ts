@@ -17,7 +17,9 @@ export interface HostJob {
   timeoutMs?: number
   signal?: AbortSignal
   /** Code in: the commit the agent starts from, on its branch, in the repository at `root`; `cwd` is the plan's folder inside it. */
-  git: {root: string; base: string; branch: string; prefix: string; message: string}
+  git?: {root: string; base: string; branch: string; prefix: string; message: string}
+  /** A local job's folder: the run's, or the agent's worktree (remote jobs run in the clone `git` makes). */
+  cwd?: string
   /** A rerun's job: look for it by its key before submitting. */
   reattach?: boolean
   /**
@@ -35,6 +37,8 @@ export interface HostRun extends SpawnResult {
   lost?: boolean
   /** The job was already there (a rerun re-attached, or a submit's answer was lost): its output was replayed. */
   attached?: boolean
+  /** The job had ended before this run found it: when, by the job's own record (ms). */
+  endedAt?: number
 }
 
 /** The result of a job, brought home: a commit on the agent's branch, or nothing to merge. */
@@ -60,6 +64,12 @@ export interface Host {
   list(prefix: string): Promise<string[] | undefined>
   /** Problems with running agents there (unreachable, no git, a CLI missing or logged out), one line each with the fix. */
   preflight(executables: readonly string[], auth?: readonly AuthCheck[]): Promise<string[]>
+  /**
+   * What became of a job a rerun's row names, read at once (engines whose jobs live on this machine): `running`,
+   * `ended` (its end is there to collect), `missing` (never started), `stopped` (Ctrl-C ended it), `dead` (it
+   * ended without an end). Its start, when it started.
+   */
+  status?(key: string): {state: 'missing' | 'running' | 'ended' | 'stopped' | 'dead'; startedAt?: number}
   /** Close shared connections. */
   close(): Promise<void>
 }

@@ -30,7 +30,7 @@ export type BaseShipping = 'full' | 'none' | {not: readonly string[]}
 export async function jobArchive(job: HostJob, command: HostCommand, env: Record<string, string>, shipping: BaseShipping = 'full'): Promise<{file: string; dispose: () => Promise<void>} | {error: string}> {
   const dir = await mkdtemp(join(tmpdir(), 'mdplan-job-'))
   const dispose = (): Promise<void> => rm(dir, {recursive: true, force: true})
-  const {root, base, branch, prefix, message} = job.git
+  const {root, base, branch, prefix, message} = job.git!
   try {
     const bundle = shipping === 'none' ? undefined : await baseBundle(root, base, shipping === 'full' ? [] : shipping.not)
     if (bundle !== undefined && typeof bundle !== 'string') return await fail(dispose, bundle.error)

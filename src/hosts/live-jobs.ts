@@ -2,8 +2,9 @@ import {getNote} from '../plan/notes.js'
 import {locate} from '../plan/locate.js'
 import type {Plan, Point} from '../plan/types.js'
 import {parseJobNote} from './job-key.js'
+import {localHostName} from './host-spec.js'
 
-/** A job an `in_progress` row names (`job: <host> <key>`): it may still run there, whatever the plan says now. */
+/** A job on another host an `in_progress` row names (`job: <host> <key>`): it may still run there, whatever the plan says now. */
 export interface LiveJob {
   agent: string
   host: string
@@ -32,7 +33,8 @@ export function liveJobs(plan: Plan): LiveJob[] {
     const cell = row.cells[table.index.notes]
     if (row.status !== 'in_progress' || !cell) continue
     const job = parseJobNote(getNote(cell.value, 'job'))
-    if (!job) continue
+    // This machine's jobs are this machine's whatever the plan declares (src/hosts/local-jobs.ts).
+    if (!job || job.host === localHostName) continue
     locator ??= locate(plan.text)
     const at = plan.text.indexOf('job:', cell.position.start.offset)
     const offset = at !== -1 && at < cell.position.end.offset ? at : cell.position.start.offset

@@ -5,6 +5,7 @@ import type {ProcessRegistry} from './process-registry.js'
 import {inheritedEnv} from './inherited-env.js'
 import {makeDir} from '../util/make-dir.js'
 import {spawnProcess} from './spawn-process.js'
+import {killGraceMs, signalGroup, trackGroup} from './process-groups.js'
 import type {SpawnResult} from './process-types.js'
 
 export interface SpawnAgentOptions {
@@ -26,34 +27,11 @@ export interface SpawnAgentOptions {
   onLine?: (line: string) => void
 }
 
-/** Grace between SIGTERM and SIGKILL when killing an agent's process tree. */
-export const killGraceMs = 2000
-
-// Process groups still alive, so a crash or `process.exit` of mdplan does not leave agents running:
-// detached children are outside execa's own cleanup and outside the terminal's Ctrl-C.
-const liveGroups = new Set<number>()
-let exitHookInstalled = false
 let registry: ProcessRegistry | undefined
 
 /** Record every agent's process group in `next` while it lives (one run at a time per process). */
 export function trackProcessGroups(next: ProcessRegistry | undefined): void {
   registry = next
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return
-  exitHookInstalled = true
-  process.once('exit', () => {
-    for (const pid of liveGroups) signalGroup(pid, 'SIGKILL')
-  })
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // ESRCH: the whole group is already gone.
-  }
 }
 
 /**
@@ -143,9 +121,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   signal?.addEventListener('abort', onAbort, {once: true})
   // Aborted while the log folder was being made: the event has already fired.
   if (signal?.aborted) onAbort()
+  const group = pid === undefined ? undefined : trackGroup(pid)
   if (pid !== undefined) {
-    liveGroups.add(pid)
-    installExitHook()
     // Leftover children that still hold stdout would keep the run waiting, and an
     // agent's helpers should not outlive it: end the rest of its group with it.
     subprocess.once('exit', () => {
@@ -156,7 +133,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const result = await subprocess
   if (timer) clearTimeout(timer)
   signal?.removeEventListener('abort', onAbort)
-  if (pid !== undefined) liveGroups.delete(pid)
+  group?.forget()
   tracked?.end(pid)
   if (decoder) {
     const rest = partial + decoder.end()

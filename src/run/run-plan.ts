@@ -42,6 +42,7 @@ import {finishRun} from './finish-run.js'
 import {exitCodes} from '../exit-codes.js'
 import {setupHosts} from './setup-hosts.js'
 import {keptJobs} from '../hosts/kept-jobs.js'
+import {localJobsOf} from './local-jobs-of.js'
 import {openRunLog, runLogFile} from '../layout/run-log.js'
 import {readRunLogs} from '../report/read-run-logs.js'
 import {timedAgents} from '../report/agent-times.js'
@@ -175,13 +176,17 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       }
 
       // This plan's jobs that no row names any more (collected results, a lost attempt's leftovers): ended and removed.
+      // This machine's jobs: the ones the rows name are looked at once (a dead run's agent may still run, or be done).
+      const local = await localJobsOf(file, root, cwd, state.table.rows.values())
       const sweep = async (): Promise<void> => {
         // After a lost lock the plan may be another run's, and so may the jobs under its prefix: none is touched.
-        if (!hosts.runtime || state.lockLost !== undefined) return
+        if (state.lockLost !== undefined) return
         // A job is kept while the file still names it too: its outcome is not recorded until a write says so,
         // and a Kubernetes Job's pod log is the only copy of its result (a run that ends unable to write leaves
         // it to the next run, whose first write records the outcome).
-        await hosts.runtime.sweep(keptJobs([...state.table.rows.values(), ...state.write.onDisk.rows.values()]), hosts.used)
+        const keep = keptJobs([...state.table.rows.values(), ...state.write.onDisk.rows.values()])
+        await local.jobs.sweep(keep)
+        if (hosts.runtime) await hosts.runtime.sweep(keep, hosts.used)
       }
       await sweep()
       const keeper = journalKeeper({file, emit, seed: journal, table})
@@ -201,6 +206,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
           maxPauseMs: options.maxPauseMs ?? settings.maxPause,
           ...(hosts.config ? {hosts: hosts.config} : {}),
+          localJobs: local.config,
           unplaceable: hosts.unplaceable
         },
         store,
@@ -234,7 +240,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         // Tests turn the checks on for every run they start (vitest.config.ts sets the variable).
         checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
         childArgs: childArgs(options, cwd),
-        ...(hosts.runtime ? {hosts: hosts.runtime} : {})
+        ...(hosts.runtime ? {hosts: hosts.runtime} : {}),
+        local: local.jobs
       })
       await sweep()
       // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.

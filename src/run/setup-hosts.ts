@@ -91,7 +91,7 @@ export async function setupHosts(input: {
   }
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes((agent.fields.commit?.value ?? String(plan.settings.commit ?? '')).trim().toLowerCase())
   // Made whenever a remote host is declared: an edit during the run may move an agent to one no agent used at the start.
-  const runtime = createHostRuntime({plan, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits})
+  const runtime = createHostRuntime({plan, file, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits})
   if (used.size === 0) return {config, runtime, runsHere, used: [], unplaceable, problems}
   // gemini and opencode read their auth from project files too: the ones the agents' clone will hold, read here once.
   const readsProject = [...input.launchable].some((id) => ['gemini', 'opencode'].includes(input.runners.get(id)?.name ?? ''))

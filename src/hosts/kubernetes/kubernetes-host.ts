@@ -48,7 +48,7 @@ export function kubernetesHost(spec: HostSpec): Host {
       await archive.dispose()
     }
     if (tar.length > maxArchiveBytes) return {error: `the job's code (${Math.round(tar.length / 1024)} KiB as a git bundle) is over a ConfigMap's 1 MiB; run these agents on an ssh or slurm host`}
-    const [, slug = '', agent = ''] = job.git.branch.split('/')
+    const [, slug = '', agent = ''] = job.git!.branch.split('/')
     const labels = {...managed, 'mdplan/plan': labelValue(slug), 'mdplan/agent': labelValue(agent)}
     const metadata = {name, labels, annotations: {'mdplan/key': job.key}}
     const ignore409 = (error: unknown): void => {

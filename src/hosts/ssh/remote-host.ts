@@ -204,7 +204,7 @@ async function runJob({spec, dir, transport, job, command, cancel, stop: stopJob
         turn ||= await bases.turn()
         // Stopped while it waited for the host's first base: nothing was sent, nothing is.
         if (stop.signal.aborted) continue
-        archive = await jobArchive(job, command, env, wholeBase ? 'full' : bases.shipping(job.git.base))
+        archive = await jobArchive(job, command, env, wholeBase ? 'full' : bases.shipping(job.git!.base))
         if ('error' in archive) return finish({spawnFailed: true, error: archive.error})
       }
       const call =
@@ -217,7 +217,7 @@ async function runJob({spec, dir, transport, job, command, cancel, stop: stopJob
         said += chunk.toString('latin1')
         const taken = /^mdplan-job (submitted|exists)$/m.test(said)
         if (taken) {
-          bases.learn([job.git.base])
+          bases.learn([job.git!.base])
           turn = false
         }
         if (taken || said.length > 65_536) call.stderr?.off('data', hear)

@@ -1,0 +1,29 @@
+import {randomBytes} from 'node:crypto'
+import type {LocalJobsConfig} from '../executor/exec-config.js'
+import type {GitRoot} from '../git/git-root.js'
+import {localHostName} from '../hosts/host-spec.js'
+import {jobKey, jobKeyPrefix, jobSpace, parseJobNote} from '../hosts/job-key.js'
+import {localJobs, type LocalJobs} from '../hosts/local-jobs.js'
+import {planSlug} from '../layout/worktree-names.js'
+import {getNote} from '../plan/notes.js'
+import type {RowState} from '../store/table-state.js'
+
+/**
+ * The plan's local jobs for one run: their keys (the plan's key space, as a remote host's jobs have), and what
+ * became of the jobs the rows a dead run left `in_progress` name, looked at before the first launch.
+ */
+export async function localJobsOf(file: string, root: Promise<GitRoot | undefined>, cwd: string, rows: Iterable<RowState>): Promise<{jobs: LocalJobs; config: LocalJobsConfig}> {
+  const gitRoot = (await root)?.root
+  const slug = planSlug(file, gitRoot)
+  const space = gitRoot === undefined ? slug : jobSpace(slug, gitRoot)
+  const named: string[] = []
+  for (const row of rows) {
+    const job = row.status === 'in_progress' ? parseJobNote(getNote(row.notes, 'job')) : undefined
+    if (job?.host === localHostName) named.push(job.key)
+  }
+  const jobs = localJobs({file, root: gitRoot ?? cwd, prefix: jobKeyPrefix(space), named})
+  return {
+    jobs,
+    config: {newKey: (agent, attempt) => jobKey(space, agent, attempt, randomBytes(3).toString('hex')), reattach: jobs.reattach, launchedAt: jobs.launchedAt}
+  }
+}
