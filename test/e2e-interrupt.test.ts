@@ -16,11 +16,6 @@ async function logFile(): Promise<string> {
   return join(await mkdtemp(join(tmpdir(), 'mdplan-e2e-log-')), 'agents.log')
 }
 
-/**
- * Until every process a SIGKILLed run of `plan` put on record has ended: its spawn helper (which may be in the
- * middle of a fork when mdplan dies, and writes the agent down right after it) and its agents, which go on
- * alone and end after their short sleeps. From then on no line of that run's agents is still to come.
- */
 /** A 12-agent random DAG of short sleeps that log their launches; `failing` exits 1. */
 async function dagRepo(log: string, options: {failing?: string; front?: string} = {}) {
   const dag = randomDag(12, 7, 150, 400)

@@ -100,19 +100,23 @@ interface Follow {
 async function follow(frame: JobAttempt, folder: string, started: Follow, signal: AbortSignal | undefined): Promise<HostRun> {
   let how = started
   let pid = how.child?.pid ?? jobPid(folder)
-  const group = pid === undefined ? undefined : trackGroup(pid)
+  let group = pid === undefined ? undefined : trackGroup(pid)
   let childEnded = false
   let attached = how.attached === true
   // The wait between looks ends early when the wrapper this process started exits, or on Ctrl-C.
   let wakeUp: (() => void) | undefined
   const wake = (): void => wakeUp?.()
-  void how.child?.exited.then(() => {
+  let lostGuard = false
+  void how.child?.exited.then((outcome) => {
+    lostGuard = outcome.exitCode === lostGuardStatus
     childEnded = true
     wake()
   })
   frame.stop.addEventListener('abort', wake, {once: true})
   try {
     for (;;) {
+      // A job found just started may not have written its pid yet.
+      if (pid === undefined && (pid = jobPid(folder)) !== undefined) group = trackGroup(pid)
       await drain(frame, folder)
       if (frame.stop.aborted) return await stop(frame, folder, pid, signal)
       if (exitStatus(folder) !== undefined) {
@@ -121,11 +125,13 @@ async function follow(frame: JobAttempt, folder: string, started: Follow, signal
         return await collect(frame, folder, attached)
       }
       if (childEnded) {
-        // Another start of this key holds the guard: follow that one (a rerun that raced a launch cut short).
+        // Another start of this key holds the guard (a rerun that raced a start a killed run had begun): follow that one.
         const winner = jobPid(folder)
-        if (winner !== undefined && winner !== how.child?.pid && !attached) {
+        if (lostGuard && winner !== how.child?.pid) {
           attached = true
+          group?.forget()
           pid = winner
+          group = pid === undefined ? undefined : trackGroup(pid)
           childEnded = false
           how = {attached: true}
           continue
