@@ -91,11 +91,22 @@ describe('local agents whose coordinator is SIGKILLed at random moments (git rep
       const deaths: string[] = []
       for (let kill = 0; kill < c.kills; kill++) {
         const run = startCli(['run', plan, '--json'], {cwd: repo.root, env})
-        const after = Math.round(150 + rand() * 1300)
+        // A random moment once this run is under way: after its first launch (or re-attach), so the kill lands
+        // while agents run, between launches, or in a commit, and never merely during the start of Node.
+        let heard = ''
+        const launched = new Promise<void>((resolve) => {
+          run.stdout?.on('data', (chunk: Buffer) => {
+            heard += String(chunk)
+            if (heard.includes('"type":"launched"')) resolve()
+          })
+          void run.then(() => resolve())
+        })
+        await launched
+        const after = Math.round(rand() * 1200)
         await new Promise((resolve) => setTimeout(resolve, after))
         run.kill('SIGKILL')
         const ended = await run
-        deaths.push(`after ${after} ms: ${ended.signal ?? `exit ${ended.exitCode}`}`)
+        deaths.push(`kill ${kill + 1}, ${after} ms after the first launch: ${ended.signal ?? `exit ${ended.exitCode}`}`)
       }
       const last = await runCli(['run', plan, '--json'], {cwd: repo.root, env})
       const side = await agentSide(c, log)
