@@ -10,7 +10,7 @@ import ts from 'typescript'
 const args = process.argv.slice(2)
 const maxAt = args.indexOf('--max')
 const max = maxAt === -1 ? 80 : Number(args[maxAt + 1])
-const folders = args.filter((arg, index) => arg !== '--max' && index !== maxAt + 1)
+const folders = args.filter((arg, index) => arg !== '--max' && (maxAt === -1 || index !== maxAt + 1))
 if (folders.length === 0) folders.push('src')
 
 /** Every .ts file under `path` (a file or a folder), declaration files left out. */

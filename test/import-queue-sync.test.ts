@@ -1,5 +1,3 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {execa} from 'execa'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'

@@ -96,7 +96,6 @@ describe('a rerun ends only its own plan’s leftover agents (git repository)', 
     const log = await logFile()
     const repo = await tempRepo()
     await repo.commit('plan', {'Plan.md': shellPlan({A: {script: slowAgent(log, 'A', 4)}})})
-    const plan = join(repo.root, 'Plan.md')
     const id = '0b1e9c1e-5d1a-4c55-9f0e-3c1f2f6f7a10'
     const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {}, args: ['--session-id', id], agentId: id})
     const second = await runCli(['run', 'Plan.md'], {cwd: repo.root, env: gitEnv()})

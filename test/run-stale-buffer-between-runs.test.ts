@@ -85,7 +85,6 @@ describe('an editor buffer from the middle of a killed run, saved before the nex
   it('`git checkout plan.md` between runs (the committed plan): a reset, taken as found, every agent runs again', async () => {
     repo = await tempRepo({'README.md': '# test\n'})
     const log = join(repo.root, '..', `${repo.root.split('/').pop()}-agents.log`)
-    const plan = join(repo.root, 'plan.md')
     await repo.commit('plan', {'plan.md': shellPlan({A: {script: logged(log, 'true')}, B: {deps: ['A'], script: logged(log, 'true')}})})
     expect((await runCli(['run', 'plan.md'], {cwd: repo.root})).exitCode).toBe(0)
     await repo.git('checkout', '--', 'plan.md')

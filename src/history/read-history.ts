@@ -23,5 +23,5 @@ export async function readHistory(file: string): Promise<AgentHistory | undefine
   if (typeof record !== 'object' || record === null || Array.isArray(record) || !Array.isArray(record.entries ?? [])) {
     throw new Error(`${file} is not an agent history (expected {"version", "max_entries", "entries": […]})`)
   }
-  return {...record, version: String(record.version ?? ''), max_entries: typeof record.max_entries === 'number' ? record.max_entries : 50, entries: record.entries ?? []} as AgentHistory
+  return {...record, version: String(record.version ?? ''), max_entries: typeof record.max_entries === 'number' ? record.max_entries : 50, entries: record.entries ?? []}
 }

@@ -27,7 +27,7 @@ export function checkGeneratedPlan(text: string, file: string, expected: {earlie
     if (agent.name !== want.name) problems.push(`agent ${want.id} reads back named "${agent.name}", not "${want.name}"`)
     if (keys.join(',') !== wantedKeys.join(',')) problems.push(`agent ${want.id} reads back with the fields ${keys.join(', ')}, not ${wantedKeys.join(', ')}`)
     for (const [key, value] of want.fields) {
-      if (agent.fields[key] !== undefined && agent.fields[key]!.value.trim() !== value.trim()) problems.push(`agent ${want.id}'s ${key} reads back as ${JSON.stringify(agent.fields[key]!.value)}`)
+      if (agent.fields[key] !== undefined && agent.fields[key].value.trim() !== value.trim()) problems.push(`agent ${want.id}'s ${key} reads back as ${JSON.stringify(agent.fields[key].value)}`)
     }
     const prompt = want.prompt.join('\n').replace(/^\n+|\s+$/g, '')
     if (agent.prompt?.text !== prompt) problems.push(`agent ${want.id}'s prompt does not read back as generated`)

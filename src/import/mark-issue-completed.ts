@@ -34,7 +34,7 @@ export function markIssueCompleted(text: string, id: string): MarkResult {
 /** The line with one `"status": "…"` value replaced, if that yields exactly `wanted` (a nested `status` key is left alone). */
 function inPlace(line: string, wanted: Record<string, unknown>): string | undefined {
   for (const match of line.matchAll(/("status"\s*:\s*)"(?:[^"\\]|\\.)*"/g)) {
-    const candidate = line.slice(0, match.index) + match[1] + '"completed"' + line.slice(match.index! + match[0].length)
+    const candidate = line.slice(0, match.index) + match[1] + '"completed"' + line.slice(match.index + match[0].length)
     try {
       if (isDeepStrictEqual(JSON.parse(candidate), wanted)) return candidate
     } catch {

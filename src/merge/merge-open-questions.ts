@@ -63,7 +63,7 @@ export function mergeOpenQuestions(base: string | undefined, ours: string | unde
 function chunks(text: string): Chunk[] {
   const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? []
   const found = openQuestionEntries(lines.map((line) => line.replace(/\r?\n$/, '')))
-  const bounds = [{start: 0, agent: undefined as string | undefined}, ...found.map((entry) => ({start: entry.start, agent: entry.agent as string | undefined}))]
+  const bounds = [{start: 0, agent: undefined as string | undefined}, ...found.map((entry) => ({start: entry.start, agent: entry.agent}))]
   return bounds.map((bound, i) => {
     const end = i + 1 < bounds.length ? bounds[i + 1]!.start : lines.length
     let last = end

@@ -39,7 +39,7 @@ function leanParse(text: string): Root {
     const plain = inlineText(heading)
     if (!inlineSyntax.test(plain)) continue
     const start = heading.position!.start
-    const source = text.slice(start.offset!, heading.position!.end.offset!)
+    const source = text.slice(start.offset, heading.position!.end.offset)
     // A heading inside a container (a list, a quote) reads differently alone, and so
     // does a reference to a definition elsewhere: then parse the whole text instead.
     const alone = start.column === 1 && !(found.definitions && plain.includes('[')) ? processor.parse(source).children : []

@@ -90,7 +90,7 @@ function endsOpen(tree: Root, chunk: string): boolean {
   while (node) {
     if (node.type === 'html') return openHtml(node.value, chunk)
     if (node.type === 'code') return !closedFence(chunk, node.position!.start.offset!, node.position!.end.offset!)
-    node = 'children' in node && node.children.length > 0 ? (node.children[node.children.length - 1] as RootContent) : undefined
+    node = 'children' in node && node.children.length > 0 ? (node.children[node.children.length - 1]) : undefined
   }
   return false
 }

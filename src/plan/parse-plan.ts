@@ -164,7 +164,7 @@ function unterminatedFence(nodes: RootContent[], text: string, at: Locator, file
       }
       return
     }
-    node = 'children' in node && node.children.length > 0 ? (node.children[node.children.length - 1] as RootContent) : undefined
+    node = 'children' in node && node.children.length > 0 ? (node.children[node.children.length - 1]) : undefined
   }
 }
 

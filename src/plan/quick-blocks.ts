@@ -1,4 +1,4 @@
-import type {Code, Heading, List, ListItem, Paragraph, RootContent, Table} from 'mdast'
+import type {Heading, List, ListItem, RootContent, Table} from 'mdast'
 
 // A reader of the few block shapes that make up most of a generated plan (ATX headings, plain
 // paragraphs, `- ` lists of one-paragraph items, column-0 fences, pipe tables). It gives the lean
@@ -93,7 +93,7 @@ export function quickBlocks(text: string, start: number, end: number, line: numb
         if (body.length - trimStartSpaces(body).length < 4 && trimmed.length >= fence.length && trimmed === c.repeat(trimmed.length)) break
         lines.push(body)
       }
-      nodes.push({type: 'code', lang: opener[2] || null, meta: opener[3] ?? null, value: lines.join('\n'), position: {start: from, end: at(e)}} as Code)
+      nodes.push({type: 'code', lang: opener[2] || null, meta: opener[3] ?? null, value: lines.join('\n'), position: {start: from, end: at(e)}})
       advance()
       continue
     }
@@ -140,7 +140,7 @@ export function quickBlocks(text: string, start: number, end: number, line: numb
         if (text[o] !== '|') return undefined
         last = at(e)
       }
-      nodes.push({type: 'table', align, children: [], position: {start: from, end: last}} as Table)
+      nodes.push({type: 'table', align, children: [], position: {start: from, end: last}})
       continue
     }
     if (!plain(o)) return undefined
@@ -149,7 +149,7 @@ export function quickBlocks(text: string, start: number, end: number, line: numb
       if (!plain(o)) return undefined
       last = at(e)
     }
-    nodes.push({type: 'paragraph', children: [], position: {start: from, end: last}} as Paragraph)
+    nodes.push({type: 'paragraph', children: [], position: {start: from, end: last}})
   }
   return nodes
 }

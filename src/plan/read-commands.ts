@@ -1,4 +1,4 @@
-import type {Code, RootContent} from 'mdast'
+import type {RootContent} from 'mdast'
 import type {Command} from './types.js'
 import type {Locator} from './locate.js'
 
@@ -9,7 +9,7 @@ export function readCommands(nodes: RootContent[], at: Locator): Command[] {
   const commands: Command[] = []
   const visit = (node: RootContent): void => {
     if (node.type === 'code') {
-      const lang = (node as Code).lang?.toLowerCase() ?? ''
+      const lang = node.lang?.toLowerCase() ?? ''
       if (shells.has(lang)) {
         commands.push({lang, script: node.value.replace(/\r\n?/g, '\n'), position: at.span(node.position!.start.offset!, node.position!.end.offset!)})
       }

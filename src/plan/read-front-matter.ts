@@ -96,7 +96,7 @@ export function readFrontMatter(text: string, start: number, end: number, at: Lo
         break
       }
       case 'allowed_tools':
-        if (Array.isArray(raw) && raw.every((tool) => typeof tool === 'string')) settings.allowedTools = raw as string[]
+        if (Array.isArray(raw) && raw.every((tool) => typeof tool === 'string')) settings.allowedTools = raw
         else if (typeof raw === 'string') settings.allowedTools = raw.split(/[,\s]+/).filter(Boolean)
         else problem(key, 'a list of tool names')
         break

@@ -1,4 +1,3 @@
-import type {Heading} from 'mdast'
 import {agentHeading} from './agent-heading.js'
 import {inlineText} from './inline-text.js'
 import {locate} from './locate.js'
@@ -23,7 +22,7 @@ export function readPromptsFile(source: string, file: string): Map<string, Promp
     let end = text.length
     for (let next = index + 1; next < nodes.length; next++) {
       const after = nodes[next]!
-      if (after.type === 'heading' && (after as Heading).depth <= node.depth) {
+      if (after.type === 'heading' && after.depth <= node.depth) {
         end = after.position!.start.offset!
         break
       }

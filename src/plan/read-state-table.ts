@@ -35,7 +35,7 @@ export function readStateTable(input: StateInput): StateSection {
 
   if (!table) {
     // A pipe line that GFM did not take as a table is a table gone wrong.
-    const stray = nodes.find((node) => node.type === 'paragraph' && text.startsWith('|', node.position!.start.offset!))
+    const stray = nodes.find((node) => node.type === 'paragraph' && text.startsWith('|', node.position!.start.offset))
     const header = nodes.find((node) => node.type === 'table')
     const where = stray ?? header
     if (where) {

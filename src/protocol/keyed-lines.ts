@@ -39,7 +39,7 @@ export function keyOf(line: string): {key: string; value: string} | undefined {
   // Indented lines belong to the value above (a YAML-ish resume state may say `files: 2`).
   if (/^\s{2,}/.test(line)) return undefined
   const plain = plainLine(line)
-  const option = /^(?:[-*+]\s+)?option\s+\w+\s*[:.)\-]\s*(.*)$/i.exec(plain)
+  const option = /^(?:[-*+]\s+)?option\s+\w+\s*[:.)-]\s*(.*)$/i.exec(plain)
   if (option) return {key: 'option', value: option[1]!.trim()}
   const match = keyPattern.exec(plain)
   if (!match) return undefined
@@ -102,7 +102,7 @@ export function unfence(text: string): string {
   return match ? match[2]! : text
 }
 
-const marker = /^\s*(?:[-*+]|\d+[.)]|\(?[a-zA-Z]\)|Option\s+\w+\s*[:.)\-]|\[[ xX]\])\s+/
+const marker = /^\s*(?:[-*+]|\d+[.)]|\(?[a-zA-Z]\)|Option\s+\w+\s*[:.)-]|\[[ xX]\])\s+/
 
 /** List items (`- a`, `1. a`, `a) a`, `Option 1: a`), or for a plain block, its non-empty lines. */
 export function listItems(text: string): string[] {

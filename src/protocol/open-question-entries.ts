@@ -1,4 +1,3 @@
-import type {Heading} from 'mdast'
 import {parseMarkdown} from '../plan/parse-markdown.js'
 
 /** Where each `### <ID>: …` entry of an Open Questions text starts and ends (line indices, end exclusive). */
@@ -25,9 +24,9 @@ export function openQuestionEntries(lines: readonly string[]): EntryLines[] {
   const entries: EntryLines[] = []
   // A leading blank line: a section that starts with `---` is not front matter here.
   for (const node of parseMarkdown('\n' + lines.join('\n'), {lean: true}).children) {
-    if (node.type !== 'heading' || (node as Heading).depth > 3) continue
+    if (node.type !== 'heading' || node.depth > 3) continue
     const index = node.position!.start.line - 2
-    const heading = (node as Heading).depth === 3 ? entryHeading.exec(lines[index]!) : null
+    const heading = node.depth === 3 ? entryHeading.exec(lines[index]!) : null
     const previous = entries[entries.length - 1]
     if (heading) {
       if (previous) previous.end = index

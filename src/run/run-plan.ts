@@ -1,5 +1,5 @@
 import {resolve} from 'node:path'
-import type {RunEvent, Scorecard} from '../events.js'
+import type {Scorecard} from '../events.js'
 import type {Agent} from '../plan/types.js'
 import {validatePlan} from '../plan/validate-plan.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
@@ -67,7 +67,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // Every event also goes to the run log beside the plan (when each agent started and ended: history, a report that times one run).
   const runLog = openRunLog(runLogFile(file))
   const emit = (event: Emitted): void => {
-    const stamped = {time: new Date().toISOString(), ...event} as RunEvent
+    const stamped = {time: new Date().toISOString(), ...event}
     runLog.write(stamped)
     options.onEvent?.(stamped)
   }

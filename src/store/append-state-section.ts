@@ -20,7 +20,7 @@ export function appendStateSection(plan: Plan, state: TableState): string {
   })
   const meta = metaKeys.map(([name, , label]) => {
     const fallback = name === 'started' ? '—' : name === 'build' ? 'not yet run' : undefined
-    const value = state.meta[name] === undefined ? fallback : normalizeCell(state.meta[name]!) || '—'
+    const value = state.meta[name] === undefined ? fallback : normalizeCell(state.meta[name]) || '—'
     return value === undefined ? undefined : `${label}: ${value}`
   })
   const block = [header, delimiter, ...rows, '', ...meta.filter((line) => line !== undefined)]

@@ -79,7 +79,7 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
     for (const [key, column] of cells) {
       if (key === 'notes') continue
       if (key !== 'status') {
-        merged[key] = pick(column, was[key], want[key], now[key]) as never
+        merged[key] = pick(column, was[key], want[key], now[key])
         continue
       }
       // Status by the cell's text, so `skipped` (held: no status mdplan knows) is an edit, not a `pending`.

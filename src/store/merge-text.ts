@@ -175,7 +175,7 @@ function diagonal(x: string[], y: string[]): Array<readonly [number, number]> | 
   const m = y.length
   const max = Math.min(n + m, 1000)
   const offset = max + 1
-  let v = new Int32Array(2 * max + 3)
+  const v = new Int32Array(2 * max + 3)
   const trace: Int32Array[] = []
   for (let d = 0; d <= max; d++) {
     trace.push(v.slice())

@@ -66,7 +66,9 @@ else if (args[0] === 'container' && args[1] === 'inspect') {
   if (container && alive(container.pid)) {
     try {
       process.kill(-container.pid, 'SIGKILL')
-    } catch {}
+    } catch {
+      // Already gone.
+    }
   }
   rmSync(file(name), {force: true})
 } else if (args[0] === 'ps') {
