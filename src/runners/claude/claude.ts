@@ -3,6 +3,7 @@ import type {Runner, RunnerOptions, RunRequest, RunResult} from '../runner.js'
 import {executableOf} from '../executable-of.js'
 import {claudePermissionDenials} from './claude-permission-denials.js'
 import {claudePreflight} from './claude-preflight.js'
+import {claudeRemoteAuth} from './claude-remote-auth.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
@@ -26,6 +27,7 @@ export const claudeRunner: Runner = {
   canResume: true,
   newAgentId: randomUUID,
   preflight: claudePreflight,
+  remoteAuth: claudeRemoteAuth,
   run: runClaude
 }
 

@@ -1,6 +1,7 @@
 import type {Runner, RunnerOptions, RunRequest, RunResult} from '../runner.js'
 import {executableOf} from '../executable-of.js'
 import {codexPreflight} from './codex-preflight.js'
+import {codexRemoteAuth} from './codex-remote-auth.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
@@ -21,6 +22,7 @@ export const codexRunner: Runner = {
   install: 'npm install -g @openai/codex',
   canResume: true,
   preflight: codexPreflight,
+  remoteAuth: codexRemoteAuth,
   run: runCodex
 }
 

@@ -3,6 +3,7 @@ import type {Runner, RunnerOptions, RunRequest, RunResult} from '../runner.js'
 import {executableOf} from '../executable-of.js'
 import {failureKind} from '../failure-kind.js'
 import {geminiPreflight} from './gemini-preflight.js'
+import {geminiRemoteAuth, geminiProjectAuthFiles} from './gemini-remote-auth.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {parseJsonLine} from '../parse-json-line.js'
@@ -23,6 +24,8 @@ export const geminiRunner: Runner = {
   canResume: true,
   newAgentId: randomUUID,
   preflight: geminiPreflight,
+  remoteAuth: geminiRemoteAuth,
+  projectAuthFiles: geminiProjectAuthFiles,
   run: runGemini
 }
 

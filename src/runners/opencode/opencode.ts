@@ -4,6 +4,7 @@ import {executableOf} from '../executable-of.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {opencodePreflight} from './opencode-preflight.js'
+import {opencodeRemoteAuth, opencodeProjectAuthFiles} from './opencode-remote-auth.js'
 import {opencodeLogCause} from './opencode-log-cause.js'
 import {probeOpencodeSession} from './opencode-session-probe.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
@@ -26,6 +27,8 @@ export const opencodeRunner: Runner = {
   install: 'npm install -g opencode-ai',
   canResume: true,
   preflight: opencodePreflight,
+  remoteAuth: opencodeRemoteAuth,
+  projectAuthFiles: opencodeProjectAuthFiles,
   run: runOpencode
 }
 
