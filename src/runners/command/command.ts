@@ -3,7 +3,8 @@ import {writeFile} from 'node:fs/promises'
 import {dirname, basename} from 'node:path'
 import type {Runner, RunRequest, RunResult} from '../runner.js'
 import {spawnRequest} from '../spawn-request.js'
-import {scriptResult} from '../script-result.js'
+import {scriptResult} from '../run-result.js'
+import {learnedAgentId} from '../agent-id.js'
 import {agentEnv} from '../agent-env.js'
 import {splitTemplate} from '../template-safety/split-template.js'
 import {templateScripts} from '../template-safety/template-scripts.js'
@@ -64,8 +65,7 @@ async function runCommand(template: readonly string[], request: RunRequest, allo
   const problem = allowUnsafe ? undefined : templateProblem(template, named)
   if (problem !== undefined) return {ok: false, finalText: '', reason: `unsafe runner template: ${problem}`, spawnFailed: true, durationMs: 0}
   const resumeId = request.resume?.sessionId
-  let agentId = resumeId ?? `cmd-${randomBytes(4).toString('hex')}`
-  await request.onAgentId?.(agentId)
+  const agentId = await learnedAgentId(request, resumeId ?? `cmd-${randomBytes(4).toString('hex')}`)
   const promptFile = `${dirname(request.logFile)}/${basename(request.logFile).replace(/\.log$/, '')}.prompt.md`
   const usesFile = template.some((word) => word.includes('{prompt_file}'))
   if (usesFile) {
@@ -75,7 +75,6 @@ async function runCommand(template: readonly string[], request: RunRequest, allo
   const values = {prompt: request.prompt, prompt_file: promptFile, agent: request.agent.id, agent_id: resumeId ?? '', plan: request.planFile}
   const argv = fillTemplate(template, values)
   const shellScript = templateScripts(template).scripts.some((index) => template[index]!.includes('{prompt}'))
-  let reported: void | Promise<void> = undefined
   const result = await spawnRequest(request, {
     file: argv[0]!,
     args: argv.slice(1),
@@ -87,13 +86,10 @@ async function runCommand(template: readonly string[], request: RunRequest, allo
     },
     onLine: (line) => {
       const match = /^mdplan-agent-id:\s*(\S+)\s*$/i.exec(line)
-      if (match && match[1] !== agentId) {
-        agentId = match[1]!
-        reported = request.onAgentId?.(agentId)
-      }
+      if (match) agentId.learn(match[1]!)
       request.onOutput?.(line)
     }
   })
-  await reported
-  return scriptResult(result, {agentId, file: file, timeoutMs: request.timeoutMs, started})
+  await agentId.settled()
+  return scriptResult(result, {agentId: agentId.current!, file, timeoutMs: request.timeoutMs, started})
 }
