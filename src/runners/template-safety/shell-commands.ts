@@ -44,16 +44,12 @@ class CommandList extends WordReader {
   read(start: number, stop: string | undefined): {end: number; tainted: boolean} {
     let index = start
     while (index < this.script.length) {
-      const after = this.placeholderAt(index)
-      if (after !== undefined) {
-        index = after
-        continue
-      }
+      // A placeholder starts with `{`, never with `stop`: which is tested first does not matter.
       if (stop !== undefined && this.script[index] === stop) {
         this.endCommand(true)
         return {end: index + 1, tainted: this.anyTainted}
       }
-      index = this.token(index)
+      index = this.placeholderAt(index) ?? this.token(index)
     }
     this.endCommand(true)
     return {end: index, tainted: this.anyTainted}
