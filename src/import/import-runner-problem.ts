@@ -1,5 +1,5 @@
 import {builtinRunners} from '../runners/builtin-runners.js'
-import {templateProblem} from '../runners/command/command.js'
+import {templateProblem} from '../runners/template-safety/template-problem.js'
 import {splitTemplate} from '../runners/template-safety/split-template.js'
 
 /**

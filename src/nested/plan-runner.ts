@@ -7,6 +7,7 @@ import {packageRoot} from '../package-root.js'
 import {loadPlan} from '../plan/load-plan.js'
 import type {Runner, RunRequest, RunResult} from '../runners/runner.js'
 import {spawnRequest} from '../runners/spawn-request.js'
+import {drawnAgentId} from '../runners/agent-id.js'
 import {perAgentVariables} from '../process/inherited-env.js'
 import {exitReason} from '../process/process-reason.js'
 import {tableStateFromPlan} from '../store/table-state.js'
@@ -35,8 +36,7 @@ export const planRunner: Runner = {
 }
 
 async function runChildPlan(request: RunRequest): Promise<RunResult> {
-  const agentId = request.agentId ?? planRunner.newAgentId!()
-  await request.onAgentId?.(agentId)
+  const agentId = await drawnAgentId(request, planRunner)
   const child = childPlanPath(request.planFile, request.agent)!
   if (!existsSync(child)) return {ok: false, agentId, finalText: '', reason: `child plan ${child} does not exist`}
   const started = Date.now()

@@ -93,9 +93,8 @@ export async function setupHosts(input: {
   // Made whenever a remote host is declared: an edit during the run may move an agent to one no agent used at the start.
   const runtime = createHostRuntime({plan, file, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits})
   if (used.size === 0) return {config, runtime, runsHere, used: [], unplaceable, problems}
-  // gemini and opencode read their auth from project files too: the ones the agents' clone will hold, read here once.
-  const readsProject = [...input.launchable].some((id) => ['gemini', 'opencode'].includes(input.runners.get(id)?.name ?? ''))
-  const project = readsProject ? await projectAuthFacts(location.root, location.prefix) : {geminiEnvFile: false, opencodeConfig: false}
+  // Some runners read their auth from project files too (gemini, opencode): the ones the agents' clone will hold, read here once.
+  const project = await projectAuthFacts(location.root, location.prefix, [...input.launchable].flatMap((id) => input.runners.get(id) ?? []))
   const lines = await Promise.all(
     [...used].map((name) => {
       // The executable the jobs will start (an override such as MDPLAN_CLAUDE_BIN applies there too), and its login.
@@ -106,7 +105,7 @@ export async function setupHosts(input: {
         const runner = input.runners.get(id)
         const executable = runner ? executableOf(runner) : undefined
         if (!runner || !executable || !onHost(id, name) || executables.has(executable)) continue
-        executables.set(executable, authCheck(runner.name, executable, passed, spec.address ?? name, project))
+        executables.set(executable, authCheck(runner, executable, passed, spec.address ?? name, project))
       }
       return runtime.host(name).preflight([...executables.keys()], [...executables.values()].filter((check) => check !== undefined))
     })

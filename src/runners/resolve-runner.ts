@@ -1,7 +1,6 @@
 import type {Agent, Plan} from '../plan/types.js'
 import type {Runner} from './runner.js'
-import {builtinRunners} from './builtin-runners.js'
-import {commandRunner} from './command/command.js'
+import {builtinRunners, commandRunner} from './builtin-runners.js'
 import {unsafeTemplateAllowed} from './template-safety/unsafe-template-allowed.js'
 import {childPlanField} from '../plan/child-plan-path.js'
 

@@ -1,4 +1,5 @@
 import type {Agent} from '../plan/types.js'
+import type {AuthCheck, RemoteAuthInput} from './host-auth.js'
 
 /** Options a runner may honour; each comes from a flag, the front matter or the agent's own fields. */
 export interface RunnerOptions {
@@ -122,6 +123,17 @@ export interface Runner {
    * to run or set. `executable` is the resolved executable (overrides applied).
    */
   preflight?: (input: PreflightInput) => Promise<string[]>
+  /**
+   * Its login, checked on another host where its agents will run (src/hosts/remote-auth.ts asks it, in the
+   * host's preflight round trip): the check's words for the host's preflight script and how to judge what the
+   * host said. Undefined (or no method): nothing to check there, e.g. the host passes a key from here.
+   */
+  remoteAuth?: (input: RemoteAuthInput) => AuthCheck | undefined
+  /**
+   * The project files (paths from the repository's root) it reads its auth from, for a plan in folder `prefix`
+   * (`a/b/` or empty): read once from HEAD before a remote host's preflight, and handed to `remoteAuth` as `project`.
+   */
+  projectAuthFiles?: (prefix: string) => string[]
   /** For runners that choose the Agent ID themselves (claude and gemini `--session-id`, shell): a new one. */
   newAgentId?: () => string
   run(request: RunRequest): Promise<RunResult>

@@ -3,13 +3,16 @@ import type {Runner, RunnerOptions, RunRequest, RunResult} from '../runner.js'
 import {executableOf} from '../executable-of.js'
 import {claudePermissionDenials} from './claude-permission-denials.js'
 import {claudePreflight} from './claude-preflight.js'
+import {claudeRemoteAuth} from './claude-remote-auth.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {numericFields, parseJsonLine} from '../parse-json-line.js'
-import {exitReason, lastLine, processReason} from '../../process/process-reason.js'
+import {lastLine} from '../../process/process-reason.js'
 import type {SpawnResult} from '../../process/process-types.js'
 import {spawnRequest} from '../spawn-request.js'
+import {drawnAgentId} from '../agent-id.js'
+import {cliRunResult, exitedCleanly} from '../run-result.js'
 
 /**
  * Claude Code in print mode with stream-json. mdplan draws the session UUID and
@@ -26,6 +29,7 @@ export const claudeRunner: Runner = {
   canResume: true,
   newAgentId: randomUUID,
   preflight: claudePreflight,
+  remoteAuth: claudeRemoteAuth,
   run: runClaude
 }
 
@@ -99,10 +103,9 @@ function claudeStream(onOutput?: (line: string) => void, onAuthFailure?: () => v
 async function runClaude(request: RunRequest): Promise<RunResult> {
   const file = executableOf(claudeRunner) ?? 'claude'
   const resume = request.resume !== undefined
-  let sessionId = request.resume?.sessionId ?? request.agentId ?? randomUUID()
+  let sessionId = await drawnAgentId(request, claudeRunner)
   let relaunched = false
   for (;;) {
-    await request.onAgentId?.(sessionId)
     const started = Date.now()
     // Ends the process tree at the first authentication retry; the person's own abort (Ctrl-C) still counts as theirs.
     const refused = new AbortController()
@@ -115,6 +118,7 @@ async function runClaude(request: RunRequest): Promise<RunResult> {
     if (!resume && !relaunched && result.exitCode === 1 && /Session ID .* is already in use/.test(result.stderr)) {
       relaunched = true
       sessionId = randomUUID()
+      await request.onAgentId?.(sessionId)
       continue
     }
     return claudeResult(request, result, stream.state, sessionId, Date.now() - started, file)
@@ -134,34 +138,29 @@ function claudeResult(
   // A tool the permission mode refused fails a run that says nothing else: without a RESULT line the
   // exit code would call it a success, and the note says what was refused. A RESULT line still decides.
   const denied = claudePermissionDenials(last, request.options.permissionMode ?? defaultPermissionMode)
-  const ok = spawn.exitCode === 0 && last?.is_error === false && !spawn.timedOut && !spawn.interrupted && denied === undefined
+  const ok = exitedCleanly(spawn) && last?.is_error === false && denied === undefined
   const errors = Array.isArray(last?.errors) ? last.errors.map(String) : []
   const subtype = typeof last?.subtype === 'string' ? last.subtype : undefined
   const failureText = [last?.is_error === true ? finalText : '', ...errors, spawn.stderr].join('\n')
   const limitedByRun = subtype === 'error_max_turns' || subtype === 'error_max_budget_usd'
   const status = last?.api_error_status
-  const rateLimited = !ok && !limitedByRun && (status === 429 || status === 529 || isRateLimited(failureText))
-  const unknownSession = !ok && request.resume !== undefined && /No conversation found with session ID/.test(spawn.stderr + spawn.stdout)
-  const ended = spawn.timedOut || spawn.interrupted || spawn.spawnFailed
-  const kind = ok || ended || rateLimited || unknownSession || limitedByRun ? undefined : failureKind(failureText)
   const number = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
   return {
-    ok,
-    agentId: sessionId,
-    finalText,
-    reason: ok ? undefined : (processReason(spawn, file, request.timeoutMs, state.status) ?? resultReason(last, subtype, errors, finalText) ?? denied ?? exitReason(spawn, file)),
-    exitCode: spawn.exitCode,
-    signal: spawn.signal,
-    timedOut: spawn.timedOut,
-    interrupted: spawn.interrupted,
-    rateLimited,
-    configError: kind === 'config',
-    transient: kind === 'transient',
-    unknownSession,
-    spawnFailed: spawn.spawnFailed,
+    ...cliRunResult(spawn, {
+      ok,
+      agentId: sessionId,
+      finalText,
+      file,
+      timeoutMs: request.timeoutMs,
+      status: state.status,
+      said: resultReason(last, subtype, errors, finalText) ?? denied,
+      rateLimited: !ok && !limitedByRun && (status === 429 || status === 529 || isRateLimited(failureText)),
+      unknownSession: !ok && request.resume !== undefined && /No conversation found with session ID/.test(spawn.stderr + spawn.stdout),
+      kind: () => (limitedByRun ? undefined : failureKind(failureText)),
+      durationMs: number(last?.duration_ms) ?? wallMs
+    }),
     costUsd: number(last?.total_cost_usd),
     turns: number(last?.num_turns),
-    durationMs: number(last?.duration_ms) ?? wallMs,
     usage: last?.usage === undefined ? undefined : numericFields(last.usage),
     // 2.1.330 reports the session's running total after a resume; 2.1.197 reported the run's own cost.
     cumulativeCost: request.resume !== undefined && state.version !== undefined && versionAtLeast(state.version, [2, 1, 330]),

@@ -1,12 +1,14 @@
 import type {Runner, RunnerOptions, RunRequest, RunResult} from '../runner.js'
-import {executableOf} from '../executable-of.js'
 import {codexPreflight} from './codex-preflight.js'
+import {codexRemoteAuth} from './codex-remote-auth.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {numericFields, parseJsonLine} from '../parse-json-line.js'
-import {exitReason, processReason} from '../../process/process-reason.js'
+import type {SpawnResult} from '../../process/process-types.js'
 import {spawnRequest} from '../spawn-request.js'
+import {learningAttempt} from '../agent-id.js'
+import {cliRunResult, exitedCleanly} from '../run-result.js'
 
 /**
  * `codex exec --json`. The thread ID cannot be chosen: it arrives in the first
@@ -21,6 +23,7 @@ export const codexRunner: Runner = {
   install: 'npm install -g @openai/codex',
   canResume: true,
   preflight: codexPreflight,
+  remoteAuth: codexRemoteAuth,
   run: runCodex
 }
 
@@ -46,92 +49,102 @@ export function codexArgs(input: {cwd: string; options: RunnerOptions; prompt: s
 }
 
 async function runCodex(request: RunRequest): Promise<RunResult> {
-  const file = executableOf(codexRunner) ?? 'codex'
-  const resumeId = request.resume?.sessionId
-  if (resumeId !== undefined) await request.onAgentId?.(resumeId)
-  const started = Date.now()
-  let threadId = resumeId
-  let reported: void | Promise<void> = undefined
-  let finalText = ''
-  let turn: 'completed' | 'failed' | undefined
-  let failure: string | undefined
-  let lastError: string | undefined
-  let status: string | undefined
-  let reconnect: string | undefined
-  let usage: Record<string, number> | undefined
+  const {file, resumeId, agentId: threadId, started} = await learningAttempt(codexRunner, request)
+  const stream = codexStream(request.onOutput, (id) => threadId.learn(id))
+  const args = codexArgs({cwd: request.cwd, options: request.options, prompt: request.prompt, resumeId})
+  const input = promptViaStdin(request.prompt) ? request.prompt : undefined
+  const result = await spawnRequest(request, {file, args, onLine: stream.onLine, input})
+  await threadId.settled()
+  return codexResult(request, result, stream.state, {file, agentId: threadId.current, started})
+}
+
+interface StreamState {
+  finalText: string
+  turn?: 'completed' | 'failed'
+  failure?: string
+  lastError?: string
+  status?: string
+  reconnect?: string
+  usage?: Record<string, number>
+}
+
+/** Follows codex's JSON events: the thread ID, the last agent message, the commands it runs, the turn's end and usage, its errors. */
+function codexStream(onOutput: ((line: string) => void) | undefined, onThread: (id: string) => void) {
+  const state: StreamState = {finalText: ''}
   const onLine = (line: string): void => {
     const event = parseJsonLine(line)
     if (!event) return
     switch (event.type) {
       case 'thread.started':
-        if (typeof event.thread_id === 'string' && event.thread_id !== threadId) {
-          threadId = event.thread_id
-          reported = request.onAgentId?.(threadId)
-        }
+        if (typeof event.thread_id === 'string') onThread(event.thread_id)
         break
-      case 'item.completed': {
-        const item = event.item as Record<string, unknown> | undefined
-        if (item?.type === 'agent_message' && typeof item.text === 'string') {
-          finalText = item.text
-          if (request.onOutput) for (const text of item.text.split('\n')) request.onOutput(text)
-        } else if (item?.type === 'command_execution') {
-          status = `codex: ran \`${String(item.command)}\``
-          request.onOutput?.(`$ ${String(item.command)}`)
-        }
+      case 'item.completed':
+        itemCompleted(state, event.item as Record<string, unknown> | undefined, onOutput)
         break
-      }
       case 'item.started': {
         const item = event.item as Record<string, unknown> | undefined
-        if (item?.type === 'command_execution') status = `codex: running \`${String(item.command)}\``
+        if (item?.type === 'command_execution') state.status = `codex: running \`${String(item.command)}\``
         break
       }
       case 'turn.completed':
-        turn = 'completed'
-        usage = numericFields(event.usage)
+        state.turn = 'completed'
+        state.usage = numericFields(event.usage)
         break
       case 'turn.failed': {
-        turn = 'failed'
+        state.turn = 'failed'
         const error = event.error as {message?: unknown} | undefined
-        failure = typeof error?.message === 'string' ? error.message : 'turn failed'
+        state.failure = typeof error?.message === 'string' ? error.message : 'turn failed'
         break
       }
-      case 'error': {
-        // `Reconnecting... 2/5` is codex retrying by itself; only a turn.failed ends the turn. It is
-        // what the agent is doing, though, which a timeout's reason says.
-        if (typeof event.message !== 'string') break
-        const count = /^Reconnecting\.*\s*(\d+\/\d+)/i.exec(event.message)
-        if (count) reconnect = count[1]
-        if (/^Reconnecting/i.test(event.message)) status = codexReconnectStatus(event.message, reconnect)
-        else lastError = event.message
+      case 'error':
+        if (typeof event.message === 'string') errorEvent(state, event.message)
         break
-      }
     }
   }
-  const args = codexArgs({cwd: request.cwd, options: request.options, prompt: request.prompt, resumeId})
-  const input = promptViaStdin(request.prompt) ? request.prompt : undefined
-  const result = await spawnRequest(request, {file, args, onLine, input})
-  await reported
-  const ok = result.exitCode === 0 && turn === 'completed' && !result.timedOut && !result.interrupted
+  return {state, onLine}
+}
+
+/** An `item.completed`: an agent message (the final text so far), or a command it ran. */
+function itemCompleted(state: StreamState, item: Record<string, unknown> | undefined, onOutput: ((line: string) => void) | undefined): void {
+  if (item?.type === 'agent_message' && typeof item.text === 'string') {
+    state.finalText = item.text
+    if (onOutput) for (const text of item.text.split('\n')) onOutput(text)
+  } else if (item?.type === 'command_execution') {
+    state.status = `codex: ran \`${String(item.command)}\``
+    onOutput?.(`$ ${String(item.command)}`)
+  }
+}
+
+/**
+ * An `error` event. `Reconnecting... 2/5` is codex retrying by itself; only a turn.failed ends the turn. It is
+ * what the agent is doing, though, which a timeout's reason says.
+ */
+function errorEvent(state: StreamState, message: string): void {
+  const count = /^Reconnecting\.*\s*(\d+\/\d+)/i.exec(message)
+  if (count) state.reconnect = count[1]
+  if (/^Reconnecting/i.test(message)) state.status = codexReconnectStatus(message, state.reconnect)
+  else state.lastError = message
+}
+
+function codexResult(request: RunRequest, result: SpawnResult, state: StreamState, run: {file: string; agentId?: string; started: number}): RunResult {
+  const {failure, lastError, usage} = state
+  const ok = exitedCleanly(result) && state.turn === 'completed'
   const failureText = [failure ?? '', lastError ?? '', result.stderr].join('\n')
-  const rateLimited = !ok && isRateLimited(failureText)
-  const unknownSession = !ok && resumeId !== undefined && /no rollout found|thread\/resume failed/i.test(result.stderr)
-  const ended = result.timedOut || result.interrupted || result.spawnFailed
-  const kind = ok || ended || rateLimited || unknownSession ? undefined : failureKind(failureText)
   return {
-    ok,
-    agentId: threadId,
-    finalText,
-    reason: ok ? undefined : withAuthHint(processReason(result, file, request.timeoutMs, status) ?? failure ?? lastError ?? exitReason(result, file), kind),
-    exitCode: result.exitCode,
-    signal: result.signal,
-    timedOut: result.timedOut,
-    interrupted: result.interrupted,
-    rateLimited,
-    configError: kind === 'config',
-    transient: kind === 'transient',
-    unknownSession,
-    spawnFailed: result.spawnFailed,
-    durationMs: Date.now() - started,
+    ...cliRunResult(result, {
+      ok,
+      agentId: run.agentId,
+      finalText: state.finalText,
+      file: run.file,
+      timeoutMs: request.timeoutMs,
+      status: state.status,
+      said: failure ?? lastError,
+      rateLimited: !ok && isRateLimited(failureText),
+      unknownSession: !ok && request.resume !== undefined && /no rollout found|thread\/resume failed/i.test(result.stderr),
+      kind: () => failureKind(failureText),
+      hint: withAuthHint,
+      durationMs: Date.now() - run.started
+    }),
     usage,
     cumulativeUsage: usage !== undefined
   }

@@ -3,14 +3,13 @@ import {writeFile} from 'node:fs/promises'
 import {dirname, basename} from 'node:path'
 import type {Runner, RunRequest, RunResult} from '../runner.js'
 import {spawnRequest} from '../spawn-request.js'
-import {scriptResult} from '../script-result.js'
+import {scriptResult} from '../run-result.js'
+import {learnedAgentId} from '../agent-id.js'
 import {agentEnv} from '../agent-env.js'
 import {splitTemplate} from '../template-safety/split-template.js'
 import {templateScripts} from '../template-safety/template-scripts.js'
-import {quotePlaceholders, UnsafePlaceholderError} from '../template-safety/quote-placeholders.js'
-import {codePositions} from '../template-safety/code-positions.js'
-import {scriptProblem} from '../template-safety/script-problem.js'
-import {receiverProblem} from '../template-safety/receiver-problem.js'
+import {quotePlaceholders} from '../template-safety/quote-placeholders.js'
+import {anyPlaceholder, placeholderVariables, templateProblem} from '../template-safety/template-problem.js'
 import {makeDir} from '../../util/make-dir.js'
 
 /**
@@ -48,67 +47,11 @@ export function commandRunner(template: string, options: {allowUnsafe?: boolean;
   }
 }
 
-const variables: Record<string, string> = {
-  prompt: 'MDPLAN_PROMPT',
-  prompt_file: 'MDPLAN_PROMPT_FILE',
-  agent: 'MDPLAN_AGENT',
-  agent_id: 'MDPLAN_AGENT_ID',
-  plan: 'MDPLAN_PLAN'
-}
-const anyPlaceholder = /\{(prompt_file|prompt|agent_id|agent|plan)\}/
-
-/**
- * Why a template cannot be shown to pass every placeholder as data, or
- * undefined. Safe by construction: a placeholder may reach only a program
- * known to take it as data, where that program takes it as data
- * (`receiverProblem`: a data utility, an agent CLI after `--`, a shell's
- * positional parameters, a program the plan names in `named`), followed
- * through known wrappers; inside a POSIX shell's `-c` script it becomes a
- * quoted variable and the script is held to the same rule (`scriptProblem`).
- * On top of that, the known ways to run code are named in the message
- * (`codePositions`: `python3 -Ic {prompt}`, `env -iS {prompt}`,
- * `timeout 9 {prompt}`, `sh {prompt_file}`), and a placeholder must be a
- * whole argv element or a `--flag=` value.
- */
-export function templateProblem(argv: readonly string[], named: readonly string[] = []): string | undefined {
-  const positions = codePositions(argv)
-  for (const [index, word] of argv.entries()) {
-    const found = anyPlaceholder.exec(word)
-    if (!found) continue
-    const position = positions.find((candidate) => candidate.index === index)
-    if (position?.kind === 'script') continue
-    if (position?.kind === 'program') {
-      return index === 0 ? `{${found[1]}} is the program to run, so prompt text would name the command` : `${position.program} starts \`${word}\` as a program, so a placeholder there would run prompt text as a command`
-    }
-    if (position?.kind === 'code') return `${position.program} runs \`${word}\` as code, so a placeholder there would run prompt text: pass {prompt_file} to a program that reads it, or read $MDPLAN_PROMPT from a shell script as "$1"`
-    if (!wholeElement.test(word)) return `{${found[1]}} must be a whole argument or the value of a --flag= argument, not part of \`${word}\` (prompt text could turn it into another option)`
-  }
-  for (const position of positions) {
-    if (position.kind !== 'script') continue
-    try {
-      quotePlaceholders(argv[position.index]!, variables)
-    } catch (error) {
-      if (error instanceof UnsafePlaceholderError) return error.message
-      throw error
-    }
-    const problem = scriptProblem(argv[position.index]!, argv.slice(position.index + 1).some((word) => anyPlaceholder.test(word)), new Set(), named)
-    if (problem) return `the script of ${position.program} -c ${problem}`
-  }
-  return receiverProblem(
-    argv.map((text) => ({text, tainted: anyPlaceholder.test(text)})),
-    false,
-    {named, scriptsAreQuoted: true}
-  )
-}
-
-/** A placeholder alone, or as the value of `--flag=` / `-f=`. */
-const wholeElement = /^(?:--?[A-Za-z0-9][A-Za-z0-9_.-]*=)?\{(prompt_file|prompt|agent_id|agent|plan)\}$/
-
 /** Fill the placeholders of each argv element with `values`, or in a shell script turn them into quoted variables. */
 export function fillTemplate(argv: readonly string[], values: Record<string, string>): string[] {
   const {scripts} = templateScripts(argv)
   return argv.map((word, index) =>
-    scripts.includes(index) ? quotePlaceholders(word, variables) : word.replace(new RegExp(anyPlaceholder.source, 'g'), (_, key: string) => values[key] ?? '')
+    scripts.includes(index) ? quotePlaceholders(word, placeholderVariables) : word.replace(new RegExp(anyPlaceholder.source, 'g'), (_, key: string) => values[key] ?? '')
   )
 }
 
@@ -122,8 +65,7 @@ async function runCommand(template: readonly string[], request: RunRequest, allo
   const problem = allowUnsafe ? undefined : templateProblem(template, named)
   if (problem !== undefined) return {ok: false, finalText: '', reason: `unsafe runner template: ${problem}`, spawnFailed: true, durationMs: 0}
   const resumeId = request.resume?.sessionId
-  let agentId = resumeId ?? `cmd-${randomBytes(4).toString('hex')}`
-  await request.onAgentId?.(agentId)
+  const agentId = await learnedAgentId(request, resumeId ?? `cmd-${randomBytes(4).toString('hex')}`)
   const promptFile = `${dirname(request.logFile)}/${basename(request.logFile).replace(/\.log$/, '')}.prompt.md`
   const usesFile = template.some((word) => word.includes('{prompt_file}'))
   if (usesFile) {
@@ -133,7 +75,6 @@ async function runCommand(template: readonly string[], request: RunRequest, allo
   const values = {prompt: request.prompt, prompt_file: promptFile, agent: request.agent.id, agent_id: resumeId ?? '', plan: request.planFile}
   const argv = fillTemplate(template, values)
   const shellScript = templateScripts(template).scripts.some((index) => template[index]!.includes('{prompt}'))
-  let reported: void | Promise<void> = undefined
   const result = await spawnRequest(request, {
     file: argv[0]!,
     args: argv.slice(1),
@@ -145,13 +86,10 @@ async function runCommand(template: readonly string[], request: RunRequest, allo
     },
     onLine: (line) => {
       const match = /^mdplan-agent-id:\s*(\S+)\s*$/i.exec(line)
-      if (match && match[1] !== agentId) {
-        agentId = match[1]!
-        reported = request.onAgentId?.(agentId)
-      }
+      if (match) agentId.learn(match[1]!)
       request.onOutput?.(line)
     }
   })
-  await reported
-  return scriptResult(result, {agentId, file: file, timeoutMs: request.timeoutMs, started})
+  await agentId.settled()
+  return scriptResult(result, {agentId: agentId.current!, file, timeoutMs: request.timeoutMs, started})
 }

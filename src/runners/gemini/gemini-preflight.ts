@@ -11,7 +11,7 @@ import {geminiSelectedType} from './gemini-selected-type.js'
  * (`security.auth.selectedType`) or the environment; without one gemini exits
  * 41. Vertex AI also needs a project and location, or GOOGLE_API_KEY. Reads
  * files only: gemini has no status command. `.env` files gemini would load count.
- * A host's preflight reads the same there (src/hosts/remote-auth.ts).
+ * A host's preflight reads the same there (gemini-remote-auth.ts).
  */
 export async function geminiPreflight(input: PreflightInput): Promise<string[]> {
   return geminiAuthProblems(input.env, input.cwd)

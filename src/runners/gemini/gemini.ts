@@ -3,11 +3,14 @@ import type {Runner, RunnerOptions, RunRequest, RunResult} from '../runner.js'
 import {executableOf} from '../executable-of.js'
 import {failureKind} from '../failure-kind.js'
 import {geminiPreflight} from './gemini-preflight.js'
+import {geminiRemoteAuth, geminiProjectAuthFiles} from './gemini-remote-auth.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {parseJsonLine} from '../parse-json-line.js'
-import {exitReason, lastLine, processReason} from '../../process/process-reason.js'
+import {lastLine} from '../../process/process-reason.js'
 import {spawnRequest} from '../spawn-request.js'
+import {drawnAgentId} from '../agent-id.js'
+import {cliRunResult, exitedCleanly} from '../run-result.js'
 
 /**
  * Gemini CLI headless with stream-json. mdplan chooses the session UUID
@@ -23,6 +26,8 @@ export const geminiRunner: Runner = {
   canResume: true,
   newAgentId: randomUUID,
   preflight: geminiPreflight,
+  remoteAuth: geminiRemoteAuth,
+  projectAuthFiles: geminiProjectAuthFiles,
   run: runGemini
 }
 
@@ -63,8 +68,7 @@ export function geminiArgs(input: {sessionId: string; resume: boolean; options: 
 async function runGemini(request: RunRequest): Promise<RunResult> {
   const file = executableOf(geminiRunner) ?? 'gemini'
   const resume = request.resume !== undefined
-  const sessionId = request.resume?.sessionId ?? request.agentId ?? randomUUID()
-  await request.onAgentId?.(sessionId)
+  const sessionId = await drawnAgentId(request, geminiRunner)
   const started = Date.now()
   const texts: string[] = []
   let final: Record<string, unknown> | undefined
@@ -89,33 +93,27 @@ async function runGemini(request: RunRequest): Promise<RunResult> {
   const result = await spawnRequest(request, {file, args, onLine, input})
   const finalText = texts.join('')
   if (request.onOutput) for (const text of finalText.split('\n')) request.onOutput(text)
-  const ok = result.exitCode === 0 && final?.status === 'success' && !result.timedOut && !result.interrupted
+  const ok = exitedCleanly(result) && final?.status === 'success'
   const stderrError = errorOf(result.stderr)
   const resultError = (final?.error as {message?: unknown} | undefined)?.message
   const detail = (typeof resultError === 'string' ? resultError : undefined) ?? lastError ?? stderrError ?? lastLine(result.stderr)
   const stats = (final?.stats ?? {}) as Record<string, unknown>
-  const rateLimited = !ok && isRateLimited(`${detail}\n${result.stderr}`)
-  const unknownSession = !ok && resume && /No previous sessions found|Invalid session identifier|session .*not found/i.test(result.stderr)
-  const ended = result.timedOut || result.interrupted || result.spawnFailed
-  const kind =
-    ok || ended || rateLimited || unknownSession ? undefined : configExits.has(result.exitCode ?? 0) ? 'config' : failureKind(`${detail}\n${result.stderr}`)
   const usage: Record<string, number> = {}
   for (const [key, value] of Object.entries(stats)) if (typeof value === 'number') usage[key] = value
   return {
-    ok,
-    agentId: sessionId,
-    finalText,
-    reason: ok ? undefined : (processReason(result, file, request.timeoutMs, status) ?? geminiReason(result.exitCode, detail) ?? exitReason(result, file)),
-    exitCode: result.exitCode,
-    signal: result.signal,
-    timedOut: result.timedOut,
-    interrupted: result.interrupted,
-    rateLimited,
-    configError: kind === 'config',
-    transient: kind === 'transient',
-    unknownSession,
-    spawnFailed: result.spawnFailed,
-    durationMs: typeof stats.duration_ms === 'number' ? stats.duration_ms : Date.now() - started,
+    ...cliRunResult(result, {
+      ok,
+      agentId: sessionId,
+      finalText,
+      file,
+      timeoutMs: request.timeoutMs,
+      status,
+      said: geminiReason(result.exitCode, detail),
+      rateLimited: !ok && isRateLimited(`${detail}\n${result.stderr}`),
+      unknownSession: !ok && resume && /No previous sessions found|Invalid session identifier|session .*not found/i.test(result.stderr),
+      kind: () => (configExits.has(result.exitCode ?? 0) ? 'config' : failureKind(`${detail}\n${result.stderr}`)),
+      durationMs: typeof stats.duration_ms === 'number' ? stats.duration_ms : Date.now() - started
+    }),
     usage: final ? usage : undefined
   }
 }

@@ -18,7 +18,7 @@ import {opencodeNoProvider} from './opencode-no-provider.js'
  * not in the shape we know is not held against it; no answer at all (`auth
  * list` is a whole opencode start: over 20 s on a loaded machine, hence the
  * generous limit) stops the run, since nothing launches unconfirmed.
- * A host's preflight does the same there (src/hosts/remote-auth.ts).
+ * A host's preflight does the same there (opencode-remote-auth.ts).
  */
 export async function opencodePreflight(input: PreflightInput): Promise<string[]> {
   // A config file needs no process: read first, so a configured provider never waits on opencode.

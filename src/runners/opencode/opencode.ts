@@ -1,15 +1,17 @@
 import {randomBytes} from 'node:crypto'
 import type {Runner, RunnerOptions, RunRequest, RunResult} from '../runner.js'
-import {executableOf} from '../executable-of.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {opencodePreflight} from './opencode-preflight.js'
+import {opencodeRemoteAuth, opencodeProjectAuthFiles} from './opencode-remote-auth.js'
 import {opencodeLogCause} from './opencode-log-cause.js'
 import {probeOpencodeSession} from './opencode-session-probe.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {parseJsonLine} from '../parse-json-line.js'
-import {exitReason, processReason} from '../../process/process-reason.js'
+import type {SpawnResult} from '../../process/process-types.js'
 import {spawnRequest} from '../spawn-request.js'
+import {learningAttempt} from '../agent-id.js'
+import {cliRunResult, exitedCleanly} from '../run-result.js'
 
 /**
  * `opencode run --format json --print-logs`. The session ID (`ses_…`) arrives
@@ -26,6 +28,8 @@ export const opencodeRunner: Runner = {
   install: 'npm install -g opencode-ai',
   canResume: true,
   preflight: opencodePreflight,
+  remoteAuth: opencodeRemoteAuth,
+  projectAuthFiles: opencodeProjectAuthFiles,
   run: runOpencode
 }
 
@@ -46,144 +50,145 @@ export function opencodeArgs(input: {options: RunnerOptions; prompt: string; res
 }
 
 async function runOpencode(request: RunRequest): Promise<RunResult> {
-  const file = executableOf(opencodeRunner) ?? 'opencode'
-  const resumeId = request.resume?.sessionId
-  if (resumeId !== undefined) await request.onAgentId?.(resumeId)
-  const started = Date.now()
-  let sessionId = resumeId
-  let reported: void | Promise<void> = undefined
-  let status: string | undefined
-  const found = (id: string): void => {
-    if (id === sessionId) return
-    sessionId = id
-    reported = request.onAgentId?.(id)
-  }
-  let stepTexts: string[] = []
-  let lastTexts: string[] = []
-  let costUsd: number | undefined
-  let steps = 0
-  const usage: Record<string, number> = {}
-  let error: {name?: string; message?: string; status?: number; ref?: string} | undefined
-  // A tool call opencode refused (run mode rejects what it would ask about): like claude's permission_denials.
-  let denied: string | undefined
-  const add = (key: string, value: unknown): void => {
-    if (typeof value === 'number') usage[key] = (usage[key] ?? 0) + value
-  }
-  const onLine = (line: string): void => {
-    const event = parseJsonLine(line)
-    if (!event) return
-    if (typeof event.sessionID === 'string') {
-      probing.abort()
-      found(event.sessionID)
-    }
-    const part = (event.part ?? {}) as Record<string, unknown>
-    switch (event.type) {
-      case 'step_start':
-        stepTexts = []
-        break
-      case 'text':
-        if (typeof part.text === 'string') {
-          stepTexts.push(part.text)
-          lastTexts = stepTexts
-          if (request.onOutput) for (const text of part.text.split('\n')) request.onOutput(text)
-        }
-        break
-      case 'tool_use': {
-        status = `opencode: running ${String(part.tool)}`
-        request.onOutput?.(`→ ${String(part.tool)}`)
-        const state = (part.state ?? {}) as {status?: unknown; error?: unknown; input?: Record<string, unknown>}
-        if (denied === undefined && state.status === 'error' && /rejected permission/i.test(String(state.error))) {
-          const what = [state.input?.command, state.input?.filePath].find((value) => typeof value === 'string') as string | undefined
-          denied = `opencode rejected ${String(part.tool)}${what ? ` \`${what.replace(/\s+/g, ' ').slice(0, 80)}\`` : ''}`
-        }
-        break
-      }
-      case 'step_finish': {
-        steps++
-        if (typeof part.cost === 'number') costUsd = (costUsd ?? 0) + part.cost
-        const tokens = (part.tokens ?? {}) as Record<string, unknown>
-        const cache = (tokens.cache ?? {}) as Record<string, unknown>
-        add('input', tokens.input)
-        add('output', tokens.output)
-        add('reasoning', tokens.reasoning)
-        add('cache.read', cache.read)
-        add('cache.write', cache.write)
-        break
-      }
-      case 'error': {
-        const raw = (event.error ?? {}) as {name?: unknown; data?: {message?: unknown; statusCode?: unknown; ref?: unknown}}
-        error = {
-          name: typeof raw.name === 'string' ? raw.name : undefined,
-          message: typeof raw.data?.message === 'string' ? raw.data.message : undefined,
-          status: typeof raw.data?.statusCode === 'number' ? raw.data.statusCode : undefined,
-          ref: typeof raw.data?.ref === 'string' ? raw.data.ref : undefined
-        }
-        break
-      }
-    }
-  }
-  const title = resumeId === undefined ? `mdplan ${request.agent.id} ${randomBytes(4).toString('hex')}` : undefined
+  const {file, resumeId, agentId: sessionId, started} = await learningAttempt(opencodeRunner, request)
   const probing = new AbortController()
+  const stream = opencodeStream(request.onOutput, (id) => {
+    probing.abort()
+    sessionId.learn(id)
+  })
+  const title = resumeId === undefined ? `mdplan ${request.agent.id} ${randomBytes(4).toString('hex')}` : undefined
   const probe =
     title === undefined
       ? undefined
       : probeOpencodeSession({file, title, cwd: request.cwd, env: {...process.env, ...request.options.env, PWD: request.cwd}, signal: probing.signal}).then((id) => {
-          if (id !== undefined && !probing.signal.aborted) found(id)
+          if (id !== undefined && !probing.signal.aborted) sessionId.learn(id)
         })
   const args = opencodeArgs({options: request.options, prompt: request.prompt, resumeId, title})
   const input = promptViaStdin(request.prompt) ? request.prompt : undefined
   // opencode takes its project folder from PWD, not from the process's working directory: mdplan's own
   // PWD (another folder with --cwd, the main checkout with isolation: worktree) made it work there, and
   // treat the agent's real folder as an external directory whose writes it auto-rejects.
-  const result = await spawnRequest(request, {file, args, onLine, input, env: {PWD: request.cwd}})
+  const result = await spawnRequest(request, {file, args, onLine: stream.onLine, input, env: {PWD: request.cwd}})
   probing.abort()
   await probe
-  await reported
+  await sessionId.settled()
+  return opencodeResult(request, result, stream.state, {file, agentId: sessionId.current, started})
+}
+
+interface StreamState {
+  status?: string
+  stepTexts: string[]
+  lastTexts: string[]
+  costUsd?: number
+  steps: number
+  usage: Record<string, number>
+  error?: {name?: string; message?: string; status?: number; ref?: string}
+  /** A tool call opencode refused (run mode rejects what it would ask about): like claude's permission_denials. */
+  denied?: string
+}
+
+/** Follows opencode's JSON events: the session ID (on every event), the last step's text, tools, cost and tokens, the error. */
+function opencodeStream(onOutput: ((line: string) => void) | undefined, onSession: (id: string) => void) {
+  const state: StreamState = {stepTexts: [], lastTexts: [], steps: 0, usage: {}}
+  const onLine = (line: string): void => {
+    const event = parseJsonLine(line)
+    if (!event) return
+    if (typeof event.sessionID === 'string') onSession(event.sessionID)
+    const part = (event.part ?? {}) as Record<string, unknown>
+    switch (event.type) {
+      case 'step_start':
+        state.stepTexts = []
+        break
+      case 'text':
+        if (typeof part.text === 'string') {
+          state.stepTexts.push(part.text)
+          state.lastTexts = state.stepTexts
+          if (onOutput) for (const text of part.text.split('\n')) onOutput(text)
+        }
+        break
+      case 'tool_use':
+        state.status = `opencode: running ${String(part.tool)}`
+        onOutput?.(`→ ${String(part.tool)}`)
+        state.denied ??= rejectedTool(part)
+        break
+      case 'step_finish':
+        addStep(state, part)
+        break
+      case 'error':
+        state.error = errorOf(event.error)
+        break
+    }
+  }
+  return {state, onLine}
+}
+
+/** One line for a tool call opencode rejected for want of a permission (its part's state says so), else undefined. */
+function rejectedTool(part: Record<string, unknown>): string | undefined {
+  const state = (part.state ?? {}) as {status?: unknown; error?: unknown; input?: Record<string, unknown>}
+  if (state.status !== 'error' || !/rejected permission/i.test(String(state.error))) return undefined
+  const what = [state.input?.command, state.input?.filePath].find((value) => typeof value === 'string') as string | undefined
+  return `opencode rejected ${String(part.tool)}${what ? ` \`${what.replace(/\s+/g, ' ').slice(0, 80)}\`` : ''}`
+}
+
+/** A `step_finish`: one more step, its cost and its tokens added to the run's. */
+function addStep(state: StreamState, part: Record<string, unknown>): void {
+  state.steps++
+  if (typeof part.cost === 'number') state.costUsd = (state.costUsd ?? 0) + part.cost
+  const tokens = (part.tokens ?? {}) as Record<string, unknown>
+  const cache = (tokens.cache ?? {}) as Record<string, unknown>
+  const add = (key: string, value: unknown): void => {
+    if (typeof value === 'number') state.usage[key] = (state.usage[key] ?? 0) + value
+  }
+  add('input', tokens.input)
+  add('output', tokens.output)
+  add('reasoning', tokens.reasoning)
+  add('cache.read', cache.read)
+  add('cache.write', cache.write)
+}
+
+/** An `error` event's error: its name, and its data's message, status code and ref. */
+function errorOf(value: unknown): StreamState['error'] {
+  const raw = (value ?? {}) as {name?: unknown; data?: {message?: unknown; statusCode?: unknown; ref?: unknown}}
+  return {
+    name: typeof raw.name === 'string' ? raw.name : undefined,
+    message: typeof raw.data?.message === 'string' ? raw.data.message : undefined,
+    status: typeof raw.data?.statusCode === 'number' ? raw.data.statusCode : undefined,
+    ref: typeof raw.data?.ref === 'string' ? raw.data.ref : undefined
+  }
+}
+
+function opencodeResult(request: RunRequest, result: SpawnResult, state: StreamState, run: {file: string; agentId?: string; started: number}): RunResult {
+  const {error, denied, steps} = state
   // A refused tool fails a run that says nothing else (exit 0 would call it done); a RESULT line still decides.
-  const ok = result.exitCode === 0 && error === undefined && denied === undefined && !result.timedOut && !result.interrupted
+  const ok = exitedCleanly(result) && error === undefined && denied === undefined
   const permission = /permission requested: (.*?); auto-rejecting/.exec(result.stderr.replace(/\x1b\[[0-9;]*m/g, ''))?.[1]
   const cause = error || !ok ? opencodeLogCause(result.stderr, error?.ref) : undefined
   const shown = error ? [error.name, error.message].filter(Boolean).join(': ') : undefined
   // The log's cause first: the event itself may only say `UnknownError: Unexpected server error`.
   const errorText = cause && cause !== shown ? (shown ? `${cause} (${shown})` : cause) : shown
-  const rateLimited = !ok && (error?.status === 429 || isRateLimited(errorText ?? ''))
-  const unknownSession = !ok && resumeId !== undefined && /Session not found/i.test(result.stderr)
-  const ended = result.timedOut || result.interrupted || result.spawnFailed
   const serverError = error?.status !== undefined && error.status >= 500
   // The provider refused the key (`APIError` with `statusCode: 401`, whose message need not say so): a retry cannot help.
   const refusedKey = error?.status === 401 || error?.status === 403
-  const kind =
-    ok || ended || rateLimited || unknownSession
-      ? undefined
-      : refusedKey
-        ? 'config'
-        : serverError
-          ? 'transient'
-          : failureKind(`${errorText ?? ''}\n${lastStderrLines(result.stderr)}`)
   return {
-    ok,
-    agentId: sessionId,
-    finalText: lastTexts.join(''),
-    reason: ok
-      ? undefined
-      : (processReason(result, file, request.timeoutMs, status) ??
+    ...cliRunResult(result, {
+      ok,
+      agentId: run.agentId,
+      finalText: state.lastTexts.join(''),
+      file: run.file,
+      timeoutMs: request.timeoutMs,
+      status: state.status,
+      said:
         (refusedKey ? `${errorText ?? 'API error'} (status ${error?.status}): check the provider's API key (opencode.json's provider options.apiKey, or \`opencode auth login\`)` : undefined) ??
         errorText ??
-        (denied && `${denied}${permission ? ` (permission ${permission})` : ''}: allow it in opencode.json's permission, or choose permission_mode bypassPermissions`) ??
-        exitReason(result, file)),
-    exitCode: result.exitCode,
-    signal: result.signal,
-    timedOut: result.timedOut,
-    interrupted: result.interrupted,
-    rateLimited,
-    configError: kind === 'config',
-    transient: kind === 'transient',
-    unknownSession,
-    spawnFailed: result.spawnFailed,
-    costUsd,
+        (denied && `${denied}${permission ? ` (permission ${permission})` : ''}: allow it in opencode.json's permission, or choose permission_mode bypassPermissions`),
+      rateLimited: !ok && (error?.status === 429 || isRateLimited(errorText ?? '')),
+      unknownSession: !ok && request.resume !== undefined && /Session not found/i.test(result.stderr),
+      kind: () => (refusedKey ? 'config' : serverError ? 'transient' : failureKind(`${errorText ?? ''}\n${lastStderrLines(result.stderr)}`)),
+      durationMs: Date.now() - run.started
+    }),
+    costUsd: state.costUsd,
     turns: steps > 0 ? steps : undefined,
-    durationMs: Date.now() - started,
-    usage: steps > 0 ? usage : undefined
+    usage: steps > 0 ? state.usage : undefined
   }
 }
 

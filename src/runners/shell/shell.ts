@@ -1,7 +1,8 @@
 import {randomBytes} from 'node:crypto'
 import type {Runner, RunRequest, RunResult} from '../runner.js'
 import {spawnRequest} from '../spawn-request.js'
-import {scriptResult} from '../script-result.js'
+import {scriptResult} from '../run-result.js'
+import {drawnAgentId} from '../agent-id.js'
 import {agentEnv} from '../agent-env.js'
 
 /**
@@ -26,8 +27,7 @@ export const shellRunner: Runner = {
 }
 
 async function runShell(request: RunRequest): Promise<RunResult> {
-  const agentId = request.agentId ?? shellRunner.newAgentId!()
-  await request.onAgentId?.(agentId)
+  const agentId = await drawnAgentId(request, shellRunner)
   const started = Date.now()
   const result = await spawnRequest(request, {file: 'sh', args: ['-c', request.prompt], env: agentEnv(request, agentId), onLine: request.onOutput})
   return scriptResult(result, {agentId, file: 'sh', timeoutMs: request.timeoutMs, started})

@@ -1,7 +1,7 @@
 import {runnerPlace} from '../runner-place.js'
 import type {Diagnostic, Plan} from '../../plan/types.js'
 import {builtinRunners} from '../builtin-runners.js'
-import {templateProblem} from '../command/command.js'
+import {templateProblem} from './template-problem.js'
 import {runnerName} from '../resolve-runner.js'
 import {splitTemplate} from './split-template.js'
 import {unsafeTemplateAllowed} from './unsafe-template-allowed.js'

@@ -26,95 +26,136 @@ export class UnsafePlaceholderError extends Error {}
  * `variables` maps a placeholder's name to its variable.
  */
 export function quotePlaceholders(script: string, variables: Record<string, string>): string {
-  let out = ''
-  const stack: Context[] = ['plain']
-  let pending: Heredoc[] = []
-  let index = 0
-  while (index < script.length) {
-    const context = stack[stack.length - 1]!
-    placeholder.lastIndex = index
-    const match = placeholder.exec(script)
-    if (match) {
-      if (stack.includes('arithmetic') || inTestArithmetic(script, index, match[0].length)) {
-        throw new UnsafePlaceholderError(
-          `{${match[1]}} is inside an arithmetic expression (\`$((…))\`, \`((…))\`, \`let\`, \`[[ … -eq … ]]\`), where bash evaluates a variable's text as code`
-        )
-      }
-      out += reference(variables[match[1]!]!, context)
-      index += match[0].length
-      continue
+  return new Quoting(script, variables).run()
+}
+
+/** One script being quoted: what is written so far, where it stands, the quoting it is in, the heredocs to come. */
+class Quoting {
+  private out = ''
+  private index = 0
+  private readonly stack: Context[] = ['plain']
+  private pending: Heredoc[] = []
+
+  constructor(
+    private readonly script: string,
+    private readonly variables: Record<string, string>
+  ) {}
+
+  run(): string {
+    while (this.index < this.script.length) {
+      if (this.placeholder() || this.token()) continue
+      this.out += this.script[this.index]!
+      this.index++
     }
+    return this.out
+  }
+
+  private get context(): Context {
+    return this.stack[this.stack.length - 1]!
+  }
+
+  /** Copy `text` as it stands and move past it. */
+  private take(text: string): true {
+    this.out += text
+    this.index += text.length
+    return true
+  }
+
+  /** A placeholder here becomes its variable's reference, quoted for where it stands: whether there was one. */
+  private placeholder(): boolean {
+    placeholder.lastIndex = this.index
+    const match = placeholder.exec(this.script)
+    if (!match) return false
+    if (this.stack.includes('arithmetic') || inTestArithmetic(this.script, this.index, match[0].length)) {
+      throw new UnsafePlaceholderError(
+        `{${match[1]}} is inside an arithmetic expression (\`$((…))\`, \`((…))\`, \`let\`, \`[[ … -eq … ]]\`), where bash evaluates a variable's text as code`
+      )
+    }
+    this.out += reference(this.variables[match[1]!]!, this.context)
+    this.index += match[0].length
+    return true
+  }
+
+  /**
+   * What the character here opens or closes (a quote, a substitution, an arithmetic expression, a comment, a
+   * heredoc): whether this copied it and moved on already; if not, the caller copies the one character.
+   */
+  private token(): boolean {
+    const {script, index, stack, context} = this
     const char = script[index]!
     const next = script[index + 1]
     if (context === 'single') {
       if (char === "'") stack.pop()
-    } else if (char === '\\' && next !== undefined) {
-      out += char + next
-      index += 2
-      continue
-    } else if (char === '$' && next === '(' && script[index + 2] === '(') {
+      return false
+    }
+    if (char === '\\' && next !== undefined) return this.take(char + next)
+    if (char === '$' && next === '(' && script[index + 2] === '(') {
       stack.push('arithmetic')
-      out += '$(('
-      index += 3
-      continue
-    } else if (context === 'arithmetic' && char === ')' && next === ')') {
+      return this.take('$((')
+    }
+    if (context === 'arithmetic' && char === ')' && next === ')') {
       stack.pop()
-      out += '))'
-      index += 2
-      continue
-    } else if (context === 'double') {
-      if (char === '"') stack.pop()
-      else if (char === '`') stack.push('backtick')
-      else if (char === '$' && next === '(') {
-        stack.push('paren')
-        out += '$('
-        index += 2
-        continue
-      }
-    } else if (char === '#' && (index === 0 || wordStart.test(script[index - 1]!))) {
+      return this.take('))')
+    }
+    if (context === 'double') return this.inDouble(char, next)
+    if (char === '#' && (index === 0 || wordStart.test(script[index - 1]!))) {
       const end = script.indexOf('\n', index)
-      const stop = end === -1 ? script.length : end
-      out += script.slice(index, stop)
-      index = stop
-      continue
-    } else if (char === "'") stack.push('single')
+      return this.take(script.slice(index, end === -1 ? script.length : end))
+    }
+    return this.outsideQuotes(char, next)
+  }
+
+  /** Inside "…": its end, a backtick or a `$(` opens. */
+  private inDouble(char: string, next: string | undefined): boolean {
+    if (char === '"') this.stack.pop()
+    else if (char === '`') this.stack.push('backtick')
+    else if (char === '$' && next === '(') {
+      this.stack.push('paren')
+      return this.take('$(')
+    }
+    return false
+  }
+
+  /** Outside quotes: a quote, a backtick, `((`, a parenthesis, a heredoc's operator, the line's end before heredocs. */
+  private outsideQuotes(char: string, next: string | undefined): boolean {
+    const {script, index, stack, context} = this
+    if (char === "'") stack.push('single')
     else if (char === '"') stack.push('double')
     else if (char === '`') {
       if (context === 'backtick') stack.pop()
       else stack.push('backtick')
     } else if (char === '(' && next === '(' && context !== 'arithmetic') {
       stack.push('arithmetic')
-      out += '(('
-      index += 2
-      continue
+      return this.take('((')
     } else if (char === '(') stack.push('paren')
     else if (char === ')' && context === 'paren') stack.pop()
-    else if (char === '<' && next === '<' && script[index + 2] !== '<') {
-      const operator = /<<(-?)[ \t]*((?:'[^']*'|"[^"]*"|\\.|[^\s;&|()<>])+)/y
-      operator.lastIndex = index
-      const found = operator.exec(script)
-      if (found) {
-        const word = found[2]!
-        pending.push({delimiter: word.replace(/['"\\]/g, ''), quoted: /['"\\]/.test(word), tabs: found[1] === '-'})
-        out += found[0]
-        index += found[0].length
-        continue
-      }
-    } else if (char === '\n' && pending.length > 0) {
-      out += char
-      index++
-      for (const heredoc of pending) {
-        const body = readHeredoc(script, index, heredoc, variables)
-        out += body.text
-        index = body.end
-      }
-      pending = []
-      continue
-    }
-    out += char
-    index++
+    else if (char === '<' && next === '<' && script[index + 2] !== '<') return this.heredocOperator()
+    else if (char === '\n' && this.pending.length > 0) return this.heredocBodies()
+    return false
   }
-  return out
+
+  /** `<<WORD`, `<<-WORD`: its body follows the line (`heredocBodies`). Whether it was one. */
+  private heredocOperator(): boolean {
+    const operator = /<<(-?)[ \t]*((?:'[^']*'|"[^"]*"|\\.|[^\s;&|()<>])+)/y
+    operator.lastIndex = this.index
+    const found = operator.exec(this.script)
+    if (!found) return false
+    const word = found[2]!
+    this.pending.push({delimiter: word.replace(/['"\\]/g, ''), quoted: /['"\\]/.test(word), tabs: found[1] === '-'})
+    return this.take(found[0])
+  }
+
+  /** The line's end, then the bodies of the heredocs it announced, placeholders replaced. */
+  private heredocBodies(): true {
+    this.take('\n')
+    for (const heredoc of this.pending) {
+      const body = readHeredoc(this.script, this.index, heredoc, this.variables)
+      this.out += body.text
+      this.index = body.end
+    }
+    this.pending = []
+    return true
+  }
 }
 
 /** Whether the placeholder at `index` (`length` long) is in a `let …` command or is a number operand of `[[ … -eq … ]]`. */
