@@ -12,7 +12,7 @@ export function claudePermissionDenials(result: Record<string, unknown> | undefi
   const first = denials[0]
   if (!first) return undefined
   const input = (first.tool_input ?? {}) as Record<string, unknown>
-  const what = [input.command, input.file_path, input.path, input.url].find((value) => typeof value === 'string') as string | undefined
+  const what = [input.command, input.file_path, input.path, input.url].find((value): value is string => typeof value === 'string')
   const tool = `${String(first.tool_name ?? 'a tool')}${what ? ` \`${what.replace(/\s+/g, ' ').slice(0, 80)}\`` : ''}`
   const more = denials.length > 1 ? ` (and ${denials.length - 1} more)` : ''
   return `claude denied ${tool}${more} under permission mode ${permissionMode}: allow it with allowed_tools or choose another permission_mode`

@@ -126,7 +126,7 @@ function opencodeStream(onOutput: ((line: string) => void) | undefined, onSessio
 function rejectedTool(part: Record<string, unknown>): string | undefined {
   const state = (part.state ?? {}) as {status?: unknown; error?: unknown; input?: Record<string, unknown>}
   if (state.status !== 'error' || !/rejected permission/i.test(String(state.error))) return undefined
-  const what = [state.input?.command, state.input?.filePath].find((value) => typeof value === 'string') as string | undefined
+  const what = [state.input?.command, state.input?.filePath].find((value): value is string => typeof value === 'string')
   return `opencode rejected ${String(part.tool)}${what ? ` \`${what.replace(/\s+/g, ' ').slice(0, 80)}\`` : ''}`
 }
 

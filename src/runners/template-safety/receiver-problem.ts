@@ -66,6 +66,8 @@ export function receiverProblem(words: readonly ReachWord[], stdinTainted: boole
 }
 
 /** Where `words[at]`, a program the code table knows (a wrapper, a shell, an interpreter), takes the words that follow; a problem; or undefined when it is not such a program. */
+// 'done' is a sentinel beside a problem's text (a string): written out for the reader, redundant for the type.
+// eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents
 function nextProgram(words: readonly ReachWord[], at: number, stdinTainted: boolean, options: ReceiverOptions): number | 'done' | string | undefined {
   const texts = words.slice(at).map((word) => word.text)
   const first = codePositions(texts).find((position) => position.index > 0)
