@@ -22,6 +22,11 @@ export interface AgentProcess extends PromiseLike<ProcessOutcome> {
   readonly stderr: EventEmitter | null
   /** `exit`: the process ended (its streams may still be open). */
   once(event: 'exit', listener: () => void): unknown
+  /**
+   * Stop following the process and let this one exit without waiting for it: a job handed over to another run
+   * (a lost lock), which goes on alone. Its outcome is never told.
+   */
+  release?(): void
 }
 
 /** How the process ended; `exitCode` and `signal` both undefined: it never started (`shortMessage` says why). */

@@ -26,7 +26,10 @@ const pending = new Map<number, Pending>()
  */
 export function helperSpawn(file: string, args: readonly string[], options: SpawnProcessOptions): AgentProcess {
   const id = ++nextId
-  const agent = new HelperProcess(file, args)
+  const agent = new HelperProcess(file, args, () => {
+    pending.delete(id)
+    unrefHelper()
+  })
   const channel = ensureHelper()
   pending.set(id, {process: agent})
   refHelper()
@@ -145,7 +148,10 @@ class HelperProcess implements AgentProcess {
   readonly #outcome: Promise<ProcessOutcome>
   #exit: {code: number | null; signal: string | null} | undefined
 
-  constructor(file: string, args: readonly string[]) {
+  readonly release: () => void
+
+  constructor(file: string, args: readonly string[], release: () => void) {
+    this.release = release
     this.#command = [file, ...args].map(quote).join(' ')
     this.started = new Promise((resolve) => (this.#resolveStarted = resolve))
     this.#outcome = new Promise((resolve) => (this.#resolveOutcome = resolve))

@@ -25,5 +25,12 @@ export function spawnProcess(file: string, args: readonly string[], options: Spa
   })
   // In this process, synchronously after the fork (nothing of ours runs in between).
   if (options.registry !== undefined && subprocess.pid !== undefined) recordProcess(options.registry, subprocess.pid)
-  return Object.assign(subprocess, {started: Promise.resolve(subprocess.pid)})
+  return Object.assign(subprocess, {
+    started: Promise.resolve(subprocess.pid),
+    release: () => {
+      subprocess.stdout?.destroy()
+      subprocess.stderr?.destroy()
+      subprocess.unref()
+    }
+  })
 }

@@ -87,12 +87,12 @@ async function runLocal({job, command, folder, fence}: LocalRun): Promise<HostRu
   const pause = Number(process.env.MDPLAN_TEST_SPAWN_PAUSE_MS)
   if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
   const exited = Promise.resolve(wrapper).then((outcome) => outcome)
-  return follow(frame, folder, {child: {pid, exited}}, job.signal)
+  return follow(frame, folder, {child: {pid, exited, release: () => wrapper.release?.()}}, job.signal)
 }
 
 interface Follow {
   /** This process started the wrapper: its exit is the job's end (another start may have won the key's guard). */
-  child?: {pid: number; exited: Promise<{exitCode?: number | undefined}>}
+  child?: {pid: number; exited: Promise<{exitCode?: number | undefined}>; release: () => void}
   attached?: boolean
 }
 
@@ -118,7 +118,11 @@ async function follow(frame: JobAttempt, folder: string, started: Follow, signal
       // A job found just started may not have written its pid yet.
       if (pid === undefined && (pid = jobPid(folder)) !== undefined) group = trackGroup(pid)
       await drain(frame, folder)
-      if (frame.stop.aborted) return await stop(frame, folder, pid, signal)
+      if (frame.stop.aborted) {
+        // Handed over (a lost lock): the job goes on alone, and this run does not wait for it to end.
+        if (DetachRequest.asked(signal)) how.child?.release()
+        return await stop(frame, folder, pid, signal)
+      }
       if (exitStatus(folder) !== undefined) {
         // The agent's helpers must not outlive it: the rest of its group ends with it.
         if (pid !== undefined) endGroup(pid)
