@@ -182,10 +182,11 @@ describe('claude runner', () => {
   it('kills the whole tree on timeout', async () => {
     const dir = tempDir()
     const pidFile = join(dir, 'grandchild.pid')
-    const result = await claudeRunner.run(claudeRequest(dir, 'hang', {timeoutMs: 800}, {FAKE_PID_FILE: pidFile}))
+    // Long enough for the fake (a Node) to start and spawn its grandchild on a loaded machine.
+    const result = await claudeRunner.run(claudeRequest(dir, 'hang', {timeoutMs: 5000}, {FAKE_PID_FILE: pidFile}))
     expect(result.ok).toBe(false)
     expect(result.timedOut).toBe(true)
-    expect(result.reason).toBe('timed out after 800ms')
+    expect(result.reason).toBe('timed out after 5s')
     const grandchild = Number(readFileSync(pidFile, 'utf8'))
     await waitFor(() => !isAlive(grandchild))
   })

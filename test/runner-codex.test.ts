@@ -101,7 +101,8 @@ describe('codex runner', () => {
   it('kills the whole tree on timeout', async () => {
     const dir = tempDir()
     const pidFile = join(dir, 'grandchild.pid')
-    const result = await codexRunner.run(codexRequest(dir, 'hang', {timeoutMs: 800}, {FAKE_PID_FILE: pidFile}))
+    // Long enough for the fake (a Node) to start and spawn its grandchild on a loaded machine.
+    const result = await codexRunner.run(codexRequest(dir, 'hang', {timeoutMs: 5000}, {FAKE_PID_FILE: pidFile}))
     expect(result.timedOut).toBe(true)
     expect(result.agentId).toBeDefined()
     await waitFor(() => !isAlive(Number(readFileSync(pidFile, 'utf8'))))

@@ -95,6 +95,8 @@ export function jobAttempt(job: HostJob, command: HostCommand, passed: readonly 
           const chunk = Buffer.from(buffer.subarray(0, bytesRead))
           if (into === 'out') attempt.out(chunk)
           else attempt.err(chunk)
+          // The log takes what is read before more is: a gigabyte of output never waits in memory for the disk.
+          if (log.writableNeedDrain) await new Promise<void>((resolve) => log.once('drain', () => resolve()))
         }
       } finally {
         await handle.close()

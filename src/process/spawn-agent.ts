@@ -1,12 +1,13 @@
-import {createWriteStream} from 'node:fs'
+import {createWriteStream, type WriteStream} from 'node:fs'
 import {dirname, resolve as resolvePath} from 'node:path'
-import {StringDecoder} from 'node:string_decoder'
 import type {ProcessRegistry} from './process-registry.js'
 import {inheritedEnv} from './inherited-env.js'
 import {makeDir} from '../util/make-dir.js'
 import {spawnProcess} from './spawn-process.js'
+import {boundedTail, outputTailBytes} from './bounded-tail.js'
+import {lineSplitter} from './line-splitter.js'
 import {killGraceMs, signalGroup, trackGroup} from './process-groups.js'
-import type {SpawnResult} from './process-types.js'
+import type {AgentProcess, SpawnResult} from './process-types.js'
 
 export interface SpawnAgentOptions {
   file: string
@@ -61,84 +62,24 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const tracked = registry
   tracked?.begin()
   const subprocess = spawnProcess(file, args, {cwd, env: {...inheritedEnv(env), PWD: resolvePath(cwd)}, input, registry: tracked?.file})
-
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  const decoder = onLine ? new StringDecoder('utf8') : undefined
-  let partial = ''
-  subprocess.stdout?.on('data', (chunk: Buffer) => {
-    out.push(chunk)
-    log.write(chunk)
-    if (!onLine || !decoder) return
-    const text = partial + decoder.write(chunk)
-    let start = 0
-    let newline = text.indexOf('\n', start)
-    while (newline !== -1) {
-      emit(text.slice(start, newline))
-      start = newline + 1
-      newline = text.indexOf('\n', start)
-    }
-    partial = text.slice(start)
-  })
-  subprocess.stderr?.on('data', (chunk: Buffer) => {
-    err.push(chunk)
-    log.write(chunk)
-  })
-
-  function emit(line: string): void {
-    try {
-      onLine?.(line.endsWith('\r') ? line.slice(0, -1) : line)
-    } catch {
-      // A parser bug must not take the agent's output (or mdplan) down with it.
-    }
-  }
+  const output = captureOutput(subprocess, log, onLine)
 
   const pid = await subprocess.started
   // Tests only: hold mdplan between the agent's start and everything it does next (recording it, once), so a
   // test can land a SIGKILL in that moment every time instead of by luck.
   const pause = Number(process.env.MDPLAN_TEST_SPAWN_PAUSE_MS)
   if (pid !== undefined && pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
-  let timedOut = false
-  let interrupted = false
-  let killing = false
-  const kill = (): void => {
-    if (pid === undefined || killing) return
-    killing = true
-    signalGroup(pid, 'SIGTERM')
-    setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref()
-  }
-  const timer =
-    timeoutMs !== undefined && timeoutMs > 0 && pid !== undefined
-      ? setTimeout(() => {
-          timedOut = true
-          kill()
-        }, timeoutMs)
-      : undefined
-  const onAbort = (): void => {
-    interrupted = true
-    kill()
-  }
-  signal?.addEventListener('abort', onAbort, {once: true})
-  // Aborted while the log folder was being made: the event has already fired.
-  if (signal?.aborted) onAbort()
+  const ending = pid === undefined ? undefined : endingOf(pid, timeoutMs, signal)
   const group = pid === undefined ? undefined : trackGroup(pid)
-  if (pid !== undefined) {
-    // Leftover children that still hold stdout would keep the run waiting, and an
-    // agent's helpers should not outlive it: end the rest of its group with it.
-    subprocess.once('exit', () => {
-      if (!killing) kill()
-    })
-  }
+  // Leftover children that still hold stdout would keep the run waiting, and an
+  // agent's helpers should not outlive it: end the rest of its group with it.
+  if (ending) subprocess.once('exit', () => ending.kill())
 
   const result = await subprocess
-  if (timer) clearTimeout(timer)
-  signal?.removeEventListener('abort', onAbort)
+  ending?.dispose()
   group?.forget()
   tracked?.end(pid)
-  if (decoder) {
-    const rest = partial + decoder.end()
-    if (rest !== '') emit(rest)
-  }
+  output.lines.end()
   log.end()
   await logClosed
 
@@ -146,11 +87,69 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   return {
     exitCode: result.exitCode,
     signal: result.signal,
-    timedOut,
-    interrupted,
-    stdout: Buffer.concat(out).toString('utf8'),
-    stderr: Buffer.concat(err).toString('utf8'),
+    timedOut: ending?.timedOut ?? false,
+    interrupted: ending?.interrupted ?? false,
+    stdout: output.out.text(),
+    stderr: output.err.text(),
     spawnFailed,
     error: spawnFailed ? (result.shortMessage ?? result.message) : undefined
+  }
+}
+
+/**
+ * Every byte of the process's output to the log, stdout's lines to the parser, the last few megabytes of each to
+ * the result; a stream that outruns the disk waits for the log, so output never piles up in memory.
+ */
+function captureOutput(subprocess: AgentProcess, log: WriteStream, onLine: ((line: string) => void) | undefined) {
+  const out = boundedTail(outputTailBytes)
+  const err = boundedTail(outputTailBytes)
+  const lines = lineSplitter(onLine)
+  const pauseUntilDrained = (stream: NodeJS.EventEmitter | null): void => {
+    const pausable = stream as {pause?: () => void; resume?: () => void} | null
+    if (!pausable?.pause || !pausable.resume) return
+    pausable.pause()
+    log.once('drain', () => pausable.resume?.())
+  }
+  subprocess.stdout?.on('data', (chunk: Buffer) => {
+    out.push(chunk)
+    if (!log.write(chunk)) pauseUntilDrained(subprocess.stdout)
+    lines.push(chunk)
+  })
+  subprocess.stderr?.on('data', (chunk: Buffer) => {
+    err.push(chunk)
+    if (!log.write(chunk)) pauseUntilDrained(subprocess.stderr)
+  })
+  return {out, err, lines}
+}
+
+/** The end of process group `pid` on a timeout or an abort (SIGTERM, SIGKILL after the grace), once. */
+function endingOf(pid: number, timeoutMs: number | undefined, signal: AbortSignal | undefined) {
+  const state = {timedOut: false, interrupted: false, killing: false}
+  const kill = (): void => {
+    if (state.killing) return
+    state.killing = true
+    signalGroup(pid, 'SIGTERM')
+    setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref()
+  }
+  const timer = timeoutMs !== undefined && timeoutMs > 0 ? setTimeout(() => ((state.timedOut = true), kill()), timeoutMs) : undefined
+  const onAbort = (): void => {
+    state.interrupted = true
+    kill()
+  }
+  signal?.addEventListener('abort', onAbort, {once: true})
+  // Aborted while the log folder was being made: the event has already fired.
+  if (signal?.aborted) onAbort()
+  return {
+    kill,
+    get timedOut() {
+      return state.timedOut
+    },
+    get interrupted() {
+      return state.interrupted
+    },
+    dispose() {
+      if (timer) clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    }
   }
 }
