@@ -44,9 +44,9 @@ afterEach(() => {
  * A plan on its own small tmpfs, bind-mounted over itself so that it can be made
  * read-only while files are open (a tmpfs remount refuses while mdplan holds a replaced
  * file open; a bind mount's own read-only flag does not). Agents run on the normal disk;
- * the plan's logs, beside it, share its disk unless `logsElsewhere`: a remount to read-only
- * is refused (busy) while a file on the mount is open for writing, as the run log and a
- * running agent's log are, where a failing disk would not ask.
+ * the plan's logs and local jobs, beside it, share its disk unless `logsElsewhere`: a remount
+ * to read-only is refused (busy) while a file on the mount is open for writing, as the run
+ * log, a running agent's log and its job's output are, where a failing disk would not ask.
  */
 function setup(size: string, agents: (mnt: string) => Parameters<typeof shellPlan>[0], logsElsewhere = false): {mnt: string; plan: string; work: string} {
   const mnt = mkdtempSync(join(tmpdir(), 'mdplan-disk-'))
@@ -56,11 +56,13 @@ function setup(size: string, agents: (mnt: string) => Parameters<typeof shellPla
   mounts.push(mnt)
   const work = mkdtempSync(join(tmpdir(), 'mdplan-disk-work-'))
   if (logsElsewhere) {
-    const logs = join(mnt, '.mdplan', 'logs')
-    mkdirSync(logs, {recursive: true})
-    mkdirSync(join(work, 'plan-logs'))
-    execFileSync('mount', ['--bind', join(work, 'plan-logs'), logs])
-    mounts.push(logs)
+    for (const [folder, elsewhere] of [['logs', 'plan-logs'], ['local-jobs', 'plan-jobs']]) {
+      const inside = join(mnt, '.mdplan', folder)
+      mkdirSync(inside, {recursive: true})
+      mkdirSync(join(work, elsewhere))
+      execFileSync('mount', ['--bind', join(work, elsewhere), inside])
+      mounts.push(inside)
+    }
   }
   const plan = join(mnt, 'plan.md')
   writeFileSync(plan, shellPlan(agents(mnt)))
