@@ -24,7 +24,7 @@ const args = process.argv.slice(2)
 const wanted = args.filter((name) => name in pinned)
 const clients = wanted.length > 0 ? wanted : Object.keys(pinned)
 const withLatest = args.includes('--latest')
-// Which scenarios each client can be driven through (see real-work.js and the README's runner section).
+// Which scenarios each client can be driven through (see real-work.js and docs/runners.md).
 const perClient = {
   claude: Object.keys(scenarios),
   codex: Object.keys(scenarios).filter((name) => name !== 'permissionDenied'),

@@ -1,4 +1,4 @@
-/** Exit codes of every mdplan command (documented in the README). */
+/** Exit codes of every mdplan command (documented in docs/running.md, "Exit codes"). */
 export const exitCodes = {
   /** All agents completed and verification passed (or: the command succeeded). */
   ok: 0,

@@ -56,7 +56,7 @@ function setup(size: string, agents: (mnt: string) => Parameters<typeof shellPla
   mounts.push(mnt)
   const work = mkdtempSync(join(tmpdir(), 'mdplan-disk-work-'))
   if (logsElsewhere) {
-    for (const [folder, elsewhere] of [['logs', 'plan-logs'], ['local-jobs', 'plan-jobs']]) {
+    for (const [folder, elsewhere] of [['logs', 'plan-logs'], ['local-jobs', 'plan-jobs']] as const) {
       const inside = join(mnt, '.mdplan', folder)
       mkdirSync(inside, {recursive: true})
       mkdirSync(join(work, elsewhere))

@@ -18,7 +18,7 @@ export interface NotTaken {
  * have changed other cells while that write waited its turn, and those stand.
  * Returns the edits it did not take: cells of agents running now. Each of
  * those rows gets a `conflict:` note saying what mdplan kept, which stays
- * through the row's later writes (README: "the conflict is noted in the row").
+ * through the row's later writes (docs/plan-format.md: the conflict is noted in the row).
  */
 export function adoptWrite(table: TableState, result: WriteResult, live: ReadonlySet<string>): NotTaken[] {
   const kept: NotTaken[] = []

@@ -131,7 +131,7 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   // It goes on in the folder its session was made in, with the work left there; elsewhere, in a folder of its own.
   const work = here ? workNote(notes)?.key : undefined
   if (!here) notes = setNote(notes, 'work', undefined)
-  // A `conflict:` note told what an edit of the row met before this launch (README): the launch writes the row anew.
+  // A `conflict:` note told what an edit of the row met before this launch (docs/plan-format.md): the launch writes the row anew.
   for (const key of ['blocked by', 'soft-blocked by', 'paused', 'conflict']) notes = setNote(notes, key, undefined)
   // A job still named by its key is not relaunched: the attempt attaches to it (or submits it, if the host never got it).
   if (orphaned && !resumeSession && !place.reattach) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId || 'it'} ran`)

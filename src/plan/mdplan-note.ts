@@ -1,7 +1,7 @@
 import type {NoteItem} from './notes.js'
 
 /**
- * The Notes keys mdplan writes itself (README, "Execution State": one item per kind). An item with
+ * The Notes keys mdplan writes itself (docs/plan-format.md, "Notes": one item per kind). An item with
  * one of them is mdplan's: a run keeps its own value of it while the agent runs. Every other item
  * (`TODO: ask Bob`, free text) is the person's, and mdplan never changes it.
  */

@@ -8,7 +8,7 @@ export const registerStatus: RegisterCommand = (program, io, done) => {
     .command('status')
     .description('Show where a plan stands: counts, ready and blocked agents, the critical path (reads the file only)')
     .argument('<plan>', 'the plan file (Markdown)')
-    .option('--json', 'print one JSON object (see the README for its fields)')
+    .option('--json', 'print one JSON object (its fields: docs/running.md, "mdplan status")')
     .addHelpText('after', '\nExit codes: 0 shown; 2 the file is not a readable plan (see `mdplan validate`).\n')
     .action(async (file: string, flags: {json?: boolean}) => {
       done(await showStatus(file, flags, io))
