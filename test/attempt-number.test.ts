@@ -21,6 +21,8 @@ describe('attemptNumber', () => {
     expect(attemptNumber('attempt 1: x', 0, true)).toBe(2)
     expect(attemptNumber('paused: rate or usage limit (x), retrying at 10:00:00Z', 2, false)).toBe(2)
     expect(attemptNumber('relaunched: session s-1 could not be resumed', 1, false)).toBe(1)
+    // A re-queued agent (its completed attempt 1 left a log, no note) whose run died before its attempt 2's launch made a log.
+    expect(attemptNumber('job: local mdplan4-plan-A-a2-00beef', 1, true)).toBe(2)
   })
 })
 

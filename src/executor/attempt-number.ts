@@ -1,3 +1,4 @@
+import {parseJobKey, parseJobNote} from '../hosts/job-key.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
 
 /**
@@ -12,5 +13,8 @@ import {attemptsInNotes, getNote} from '../plan/notes.js'
 export function attemptNumber(notes: string, known: number, resumes: boolean): number {
   const failed = Math.max(0, ...attemptsInNotes(notes).map((item) => item.attempt))
   const goesOn = resumes || getNote(notes, 'paused') !== undefined || getNote(notes, 'relaunched') !== undefined
-  return goesOn ? Math.max(failed + 1, known) : Math.max(failed, known) + 1
+  // The attempt a dead run's row names by its job's key (`…-a2-…`) is the one it goes on with, even when that run
+  // died before the launch made its log: a re-queued agent's completed attempts leave no `attempt N:` note.
+  const named = resumes ? (parseJobKey(parseJobNote(getNote(notes, 'job'))?.key ?? '')?.attempt ?? 0) : 0
+  return goesOn ? Math.max(failed + 1, known, named) : Math.max(failed, known) + 1
 }
