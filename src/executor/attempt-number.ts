@@ -1,4 +1,4 @@
-import {attemptsInNotes, getNote} from '../plan/notes.js'
+import type {RowNotes} from './row-notes.js'
 
 /**
  * The number of the attempt a launch starts. A launch that goes on with an attempt that never ended
@@ -9,8 +9,8 @@ import {attemptsInNotes, getNote} from '../plan/notes.js'
  * `pending`, with the Notes cleared or not) never shares a number, an `attempt N:` note or a log with
  * an earlier attempt. Pure.
  */
-export function attemptNumber(notes: string, known: number, resumes: boolean): number {
-  const failed = Math.max(0, ...attemptsInNotes(notes).map((item) => item.attempt))
-  const goesOn = resumes || getNote(notes, 'paused') !== undefined || getNote(notes, 'relaunched') !== undefined
+export function attemptNumber(notes: RowNotes, known: number, resumes: boolean): number {
+  const failed = Math.max(0, ...notes.attempts.keys())
+  const goesOn = resumes || notes.paused !== undefined || notes.relaunched !== undefined
   return goesOn ? Math.max(failed + 1, known) : Math.max(failed, known) + 1
 }

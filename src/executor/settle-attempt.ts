@@ -1,4 +1,3 @@
-import {getNote, setNote} from '../plan/notes.js'
 import type {Outcome} from '../protocol/interpret-result.js'
 import type {OpenQuestion} from '../protocol/read-answers.js'
 import type {RunResult} from '../runners/runner.js'
@@ -8,15 +7,13 @@ import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
 import {attemptLimit, failuresOf} from './schedule-pass.js'
 import {emit, row, seeAttempt, setRow, type StepContext} from './step-context.js'
+import {withFailure, withNotes, withNoteText, type RowNotes, type WorkNote} from './row-notes.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
 export const maxTransientRetries = 5
 
 /** The most one agent may keep the run paused in total, unless the run says otherwise (`--max-pause`). */
 export const defaultMaxPauseMs = 30 * 60_000
-
-/** Notes items that only mean something until the agent completes. */
-const clearedOnCompletion = ['blocked by', 'soft-blocked by', 'question', 'relaunched', 'paused']
 
 /**
  * An attempt is over (its process ended and its git check, commit or merge
@@ -31,21 +28,21 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   const durationMs = Math.min(now, attempt.endedAt ?? now) - attempt.startedAt
   const agentId = result.agentId ?? attempt.sessionId
   const current = row(ctx, id)
-  let notes = Object.entries(gitNotes).reduce((cell, [key, value]) => setNote(cell, key, value), current.notes)
+  let notes = Object.entries(gitNotes).reduce((next, [key, value]) => withNoteText(next, key, value), current.notes)
   // Settled: its key names no live job any more (a next attempt draws its own); the row keeps where it ran.
-  if (attempt.key) notes = setNote(setNote(notes, 'job', undefined), 'host', attempt.host)
+  if (attempt.key) notes = withNotes(notes, {job: undefined, host: attempt.host})
   if (result.costUsd !== undefined) {
     // Notes keep the agent's total; a resumed claude session reports its own running total.
-    const before = Number(getNote(notes, 'cost')?.replace(/^\$/, '') ?? 0) || 0
+    const before = notes.cost ?? 0
     const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
-    notes = setNote(notes, 'cost', `$${(before + spent).toFixed(4)}`)
+    notes = withNotes(notes, {cost: before + spent})
   }
   // Where its session and work stay for the next attempt, when that one goes on from this one (its question
   // answered, its session relaunched, its pause over: place-attempt.ts). Completed or failed, nothing goes on from
   // it: the note goes, and the run's sweep removes the folder.
-  notes = setNote(notes, 'work', undefined)
-  const stays = (cell: string): string => setNote(cell, 'work', config.hosts ? workPlace(attempt) : undefined)
-  if (outcome.checkpoint) notes = setNote(notes, 'checkpoint', outcome.checkpoint)
+  notes = withNotes(notes, {work: undefined})
+  const stays = (before: RowNotes): RowNotes => withNotes(before, {work: config.hosts ? workPlace(attempt) : undefined})
+  if (outcome.checkpoint) notes = withNotes(notes, {checkpoint: outcome.checkpoint})
   for (const text of outcome.discoveries) state.discoveries.push({agent: id, text})
   const keepId = agentId ?? current.agentId
 
@@ -61,7 +58,7 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   const maxPauseMs = config.maxPauseMs ?? defaultMaxPauseMs
   const overBudget = (outcome.rateLimited || transient) && paused + state.pauseMs > maxPauseMs
   if (overBudget) {
-    notes = setNote(notes, 'paused', undefined)
+    notes = withNotes(notes, {paused: undefined})
     outcome = {...outcome, kind: 'failed', unknownSession: false, reason: `paused ${formatDuration(paused)} in total, the limit is ${formatDuration(maxPauseMs)} (--max-pause), last cause: ${cause}`}
   } else if (outcome.rateLimited || transient) {
     if (outcome.transient) state.transientRetries.set(id, (state.transientRetries.get(id) ?? 0) + 1)
@@ -71,13 +68,13 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
     emit(ctx, {type: 'paused', reason, untilMs: state.pausedUntil})
     ctx.effects.push({type: 'timer', at: state.pausedUntil})
     state.pauseMs = Math.min(state.pauseMs * 2, 15 * 60_000)
-    const waiting = setNote(stays(notes), 'paused', reason)
+    const waiting = withNotes(stays(notes), {paused: reason})
     if (attempt.answer) return answerAgain(ctx, attempt, attempt.answer, keepId, waiting)
     setRow(ctx, id, {status: 'pending', agentId: keepId, notes: waiting})
     return
   }
   if (outcome.unknownSession) {
-    notes = setNote(stays(notes), 'relaunched', `session ${agentId ?? ''} could not be resumed`)
+    notes = withNotes(stays(notes), {relaunched: `session ${agentId ?? ''} could not be resumed`})
     // No session to resume: the relaunch gets the whole prompt, and the answer after it (answerFollowUp).
     if (attempt.answer) return answerAgain(ctx, attempt, attempt.answer, '', notes)
     setRow(ctx, id, {status: 'pending', agentId: '', notes})
@@ -85,15 +82,16 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   }
   const duration = formatDuration(durationMs)
   if (outcome.kind === 'completed') {
-    for (const key of clearedOnCompletion) notes = setNote(notes, key, undefined)
-    if (outcome.note) notes = setNote(notes, 'result', outcome.note)
+    // Notes that only mean something until the agent completes.
+    notes = withNotes(notes, {blockedBy: undefined, softBlockedBy: undefined, question: undefined, relaunched: undefined, paused: undefined})
+    if (outcome.note) notes = withNotes(notes, {result: outcome.note})
     setRow(ctx, id, {status: 'completed', agentId: keepId, duration, notes})
     emit(ctx, {type: 'completed', agent: id, agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: result.costUsd})
     return
   }
   if (outcome.kind === 'question' && outcome.question) {
     const question = outcome.question
-    setRow(ctx, id, {status: 'needs_input', agentId: keepId, duration, notes: setNote(stays(notes), 'question', actionableLine(question.question))})
+    setRow(ctx, id, {status: 'needs_input', agentId: keepId, duration, notes: withNotes(stays(notes), {question: actionableLine(question.question)})})
     emit(ctx, {type: 'question', agent: id, agentId, question: question.question})
     // An answer read before this question is written belongs to an older question.
     state.answered.delete(id)
@@ -103,7 +101,7 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   }
   // The actionable part of the reason (the variable to set, the command to run); the log has it all.
   const reason = actionableLine(outcome.reason ?? result.reason ?? 'failed')
-  notes = setNote(notes, `attempt ${attempt.attempt}`, reason)
+  notes = withFailure(notes, attempt.attempt, reason)
   // A configuration error (not logged in, a refused option) fails the same way every time: try once.
   if (outcome.permanent) state.noRetry.add(id)
   setRow(ctx, id, {status: 'failed', agentId: keepId, duration, notes})
@@ -114,9 +112,9 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
 }
 
 /** The `work:` note of an attempt whose next one goes on from it: the job folder it ran in, or its host. */
-function workPlace(attempt: Attempt): string | undefined {
+function workPlace(attempt: Attempt): WorkNote | undefined {
   if (attempt.host === undefined) return undefined
-  return attempt.key === undefined ? attempt.host : `${attempt.host} ${attempt.work ?? attempt.key}`
+  return attempt.key === undefined ? {host: attempt.host} : {host: attempt.host, key: attempt.work ?? attempt.key}
 }
 
 /**
@@ -126,7 +124,7 @@ function workPlace(attempt: Attempt): string | undefined {
  * The answer is still under `## Open Questions` (nothing rewrites an entry but the agent's next question), so a
  * run that stops before that launch leaves the next run the same.
  */
-function answerAgain(ctx: StepContext, attempt: Attempt, answer: OpenQuestion, agentId: string, notes: string): void {
+function answerAgain(ctx: StepContext, attempt: Attempt, answer: OpenQuestion, agentId: string, notes: RowNotes): void {
   ctx.state.answered.set(attempt.agent, answer)
-  setRow(ctx, attempt.agent, {status: 'needs_input', agentId, notes: setNote(notes, 'question', actionableLine(answer.question))})
+  setRow(ctx, attempt.agent, {status: 'needs_input', agentId, notes: withNotes(notes, {question: actionableLine(answer.question)})})
 }

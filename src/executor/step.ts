@@ -1,6 +1,6 @@
-import {setNote} from '../plan/notes.js'
 import {interpretResult} from '../protocol/interpret-result.js'
-import {emptyRow} from '../store/table-state.js'
+import {emptyExecRow, storeTable} from './exec-row.js'
+import {withNotes, withNoteText} from './row-notes.js'
 import type {ExecConfig} from './exec-config.js'
 import type {ExecEffect} from './exec-effect.js'
 import type {ExecEvent} from './exec-event.js'
@@ -99,7 +99,7 @@ function handle(ctx: StepContext, event: ExecEvent): void {
         ctx.effects.push({type: 'abandon', agent: attempt.agent})
         return undoLaunch(ctx, attempt)
       }
-      const notes = Object.entries(event.notes).reduce((cell, [key, value]) => setNote(cell, key, value), row(ctx, attempt.agent).notes)
+      const notes = Object.entries(event.notes).reduce((next, [key, value]) => withNoteText(next, key, value), row(ctx, attempt.agent).notes)
       setRow(ctx, attempt.agent, {notes})
       if (event.error) {
         const result = {ok: false, finalText: '', reason: event.error}
@@ -121,7 +121,8 @@ function handle(ctx: StepContext, event: ExecEvent): void {
     }
     case 'progress': {
       if (!attemptOf(ctx, event.agent, event.attempt)) return
-      const note = event.key === undefined ? setNote(row(ctx, event.agent).notes, 'child', event.note.replace(/^child:\s*/, '')) : setNote(row(ctx, event.agent).notes, event.key, event.note || undefined)
+      const notes = row(ctx, event.agent).notes
+      const note = event.key === undefined ? withNotes(notes, {child: event.note.replace(/^child:\s*/, '')}) : withNoteText(notes, event.key, event.note || undefined)
       setRow(ctx, event.agent, {notes: note})
       return
     }
@@ -247,7 +248,7 @@ function planChanged(ctx: StepContext, agents: ExecState['agents'], priority: Re
   state.priority = priority
   for (const agent of agents) {
     if (state.table.rows.has(agent.id)) continue
-    state.table.rows.set(agent.id, emptyRow())
+    state.table.rows.set(agent.id, emptyExecRow())
     state.write.dirty = true
   }
   state.finalLook = 'none'
@@ -262,6 +263,6 @@ function flushWrite(ctx: StepContext): void {
   write.seq++
   write.inflight = true
   write.dirty = false
-  const table = {rows: new Map(ctx.state.table.rows), meta: {...ctx.state.table.meta}}
-  ctx.effects.push({type: 'write', seq: write.seq, table, running: new Set(ctx.state.attempts.keys())})
+  // The store's edge: the table goes out as the store writes it (a row rendered once, an unchanged one as it came).
+  ctx.effects.push({type: 'write', seq: write.seq, table: storeTable(ctx.state.table), running: new Set(ctx.state.attempts.keys())})
 }
