@@ -30,7 +30,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   // ended together, and writes and checks that finished meanwhile, are stepped as one batch (each
   // but the last marked `more`), so they share one scheduling pass and one write.
   const dispatch = (event: Input): void => {
-    queue.push({...event, now: now()} as ExecEvent)
+    queue.push({...event, now: now()})
     if (draining || drainScheduled) return
     drainScheduled = true
     setImmediate(drain)
@@ -83,7 +83,7 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
   if (input.signal?.aborted) queue.push({type: 'abort', now: now()})
   input.signal?.addEventListener('abort', onAbort, {once: true})
   input.lock?.onLost((error) => dispatch({type: 'lock-lost', reason: error.message}))
-  for (const event of watch.initial(state)) queue.push({...event, now: now()} as ExecEvent)
+  for (const event of watch.initial(state)) queue.push({...event, now: now()})
   dispatch({type: 'start'})
   return finished
 }

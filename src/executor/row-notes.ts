@@ -120,6 +120,7 @@ export function readNotes(cell: string): RowNotes {
   const fields: Record<string, unknown> = {}
   const attempts = new Map<number, string>()
   const items: Item[] = []
+  const seen = new Set<Single>()
   for (const item of parseNotes(cell)) {
     items.push(item.key === undefined ? {raw: item.raw} : {key: item.key, raw: item.raw, text: item.value})
     const attempt = attemptOfKey(item.key)
@@ -129,9 +130,12 @@ export function readNotes(cell: string): RowNotes {
     }
     const field = item.key === undefined ? undefined : byKey.get(item.key)
     // The first item of a key is its value, as it always was.
-    if (field !== undefined && !(field in fields)) fields[field] = codecs[field].read(item.value as never)
+    if (field === undefined || seen.has(field)) continue
+    seen.add(field)
+    const value = codecs[field].read(item.value)
+    if (value !== undefined) fields[field] = value
   }
-  return {...definedOnly(fields), attempts, items, source: cell}
+  return {...fields, attempts, items, source: cell}
 }
 
 const rendered = new WeakMap<RowNotes, string>()
@@ -197,22 +201,22 @@ export function withNoteText(notes: RowNotes, key: string, text: string | undefi
  */
 function put(notes: RowNotes, key: string, value: string | undefined): RowNotes {
   const items = notes.items.filter((item) => item.key !== key && !(key === 'paused' && isPauseFragment(item)))
-  const fields: Record<string, unknown> = {...notes, items}
   // Rewritten item by item from here on, as the text edits did (a `;` without its space gets one).
-  delete fields.source
-  const attempts = new Map(notes.attempts)
+  const fields: Record<string, unknown> = {...notes, items, source: undefined}
   const attempt = attemptOfKey(key)
   const field = byKey.get(key)
+  const clean = value?.replace(/\s*[\r\n]+\s*/g, ' ').trim()
   if (attempt !== undefined) {
+    const attempts = new Map(notes.attempts)
     // Another spelling of its number (`attempt 02:`) stays, and stands for it.
     const other = items.findLast((item) => attemptOfKey(item.key) === attempt)
     if (other) attempts.set(attempt, other.text!)
     else attempts.delete(attempt)
-  } else if (field !== undefined) delete fields[field]
-  const clean = value?.replace(/\s*[\r\n]+\s*/g, ' ').trim()
+    fields.attempts = attempts
+  } else if (field !== undefined) fields[field] = undefined
   if (clean !== undefined && clean !== '') {
     if (attempt !== undefined) {
-      attempts.set(attempt, clean)
+      ;(fields.attempts as Map<number, string>).set(attempt, clean)
       items.push({key})
     } else if (field !== undefined) {
       const codec = codecs[field] as Codec<unknown>
@@ -222,7 +226,6 @@ function put(notes: RowNotes, key: string, value: string | undefined): RowNotes 
       items.push(read !== undefined && codec.write(read) === clean ? {key} : {key, text: clean})
     } else items.push({key, text: clean})
   }
-  fields.attempts = attempts
   return fields as unknown as RowNotes
 }
 
@@ -240,9 +243,4 @@ function readWork(text: string): WorkNote | undefined {
   const value = text.trim()
   if (!value) return undefined
   return parseJobNote(value) ?? (/^\S+$/.test(value) ? {host: value} : undefined)
-}
-
-function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
-  for (const key of Object.keys(fields)) if (fields[key] === undefined) delete fields[key]
-  return fields
 }
