@@ -27,9 +27,11 @@ export interface ExecTable {
 
 /**
  * The store's edge. The table comes in as the store reads it (`execTable`, `execRow`) and goes out as
- * the store writes it (`storeTable`, `storeRow`): Notes are read and rendered here and nowhere else in
- * the executor. A row that comes back unchanged goes back as the very object it came in as, and a row
- * is rendered once, so a write costs what changed.
+ * the store writes it (`storeTable`, `storeRow`). Notes text is read and rendered here, and at the two
+ * other edges only: adoptWrite (a person's Notes edit is merged as text, then read) and the prepare
+ * effect (git and the hosts read `base:` from the text). A row that goes back unchanged goes back as
+ * the very object it came in as (the store's splice and row history go by identity), and a changed
+ * row is rendered once, so a write renders only the rows that changed.
  */
 const asStored = new WeakMap<ExecRow, RowState>()
 

@@ -30,7 +30,9 @@ export interface WorkNote {
  * The bytes are the contract (a person reads and diffs this cell), so a row keeps the cell's items in their
  * order and spelling: an item the executor does not know (a person's free text, `scope:`, `commit:`,
  * `slurm:`) stays as it was, and a cell nothing was set in is written back as it was read. Setting a field
- * does what editing the text did: every item of its key goes, and the new one is added at the end.
+ * does what editing the text did: every item of its key goes, and the new one is added at the end. A
+ * value set is held as the next run will read it from the file (a cost to four decimals, a value in one
+ * line), so this run and the next decide alike.
  */
 export interface RowNotes {
   /** Failed attempts, `attempt N: reason`: the number, and why it failed (the last item of a number). */
