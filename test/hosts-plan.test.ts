@@ -2,6 +2,7 @@ import {readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {createExecState} from '../src/executor/create-exec-state.js'
+import {renderNotes} from '../src/executor/row-notes.js'
 import type {ExecConfig} from '../src/executor/exec-config.js'
 import {step} from '../src/executor/step.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
@@ -128,7 +129,7 @@ describe('placement (pure)', () => {
     const placed = [...state.attempts.values()].map((attempt) => `${attempt.agent}@${attempt.host}`)
     // h2 (3 slots) fills first; h1 takes one; F (only h1) waits: 4 running, under the cap of 5.
     expect(placed).toEqual(['A@h2', 'B@h2', 'C@h1', 'D@h2'])
-    for (const attempt of state.attempts.values()) expect(state.table.rows.get(attempt.agent)!.notes).toBe(`job: ${attempt.host} ${attempt.key}`)
+    for (const attempt of state.attempts.values()) expect(renderNotes(state.table.rows.get(attempt.agent)!.notes)).toBe(`job: ${attempt.host} ${attempt.key}`)
   })
 })
 

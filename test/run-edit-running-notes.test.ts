@@ -116,13 +116,15 @@ describe.each(Object.entries(saves))('a note typed into a running row (saved %s)
     const final = (await readTable(plan)).rows.A!
     expect(final.status).toBe('completed')
     expect(final.agentId).toBe(id)
-    expect(final.notes).toBe(`done by hand; ${rows.A!.notes}; conflict: Status kept in_progress, Agent ID kept ${id}, Notes kept mdplan's base`)
+    // mdplan kept its `job:` and `base:` items; the completion then drops the job, as in every completed row.
+    const base = rows.A!.notes.split('; ').filter((item) => !item.startsWith('job: '))
+    expect(final.notes).toBe(`done by hand; ${base.join('; ')}; conflict: Status kept in_progress, Agent ID kept ${id}, Notes kept mdplan's job and base`)
     const events = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as {type: string; message?: string})
     expect(events.filter((e) => e.type === 'human-edit')).toEqual([])
     expect(events.filter((e) => e.type === 'warning' && /edited by hand/.test(e.message ?? '')).map((e) => e.message)).toEqual([
       `A: Status was edited by hand to "completed" while A ran; kept mdplan's value (in_progress)`,
       `A: Agent ID was edited by hand to "" while A ran; kept mdplan's value`,
-      `A: Notes was edited by hand to "done by hand" while A ran; kept mdplan's base, and the items you wrote`
+      `A: Notes was edited by hand to "done by hand" while A ran; kept mdplan's job and base, and the items you wrote`
     ])
     // The run went on as mdplan knew it: A ran once, to its end, and B after it.
     expect((await readAgentLog(log)).starts).toEqual(new Map([['A#1', 1]]))

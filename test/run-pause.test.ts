@@ -4,6 +4,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {createExecState} from '../src/executor/create-exec-state.js'
+import {storeTable} from '../src/executor/exec-row.js'
+import {renderNotes} from '../src/executor/row-notes.js'
 import type {ExecConfig} from '../src/executor/exec-config.js'
 import type {ExecEvent} from '../src/executor/exec-event.js'
 import {step} from '../src/executor/step.js'
@@ -114,7 +116,7 @@ describe("the total limit on one agent's pauses", () => {
     }
     // Every write reaches the disk (the launch is recorded before its spawn).
     const writeDone = (): void => {
-      while (writes.length > 0) send({type: 'write-done', seq: writes.shift()!, result: {state: state.table, humanEdits: [], conflicts: [], bytes: 1, ms: 1}} as never)
+      while (writes.length > 0) send({type: 'write-done', seq: writes.shift()!, result: {state: storeTable(state.table), humanEdits: [], conflicts: [], bytes: 1, ms: 1}} as never)
     }
     send({type: 'start'})
     const notes: string[] = []
@@ -122,7 +124,7 @@ describe("the total limit on one agent's pauses", () => {
       writeDone()
       send({type: 'prepared', agent: 'A', attempt: state.attempts.get('A')!.attempt, cwd: '/', notes: {}, warnings: []})
       send({type: 'exited', agent: 'A', attempt: state.attempts.get('A')!.attempt, result: {ok: false, finalText: '', rateLimited: true, reason: '429'}})
-      notes.push(`${state.table.rows.get('A')!.status} ${state.table.rows.get('A')!.notes}`)
+      notes.push(`${state.table.rows.get('A')!.status} ${renderNotes(state.table.rows.get('A')!.notes)}`)
       now = state.pausedUntil
       send({type: 'tick'})
     }

@@ -1,8 +1,9 @@
-import {getNote, setNote} from '../plan/notes.js'
 import {cells} from '../store/merge-state.js'
 import {mergeNoteItems} from '../store/merge-note-items.js'
-import {metaKeys, type RowState, type TableState} from '../store/table-state.js'
+import {metaKeys} from '../store/table-state.js'
 import type {WriteResult} from '../store/plan-store.js'
+import {execRow, type ExecRow, type ExecTable} from './exec-row.js'
+import {readNotes, renderNotes, withNotes} from './row-notes.js'
 
 export interface NotTaken {
   agent: string
@@ -19,11 +20,14 @@ export interface NotTaken {
  * Returns the edits it did not take: cells of agents running now. Each of
  * those rows gets a `conflict:` note saying what mdplan kept, which stays
  * through the row's later writes (docs/plan-format.md: the conflict is noted in the row).
+ *
+ * One of the store's edges: the merged rows come in as the store has them, and a Notes cell a person
+ * edited is merged item by item as text, then read into the row's values.
  */
-export function adoptWrite(table: TableState, result: WriteResult, live: ReadonlySet<string>): NotTaken[] {
+export function adoptWrite(table: ExecTable, result: WriteResult, live: ReadonlySet<string>): NotTaken[] {
   const kept: NotTaken[] = []
   const noted = new Map<string, string[]>()
-  for (const [agent, row] of result.state.rows) if (!table.rows.has(agent)) table.rows.set(agent, row)
+  for (const [agent, row] of result.state.rows) if (!table.rows.has(agent)) table.rows.set(agent, execRow(row))
   for (const edit of result.humanEdits) {
     const merged = result.state.rows.get(edit.agent)
     if (edit.agent === '') {
@@ -34,8 +38,8 @@ export function adoptWrite(table: TableState, result: WriteResult, live: Readonl
     const current = table.rows.get(edit.agent)
     if (!merged || !current) continue
     const next = {...current, extra: {...current.extra}}
-    const conflict = getNote(merged.notes, 'conflict')
-    if (conflict && result.conflicts.some((c) => c.agent === edit.agent)) note(noted, edit.agent, conflict)
+    const conflict = result.conflicts.some((c) => c.agent === edit.agent) ? readNotes(merged.notes).conflict : undefined
+    if (conflict) note(noted, edit.agent, conflict)
     table.rows.set(edit.agent, next)
     // A cell mdplan kept (its agent was running when the write merged) stays as the executor has it now.
     const mdplanKept = result.conflicts.some((c) => c.agent === edit.agent && c.column === edit.column && c.winner === 'mdplan')
@@ -43,8 +47,8 @@ export function adoptWrite(table: TableState, result: WriteResult, live: Readonl
     const cell = cells.find(([, column]) => column === edit.column)
     if (edit.column === 'Notes') {
       // The person's own items are taken even while the agent runs; mdplan's items keep its values then.
-      const items = mergeNoteItems(edit.from, current.notes, edit.to, running || mdplanKept)
-      next.notes = items.notes
+      const items = mergeNoteItems(edit.from, renderNotes(current.notes), edit.to, running || mdplanKept)
+      next.notes = readNotes(items.notes)
       if (running && !mdplanKept && items.refused.length > 0) {
         kept.push({agent: edit.agent, column: edit.column, to: edit.to, items: items.refused})
         note(noted, edit.agent, `Notes kept mdplan's ${items.refused.join(' and ')}`)
@@ -72,7 +76,7 @@ export function adoptWrite(table: TableState, result: WriteResult, live: Readonl
   }
   for (const [agent, items] of noted) {
     const row = table.rows.get(agent)!
-    table.rows.set(agent, {...row, notes: setNote(row.notes, 'conflict', [...new Set(items)].join(', '))})
+    table.rows.set(agent, {...row, notes: withNotes(row.notes, {conflict: [...new Set(items)].join(', ')})})
   }
   return kept
 }
@@ -83,6 +87,6 @@ function note(noted: Map<string, string[]>, agent: string, text: string): void {
   noted.set(agent, list)
 }
 
-function shown(row: RowState, key: 'status' | 'agentId' | 'duration' | 'notes'): string {
-  return String(row[key]) || '—'
+function shown(row: ExecRow, key: 'status' | 'agentId' | 'duration' | 'notes'): string {
+  return (key === 'notes' ? renderNotes(row.notes) : row[key]) || '—'
 }

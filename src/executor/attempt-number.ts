@@ -1,5 +1,5 @@
-import {parseJobKey, parseJobNote} from '../hosts/job-key.js'
-import {attemptsInNotes, getNote} from '../plan/notes.js'
+import {parseJobKey} from '../hosts/job-key.js'
+import type {RowNotes} from './row-notes.js'
 
 /**
  * The number of the attempt a launch starts. A launch that goes on with an attempt that never ended
@@ -10,11 +10,11 @@ import {attemptsInNotes, getNote} from '../plan/notes.js'
  * `pending`, with the Notes cleared or not) never shares a number, an `attempt N:` note or a log with
  * an earlier attempt. Pure.
  */
-export function attemptNumber(notes: string, known: number, resumes: boolean): number {
-  const failed = Math.max(0, ...attemptsInNotes(notes).map((item) => item.attempt))
-  const goesOn = resumes || getNote(notes, 'paused') !== undefined || getNote(notes, 'relaunched') !== undefined
+export function attemptNumber(notes: RowNotes, known: number, resumes: boolean): number {
+  const failed = Math.max(0, ...notes.attempts.keys())
+  const goesOn = resumes || notes.paused !== undefined || notes.relaunched !== undefined
   // The attempt a dead run's row names by its job's key (`…-a2-…`) is the one it goes on with, even when that run
   // died before the launch made its log: a re-queued agent's completed attempts leave no `attempt N:` note.
-  const named = resumes ? (parseJobKey(parseJobNote(getNote(notes, 'job'))?.key ?? '')?.attempt ?? 0) : 0
+  const named = resumes ? (parseJobKey(notes.job?.key ?? '')?.attempt ?? 0) : 0
   return goesOn ? Math.max(failed + 1, known, named) : Math.max(failed, known) + 1
 }

@@ -1,4 +1,3 @@
-import {getNote} from '../plan/notes.js'
 import type {ExecConfig} from './exec-config.js'
 import type {ExecState} from './exec-state.js'
 import {slotsUsed} from './schedule-pass.js'
@@ -20,8 +19,11 @@ export function checkInvariants(state: ExecState, config: ExecConfig): void {
     // On disk before spawned: an attempt past `recording` was recorded by a write that finished.
     if (attempt.phase !== 'recording' && attempt.recordedBy > state.write.doneSeq) fail(`${attempt.agent} went past recording before the write that records it was done`)
     if (attempt.previous.status === 'completed') fail(`${attempt.agent} was relaunched although it had completed`)
+    // A new attempt never shares a number (a log, an `attempt N:` note) with a failure its row records.
+    for (const failed of row?.notes.attempts.keys() ?? []) if (failed >= attempt.attempt) fail(`${attempt.agent} runs as attempt ${attempt.attempt} but its row records attempt ${failed} failed`)
     // The write-ahead log: a remote attempt's key is in its row from the write that records it until it settles.
-    if (attempt.key !== undefined && getNote(row?.notes ?? '', 'job') !== `${attempt.host ?? 'local'} ${attempt.key}`) fail(`${attempt.agent} runs as ${attempt.key} but its row's Notes do not name that job`)
+    const job = row?.notes.job
+    if (attempt.key !== undefined && (job?.host !== (attempt.host ?? 'local') || job.key !== attempt.key)) fail(`${attempt.agent} runs as ${attempt.key} but its row's Notes do not name that job`)
   }
   if (config.hosts) {
     const perHost = new Map<string, number>()

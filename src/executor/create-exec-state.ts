@@ -1,9 +1,9 @@
 import type {Agent} from '../plan/types.js'
 import type {TableState} from '../store/table-state.js'
-import {emptyRow} from '../store/table-state.js'
+import {emptyExecRow, execTable} from './exec-row.js'
 import type {ExecState} from './exec-state.js'
 
-/** The executor's state before the first event: the table as read, a row for every agent. */
+/** The executor's state before the first event: the table as read (its Notes as values), a row for every agent. */
 export function createExecState(input: {
   agents: readonly Agent[]
   priority: ReadonlyMap<string, number>
@@ -18,11 +18,11 @@ export function createExecState(input: {
   /** The highest attempt number of each agent whose logs are on disk (see ExecState.attemptsSeen). */
   attempts?: ReadonlyMap<string, number>
 }): ExecState {
-  const table: TableState = {rows: new Map(input.table.rows), meta: {...input.table.meta}}
+  const table = execTable(input.table)
   let added = input.dirty ?? false
   for (const agent of input.agents) {
     if (table.rows.has(agent.id)) continue
-    table.rows.set(agent.id, emptyRow())
+    table.rows.set(agent.id, emptyExecRow())
     added = true
   }
   return {

@@ -1,5 +1,6 @@
 import type {Agent} from '../plan/types.js'
-import type {RowState, TableState} from '../store/table-state.js'
+import type {TableState} from '../store/table-state.js'
+import type {ExecRow, ExecTable} from './exec-row.js'
 import type {OpenQuestion} from '../protocol/read-answers.js'
 import type {RunResult} from '../runners/runner.js'
 import type {AssessmentCache} from '../schedule/assessment-cache.js'
@@ -35,7 +36,7 @@ export interface Attempt {
   resumeSession?: string
   resumeKind: ResumeKind
   /** The row before the launch: a launch that never reaches the disk is taken back. */
-  previous: RowState
+  previous: ExecRow
   /** The answered question this attempt resumes with. */
   answer?: OpenQuestion
   /** The process result, while its git check runs. */
@@ -91,8 +92,8 @@ export interface ExecState {
   order: readonly string[]
   /** Longest remaining path from each agent: launched first. */
   priority: ReadonlyMap<string, number>
-  /** The table as it should be on disk. */
-  table: TableState
+  /** The table as it should be on disk, its Notes as values (exec-row.ts renders it for the store). */
+  table: ExecTable
   /** Live attempts, one per agent at most. */
   attempts: Map<string, Attempt>
   write: WriteState

@@ -4,7 +4,8 @@ import {journalLines} from '../store/journal-lines.js'
 import {atomicWrite} from '../store/atomic-write.js'
 import {journalFile} from '../store/journal-file.js'
 import {removeJournal} from '../store/read-journal.js'
-import type {RowState} from '../store/table-state.js'
+import type {RowState, TableState} from '../store/table-state.js'
+import {storeRow} from './exec-row.js'
 import type {Emitted} from './exec-effect.js'
 import type {ExecState} from './exec-state.js'
 import {sameRow, unrecordedRows} from './unrecorded-rows.js'
@@ -25,7 +26,7 @@ type Kept = {row: RowState; base: RowState | undefined}
  * table. `seed`: the agents of a journal this run applied at its start (they leave the same way).
  * Never after a lost lock: the file may be another run's by then (the run's end journals what it knew).
  */
-export function journalKeeper(input: {file: string; emit: (event: Emitted) => void; seed?: readonly JournalEntry[]; table?: ExecState['table']}): JournalKeeper {
+export function journalKeeper(input: {file: string; emit: (event: Emitted) => void; seed?: readonly JournalEntry[]; table?: TableState}): JournalKeeper {
   const kept = new Map<string, Kept>()
   for (const entry of input.seed ?? []) kept.set(entry.agent, {row: input.table?.rows.get(entry.agent) ?? entry.row, base: entry.base})
   let broken = false
@@ -58,7 +59,7 @@ export function journalKeeper(input: {file: string; emit: (event: Emitted) => vo
       for (const agent of [...kept.keys()]) {
         const known = state.table.rows.get(agent)
         const onDisk = state.write.onDisk.rows.get(agent)
-        if (!known || (onDisk && sameRow(known, onDisk))) {
+        if (!known || (onDisk && sameRow(storeRow(known), onDisk))) {
           kept.delete(agent)
           dropped = true
         }

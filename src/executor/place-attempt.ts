@@ -1,9 +1,7 @@
-import {getNote} from '../plan/notes.js'
-import type {RowState} from '../store/table-state.js'
-import {parseJobNote} from '../hosts/job-key.js'
 import {localHostName} from '../hosts/host-spec.js'
 import type {JobRef} from '../hosts/host.js'
 import type {Attempt} from './exec-state.js'
+import type {ExecRow} from './exec-row.js'
 import {row, type StepContext} from './step-context.js'
 
 /** Where a new attempt goes: a host, and the job it re-attaches to, if any. */
@@ -21,28 +19,14 @@ export function attemptsOn(ctx: Pick<StepContext, 'state'>, host: string): numbe
 }
 
 /**
- * The row's `work:` note: where the agent's session and its work stay between its attempts, written when
- * an attempt ends that the next one goes on from (a question, a session that could not be resumed, a
- * pause). On a remote host it names the job whose folder holds them (`work: build1 mdplan13-…-A-a1-3f9c1a`):
- * a CLI keeps its sessions on the machine it ran on, by the folder it ran in (claude's
- * `~/.claude/projects/<cwd>/`), so the next attempt must run there, in that folder. `work: local` for an
- * agent of this machine in a plan that declares hosts.
- */
-export function workNote(notes: string): {host: string; key?: string} | undefined {
-  const value = getNote(notes, 'work')?.trim()
-  if (!value) return undefined
-  return parseJobNote(value) ?? (/^\S+$/.test(value) ? {host: value} : undefined)
-}
-
-/**
  * The host that holds the agent's session, if the row says: its `work:` note; the job a dead run left
  * (`job:`); an answered question from before `work:` notes (the `host:` it ran on).
  */
-export function sessionHost(previous: RowState): string | undefined {
-  const work = workNote(previous.notes)
-  if (work) return work.host
-  if (previous.status === 'in_progress') return parseJobNote(getNote(previous.notes, 'job'))?.host
-  if (previous.status === 'needs_input') return getNote(previous.notes, 'host')?.trim() || undefined
+export function sessionHost(previous: ExecRow): string | undefined {
+  const {notes} = previous
+  if (notes.work) return notes.work.host
+  if (previous.status === 'in_progress') return notes.job?.host
+  if (previous.status === 'needs_input') return notes.host?.trim() || undefined
   return undefined
 }
 
@@ -57,7 +41,7 @@ export function sessionHost(previous: RowState): string | undefined {
 export function placeAttempt(ctx: StepContext, id: string): Placement | undefined {
   const hosts = ctx.config.hosts
   const previous = row(ctx, id)
-  const job = previous.status === 'in_progress' ? parseJobNote(getNote(previous.notes, 'job')) : undefined
+  const job = previous.status === 'in_progress' ? previous.notes.job : undefined
   // A job of this machine a dead run left: followed again, or collected (placed here whatever the pool says now).
   const here = job?.host === localHostName && ctx.config.localJobs?.reattach(job.key) === true ? {host: localHostName, reattach: job.key} : undefined
   if (!hosts) return here ?? {host: localHostName}

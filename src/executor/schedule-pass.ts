@@ -1,20 +1,20 @@
-import {attemptsInNotes, getNote, setNote} from '../plan/notes.js'
 import type {Assessment} from '../schedule/assess-agents.js'
 import {markRunning, updateAssessments, type AssessmentCache} from '../schedule/assessment-cache.js'
 import {blockedNote} from '../schedule/blocked-note.js'
 import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
 import {attemptNumber} from './attempt-number.js'
-import {placeAttempt, sessionHost, workNote, type Placement} from './place-attempt.js'
-import {emit, isoSeconds, row, setRow, type StepContext} from './step-context.js'
+import {placeAttempt, sessionHost, type Placement} from './place-attempt.js'
+import {withNotes, type RowNotes} from './row-notes.js'
+import {emit, isoSeconds, row, setRow, setRowNotes, type StepContext} from './step-context.js'
 
 /**
  * Failed attempts recorded in a row's Notes (its `attempt N:` items): what the attempt limit counts.
  * Counted, not the highest N: a re-queued agent's attempts go on from its last number (attempt-number.ts),
  * and the attempts that completed before are not failures.
  */
-export function failuresOf(notes: string): number {
-  return new Set(attemptsInNotes(notes).map((a) => a.attempt)).size
+export function failuresOf(notes: RowNotes): number {
+  return notes.attempts.size
 }
 
 export function attemptLimit(ctx: StepContext, id: string): number {
@@ -109,8 +109,8 @@ function noteBlocked(ctx: StepContext, cache: AssessmentCache): void {
     if (current.status !== 'pending') continue
     const assessment = cache.assessments.get(id)
     const value = blockedNote(assessment)
-    if (getNote(current.notes, 'blocked by') === value) continue
-    setRow(ctx, id, {notes: setNote(current.notes, 'blocked by', value)})
+    if (current.notes.blockedBy === value) continue
+    setRowNotes(ctx, id, {blockedBy: value})
     if (value && assessment?.kind === 'blocked') emit(ctx, {type: 'blocked', agent: id, by: assessment.by.map((b) => b.id)})
   }
 }
@@ -129,19 +129,19 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   const resumeKind: ResumeKind = orphaned ? 'orphan' : resume
   let notes = previous.notes
   // It goes on in the folder its session was made in, with the work left there; elsewhere, in a folder of its own.
-  const work = here ? workNote(notes)?.key : undefined
-  if (!here) notes = setNote(notes, 'work', undefined)
+  const work = here ? notes.work?.key : undefined
+  if (!here) notes = withNotes(notes, {work: undefined})
   // A `conflict:` note told what an edit of the row met before this launch (docs/plan-format.md): the launch writes the row anew.
-  for (const key of ['blocked by', 'soft-blocked by', 'paused', 'conflict']) notes = setNote(notes, key, undefined)
+  notes = withNotes(notes, {blockedBy: undefined, softBlockedBy: undefined, paused: undefined, conflict: undefined})
   // A job still named by its key is not relaunched: the attempt attaches to it (or submits it, if the host never got it).
-  if (orphaned && !resumeSession && !place.reattach) notes = setNote(notes, 'relaunched', `run ended while ${previous.agentId || 'it'} ran`)
+  if (orphaned && !resumeSession && !place.reattach) notes = withNotes(notes, {relaunched: `run ended while ${previous.agentId || 'it'} ran`})
   const number = attemptNumber(previous.notes, state.attemptsSeen.get(id) ?? 0, previous.status === 'in_progress' || answer !== undefined)
   const remote = config.hosts?.remote(place.host) ?? false
   const key = place.reattach ?? (remote ? config.hosts!.newKey(id, number) : config.localJobs?.newKey(id, number))
   // The write-ahead log: the key is in the row, on disk, before anything is submitted under it.
-  notes = setNote(notes, 'job', key ? `${place.host} ${key}` : undefined)
+  notes = withNotes(notes, {job: key ? {host: place.host, key} : undefined})
   if (answer) {
-    notes = setNote(notes, 'question', undefined)
+    notes = withNotes(notes, {question: undefined})
     // Used once: a second question from the same agent waits for a new answer.
     state.answered.delete(id)
   }

@@ -1,5 +1,4 @@
-import {getNote, setNote} from '../plan/notes.js'
-import type {Outcome} from '../protocol/interpret-result.js'
+import type {Outcome, Question} from '../protocol/interpret-result.js'
 import type {OpenQuestion} from '../protocol/read-answers.js'
 import type {RunResult} from '../runners/runner.js'
 import type {NotePatch} from '../git/git-guard.js'
@@ -7,6 +6,7 @@ import {formatDuration} from '../util/format-duration.js'
 import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
 import {attemptLimit, failuresOf} from './schedule-pass.js'
+import {withFailure, withNotes, withNoteText, type RowNotes, type WorkNote} from './row-notes.js'
 import {emit, row, seeAttempt, setRow, type StepContext} from './step-context.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
@@ -15,108 +15,150 @@ export const maxTransientRetries = 5
 /** The most one agent may keep the run paused in total, unless the run says otherwise (`--max-pause`). */
 export const defaultMaxPauseMs = 30 * 60_000
 
-/** Notes items that only mean something until the agent completes. */
-const clearedOnCompletion = ['blocked by', 'soft-blocked by', 'question', 'relaunched', 'paused']
+/** An attempt being settled: what every way it can end needs. */
+interface Ending {
+  ctx: StepContext
+  attempt: Attempt
+  result: RunResult
+  /** The Agent ID it reported (or was given). */
+  agentId: string | undefined
+  /** The Agent ID its row keeps. */
+  keepId: string
+  durationMs: number
+  /** Its row's Notes, with what every ending records (git's notes, its host, its cost, its checkpoint). */
+  notes: RowNotes
+}
 
 /**
  * An attempt is over (its process ended and its git check, commit or merge
  * is done): turn its outcome into the row's new state and free its slot.
  */
 export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunResult, settled: Outcome, gitNotes: NotePatch): void {
-  let outcome = settled
-  const {state, config, now} = ctx
+  const {state, now} = ctx
   const id = attempt.agent
   state.attempts.delete(id)
   seeAttempt(ctx, attempt)
-  const durationMs = Math.min(now, attempt.endedAt ?? now) - attempt.startedAt
-  const agentId = result.agentId ?? attempt.sessionId
   const current = row(ctx, id)
-  let notes = Object.entries(gitNotes).reduce((cell, [key, value]) => setNote(cell, key, value), current.notes)
+  const agentId = result.agentId ?? attempt.sessionId
+  const notes = settledNotes(attempt, result, settled, current.notes, gitNotes)
+  for (const text of settled.discoveries) state.discoveries.push({agent: id, text})
+  const end: Ending = {ctx, attempt, result, agentId, keepId: agentId ?? current.agentId, durationMs: Math.min(now, attempt.endedAt ?? now) - attempt.startedAt, notes}
+  const outcome = pauseOrGiveUp(end, settled)
+  if (outcome === undefined) return
+  if (outcome.unknownSession) return relaunch(end)
+  if (outcome.kind === 'completed') return complete(end, outcome)
+  if (outcome.kind === 'question' && outcome.question) return ask(end, outcome.question)
+  fail(end, outcome)
+}
+
+/** What the row's Notes record of any ending: git's notes, where it ran, what it cost, its checkpoint. */
+function settledNotes(attempt: Attempt, result: RunResult, outcome: Outcome, before: RowNotes, gitNotes: NotePatch): RowNotes {
+  let notes = Object.entries(gitNotes).reduce((next, [key, value]) => withNoteText(next, key, value), before)
   // Settled: its key names no live job any more (a next attempt draws its own); the row keeps where it ran.
-  if (attempt.key) notes = setNote(setNote(notes, 'job', undefined), 'host', attempt.host)
+  if (attempt.key) notes = withNotes(notes, {job: undefined, host: attempt.host})
   if (result.costUsd !== undefined) {
     // Notes keep the agent's total; a resumed claude session reports its own running total.
-    const before = Number(getNote(notes, 'cost')?.replace(/^\$/, '') ?? 0) || 0
+    const before = notes.cost ?? 0
     const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
-    notes = setNote(notes, 'cost', `$${(before + spent).toFixed(4)}`)
+    notes = withNotes(notes, {cost: before + spent})
   }
   // Where its session and work stay for the next attempt, when that one goes on from this one (its question
-  // answered, its session relaunched, its pause over: place-attempt.ts). Completed or failed, nothing goes on from
-  // it: the note goes, and the run's sweep removes the folder.
-  notes = setNote(notes, 'work', undefined)
-  const stays = (cell: string): string => setNote(cell, 'work', config.hosts ? workPlace(attempt) : undefined)
-  if (outcome.checkpoint) notes = setNote(notes, 'checkpoint', outcome.checkpoint)
-  for (const text of outcome.discoveries) state.discoveries.push({agent: id, text})
-  const keepId = agentId ?? current.agentId
+  // answered, its session relaunched, its pause over: place-attempt.ts; see `stays`). Completed or failed,
+  // nothing goes on from it: the note goes, and the run's sweep removes the folder.
+  notes = withNotes(notes, {work: undefined})
+  if (outcome.checkpoint) notes = withNotes(notes, {checkpoint: outcome.checkpoint})
+  return notes
+}
 
-  // Not the agent's fault: wait, then try again without using an attempt; a network that never
-  // comes back would retry forever, so transient trouble gets a few tries before it counts as a failure.
+/** The Notes of an attempt the next one goes on from: its `work:` names where (with hosts). */
+function stays(end: Ending): RowNotes {
+  return withNotes(end.notes, {work: end.ctx.config.hosts ? workPlace(end.attempt) : undefined})
+}
+
+/**
+ * Not the agent's fault (a limit, the network): wait, then try again without using an attempt; a network
+ * that never comes back would retry forever, so transient trouble gets a few tries before it counts as a
+ * failure. A limit or an outage that never ends must not hold the agent (and the run) forever: its pauses
+ * have a total budget, and the pause that would go beyond it fails the attempt, with the cause, instead.
+ * Returns the outcome left to settle, or undefined when the agent waits.
+ */
+function pauseOrGiveUp(end: Ending, outcome: Outcome): Outcome | undefined {
+  const {ctx, attempt} = end
+  const {state, config} = ctx
+  const id = attempt.agent
   const transient = outcome.transient && (state.transientRetries.get(id) ?? 0) < maxTransientRetries
+  if (!outcome.rateLimited && !transient) return outcome
   const what = outcome.rateLimited ? 'rate or usage limit' : 'network or server trouble'
   // One Notes item: a `;` inside it would split it into items of its own (`retrying at …` left behind).
   const cause = `${what} (${(outcome.reason ?? 'limit reached').replace(/\s*;\s*/g, ', ')})`
-  // A limit or an outage that never ends must not hold the agent (and the run) forever: its pauses have a
-  // total budget, and the pause that would go beyond it fails the attempt, with the cause, instead.
   const paused = state.pausedFor.get(id) ?? 0
   const maxPauseMs = config.maxPauseMs ?? defaultMaxPauseMs
-  const overBudget = (outcome.rateLimited || transient) && paused + state.pauseMs > maxPauseMs
-  if (overBudget) {
-    notes = setNote(notes, 'paused', undefined)
-    outcome = {...outcome, kind: 'failed', unknownSession: false, reason: `paused ${formatDuration(paused)} in total, the limit is ${formatDuration(maxPauseMs)} (--max-pause), last cause: ${cause}`}
-  } else if (outcome.rateLimited || transient) {
-    if (outcome.transient) state.transientRetries.set(id, (state.transientRetries.get(id) ?? 0) + 1)
-    state.pausedFor.set(id, paused + state.pauseMs)
-    state.pausedUntil = now + state.pauseMs
-    const reason = `${cause}, retrying at ${new Date(state.pausedUntil).toISOString().slice(11, 19)}Z`
-    emit(ctx, {type: 'paused', reason, untilMs: state.pausedUntil})
-    ctx.effects.push({type: 'timer', at: state.pausedUntil})
-    state.pauseMs = Math.min(state.pauseMs * 2, 15 * 60_000)
-    const waiting = setNote(stays(notes), 'paused', reason)
-    if (attempt.answer) return answerAgain(ctx, attempt, attempt.answer, keepId, waiting)
-    setRow(ctx, id, {status: 'pending', agentId: keepId, notes: waiting})
-    return
+  if (paused + state.pauseMs > maxPauseMs) {
+    end.notes = withNotes(end.notes, {paused: undefined})
+    return {...outcome, kind: 'failed', unknownSession: false, reason: `paused ${formatDuration(paused)} in total, the limit is ${formatDuration(maxPauseMs)} (--max-pause), last cause: ${cause}`}
   }
-  if (outcome.unknownSession) {
-    notes = setNote(stays(notes), 'relaunched', `session ${agentId ?? ''} could not be resumed`)
-    // No session to resume: the relaunch gets the whole prompt, and the answer after it (answerFollowUp).
-    if (attempt.answer) return answerAgain(ctx, attempt, attempt.answer, '', notes)
-    setRow(ctx, id, {status: 'pending', agentId: '', notes})
-    return
-  }
-  const duration = formatDuration(durationMs)
-  if (outcome.kind === 'completed') {
-    for (const key of clearedOnCompletion) notes = setNote(notes, key, undefined)
-    if (outcome.note) notes = setNote(notes, 'result', outcome.note)
-    setRow(ctx, id, {status: 'completed', agentId: keepId, duration, notes})
-    emit(ctx, {type: 'completed', agent: id, agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: result.costUsd})
-    return
-  }
-  if (outcome.kind === 'question' && outcome.question) {
-    const question = outcome.question
-    setRow(ctx, id, {status: 'needs_input', agentId: keepId, duration, notes: setNote(stays(notes), 'question', actionableLine(question.question))})
-    emit(ctx, {type: 'question', agent: id, agentId, question: question.question})
-    // An answer read before this question is written belongs to an older question.
-    state.answered.delete(id)
-    state.questionsPending.add(id)
-    ctx.effects.push({type: 'record-question', agent: id, question})
-    return
-  }
+  if (outcome.transient) state.transientRetries.set(id, (state.transientRetries.get(id) ?? 0) + 1)
+  state.pausedFor.set(id, paused + state.pauseMs)
+  state.pausedUntil = ctx.now + state.pauseMs
+  const reason = `${cause}, retrying at ${new Date(state.pausedUntil).toISOString().slice(11, 19)}Z`
+  emit(ctx, {type: 'paused', reason, untilMs: state.pausedUntil})
+  ctx.effects.push({type: 'timer', at: state.pausedUntil})
+  state.pauseMs = Math.min(state.pauseMs * 2, 15 * 60_000)
+  const waiting = withNotes(stays(end), {paused: reason})
+  if (attempt.answer) answerAgain(ctx, attempt, attempt.answer, end.keepId, waiting)
+  else setRow(ctx, id, {status: 'pending', agentId: end.keepId, notes: waiting})
+  return undefined
+}
+
+/** Its session could not be resumed: it is launched anew, with the whole prompt (and the answer after it: answerFollowUp). */
+function relaunch(end: Ending): void {
+  const {ctx, attempt} = end
+  const notes = withNotes(stays(end), {relaunched: `session ${end.agentId ?? ''} could not be resumed`})
+  if (attempt.answer) return answerAgain(ctx, attempt, attempt.answer, '', notes)
+  setRow(ctx, attempt.agent, {status: 'pending', agentId: '', notes})
+}
+
+function complete(end: Ending, outcome: Outcome): void {
+  const {ctx, attempt, durationMs} = end
+  // Notes that only mean something until the agent completes.
+  let notes = withNotes(end.notes, {blockedBy: undefined, softBlockedBy: undefined, question: undefined, relaunched: undefined, paused: undefined})
+  if (outcome.note) notes = withNotes(notes, {result: outcome.note})
+  setRow(ctx, attempt.agent, {status: 'completed', agentId: end.keepId, duration: formatDuration(durationMs), notes})
+  emit(ctx, {type: 'completed', agent: attempt.agent, agentId: end.agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: end.result.costUsd})
+}
+
+function ask(end: Ending, question: Question): void {
+  const {ctx, attempt} = end
+  const {state} = ctx
+  const id = attempt.agent
+  setRow(ctx, id, {status: 'needs_input', agentId: end.keepId, duration: formatDuration(end.durationMs), notes: withNotes(stays(end), {question: actionableLine(question.question)})})
+  emit(ctx, {type: 'question', agent: id, agentId: end.agentId, question: question.question})
+  // An answer read before this question is written belongs to an older question.
+  state.answered.delete(id)
+  state.questionsPending.add(id)
+  ctx.effects.push({type: 'record-question', agent: id, question})
+}
+
+function fail(end: Ending, outcome: Outcome): void {
+  const {ctx, attempt, durationMs} = end
+  const {state, config} = ctx
+  const id = attempt.agent
   // The actionable part of the reason (the variable to set, the command to run); the log has it all.
-  const reason = actionableLine(outcome.reason ?? result.reason ?? 'failed')
-  notes = setNote(notes, `attempt ${attempt.attempt}`, reason)
+  const reason = actionableLine(outcome.reason ?? end.result.reason ?? 'failed')
+  const notes = withFailure(end.notes, attempt.attempt, reason)
   // A configuration error (not logged in, a refused option) fails the same way every time: try once.
   if (outcome.permanent) state.noRetry.add(id)
-  setRow(ctx, id, {status: 'failed', agentId: keepId, duration, notes})
+  setRow(ctx, id, {status: 'failed', agentId: end.keepId, duration: formatDuration(durationMs), notes})
   // The failures the row records, this one included, against the limit (a re-queued agent's numbers go on from its last).
   const willRetry = failuresOf(notes) < attemptLimit(ctx, id) && !config.failFast
-  emit(ctx, {type: 'failed', agent: id, agentId, attempt: attempt.attempt, durationMs, reason, willRetry})
+  emit(ctx, {type: 'failed', agent: id, agentId: end.agentId, attempt: attempt.attempt, durationMs, reason, willRetry})
   if (config.failFast) state.failFastTripped = true
 }
 
 /** The `work:` note of an attempt whose next one goes on from it: the job folder it ran in, or its host. */
-function workPlace(attempt: Attempt): string | undefined {
+function workPlace(attempt: Attempt): WorkNote | undefined {
   if (attempt.host === undefined) return undefined
-  return attempt.key === undefined ? attempt.host : `${attempt.host} ${attempt.work ?? attempt.key}`
+  return attempt.key === undefined ? {host: attempt.host} : {host: attempt.host, key: attempt.work ?? attempt.key}
 }
 
 /**
@@ -126,7 +168,7 @@ function workPlace(attempt: Attempt): string | undefined {
  * The answer is still under `## Open Questions` (nothing rewrites an entry but the agent's next question), so a
  * run that stops before that launch leaves the next run the same.
  */
-function answerAgain(ctx: StepContext, attempt: Attempt, answer: OpenQuestion, agentId: string, notes: string): void {
+function answerAgain(ctx: StepContext, attempt: Attempt, answer: OpenQuestion, agentId: string, notes: RowNotes): void {
   ctx.state.answered.set(attempt.agent, answer)
-  setRow(ctx, attempt.agent, {status: 'needs_input', agentId, notes: setNote(notes, 'question', actionableLine(answer.question))})
+  setRow(ctx, attempt.agent, {status: 'needs_input', agentId, notes: withNotes(notes, {question: actionableLine(answer.question)})})
 }

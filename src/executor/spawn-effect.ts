@@ -1,4 +1,3 @@
-import {attemptsInNotes, getNote} from '../plan/notes.js'
 import type {Agent} from '../plan/types.js'
 import type {ExecEffect} from './exec-effect.js'
 import type {Attempt} from './exec-state.js'
@@ -9,11 +8,9 @@ import {jobOf} from './place-attempt.js'
 export function spawnEffect(ctx: StepContext, attempt: Attempt, cwd: string): ExecEffect {
   const {state, config} = ctx
   const id = attempt.agent
-  const lastFailure = attemptsInNotes(attempt.previous.notes).at(-1)
-  const retry =
-    attempt.resumeKind === 'retry' && lastFailure
-      ? {previousFailure: lastFailure.reason, checkpoint: getNote(attempt.previous.notes, 'checkpoint')}
-      : undefined
+  const {notes} = attempt.previous
+  const lastFailure = notes.attempts.size > 0 ? notes.attempts.get(Math.max(...notes.attempts.keys())) : undefined
+  const retry = attempt.resumeKind === 'retry' && lastFailure !== undefined ? {previousFailure: lastFailure, checkpoint: notes.checkpoint} : undefined
   emit(ctx, {
     type: 'launched',
     agent: id,

@@ -1,5 +1,5 @@
-import type {RowState} from '../store/table-state.js'
-import {emptyRow} from '../store/table-state.js'
+import {emptyExecRow, sameCells, type ExecRow} from './exec-row.js'
+import {withNotes, type NotesPatch, type RowNotes} from './row-notes.js'
 import type {ExecConfig} from './exec-config.js'
 import type {ExecEffect, Emitted} from './exec-effect.js'
 import type {Attempt, ExecState} from './exec-state.js'
@@ -16,20 +16,25 @@ export interface StepContext {
   reschedule: boolean
 }
 
-export function row(ctx: StepContext, id: string): RowState {
-  return ctx.state.table.rows.get(id) ?? emptyRow()
+export function row(ctx: StepContext, id: string): ExecRow {
+  return ctx.state.table.rows.get(id) ?? emptyExecRow()
 }
 
-export function setRow(ctx: StepContext, id: string, patch: Partial<RowState>): void {
+/** Change a row's cells; the table is written when they read otherwise than before. */
+export function setRow(ctx: StepContext, id: string, patch: Partial<ExecRow>): void {
   const before = row(ctx, id)
   const next = {...before, ...patch}
   // A status mdplan sets replaces a held cell's text (it never sets one on a held row: a held agent is never launched).
   if (patch.status !== undefined) delete next.held
-  if (next.status === before.status && next.held === before.held && next.agentId === before.agentId && next.duration === before.duration && next.notes === before.notes && next.extra === before.extra) {
-    return
-  }
+  if (sameCells(next, before)) return
   ctx.state.table.rows.set(id, next)
   ctx.state.write.dirty = true
+}
+
+/** Set Notes fields of a row (in the patch's order). */
+export function setRowNotes(ctx: StepContext, id: string, patch: NotesPatch | ((notes: RowNotes) => RowNotes)): void {
+  const notes = row(ctx, id).notes
+  setRow(ctx, id, {notes: typeof patch === 'function' ? patch(notes) : withNotes(notes, patch)})
 }
 
 export function emit(ctx: StepContext, event: Emitted): void {

@@ -1,6 +1,6 @@
-import {setNote} from '../plan/notes.js'
 import {interpretResult} from '../protocol/interpret-result.js'
-import {emptyRow} from '../store/table-state.js'
+import {emptyExecRow, storeTable} from './exec-row.js'
+import {withNoteText} from './row-notes.js'
 import type {ExecConfig} from './exec-config.js'
 import type {ExecEffect} from './exec-effect.js'
 import type {ExecEvent} from './exec-event.js'
@@ -9,7 +9,7 @@ import type {RunResult} from '../runners/runner.js'
 import {finishOrWait} from './finish-or-wait.js'
 import {schedulePass} from './schedule-pass.js'
 import {settleAttempt} from './settle-attempt.js'
-import {attemptOf, emit, row, seeAttempt, setRow, undoLaunch, warn, type StepContext} from './step-context.js'
+import {attemptOf, emit, row, seeAttempt, setRow, setRowNotes, undoLaunch, warn, type StepContext} from './step-context.js'
 import {spawnEffect} from './spawn-effect.js'
 import {jobField} from './place-attempt.js'
 import {writeDone} from './write-done.js'
@@ -91,71 +91,16 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       return writeDone(ctx, event.seq, event.result, event.held)
     case 'write-failed':
       return writeFailed(ctx, event.seq, event.error, event.repairable)
-    case 'prepared': {
-      const attempt = attemptOf(ctx, event.agent, event.attempt)
-      if (!attempt || attempt.phase !== 'preparing') return
-      for (const message of event.warnings) warn(ctx, message)
-      if (state.stopping) {
-        ctx.effects.push({type: 'abandon', agent: attempt.agent})
-        return undoLaunch(ctx, attempt)
-      }
-      const notes = Object.entries(event.notes).reduce((cell, [key, value]) => setNote(cell, key, value), row(ctx, attempt.agent).notes)
-      setRow(ctx, attempt.agent, {notes})
-      if (event.error) {
-        const result = {ok: false, finalText: '', reason: event.error}
-        return settleAttempt(ctx, attempt, result, interpretResult(result), {})
-      }
-      attempt.phase = 'running'
-      seeAttempt(ctx, attempt)
-      ctx.effects.push(spawnEffect(ctx, attempt, event.cwd))
-      return
-    }
-    case 'agent-id': {
-      const attempt = attemptOf(ctx, event.agent, event.attempt)
-      if (!attempt) return
-      attempt.sessionId = event.agentId
-      if (row(ctx, event.agent).agentId === event.agentId) return
-      setRow(ctx, event.agent, {agentId: event.agentId})
-      emit(ctx, {type: 'agent-id', agent: event.agent, agentId: event.agentId})
-      return
-    }
-    case 'progress': {
-      if (!attemptOf(ctx, event.agent, event.attempt)) return
-      const note = event.key === undefined ? setNote(row(ctx, event.agent).notes, 'child', event.note.replace(/^child:\s*/, '')) : setNote(row(ctx, event.agent).notes, event.key, event.note || undefined)
-      setRow(ctx, event.agent, {notes: note})
-      return
-    }
-    case 'exited': {
-      const attempt = attemptOf(ctx, event.agent, event.attempt)
-      if (!attempt || attempt.phase !== 'running') return
-      const result = event.result
-      if (event.endedAt !== undefined) attempt.endedAt = event.endedAt
-      if (result.interrupted && (state.stopping || attempt.killed)) return leaveResumable(ctx, attempt, result)
-      const outcome = interpretResult(result)
-      attempt.result = result
-      // A lost host's result is never collected: a late one from its key is not merged (fencing by key).
-      if (result.hostLost) state.hostsLost.add(result.hostLost)
-      if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession && !result.hostLost) {
-        attempt.phase = 'checking'
-        ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed', ...jobField(attempt)})
-        return
-      }
-      if (ctx.config.git) ctx.effects.push({type: 'abandon', agent: attempt.agent})
-      return settleAttempt(ctx, attempt, result, outcome, {})
-    }
-    case 'checked': {
-      const attempt = attemptOf(ctx, event.agent, event.attempt)
-      if (!attempt || attempt.phase !== 'checking' || !attempt.result) return
-      for (const message of event.warnings) warn(ctx, message)
-      // Its work was not taken in: like an agent ended on purpose, the row stays in_progress for the next run.
-      if (event.unchecked !== undefined) return leaveResumable(ctx, attempt, attempt.result)
-      const outcome = interpretResult(attempt.result)
-      if (event.fail && outcome.kind === 'completed') {
-        outcome.kind = 'failed'
-        outcome.reason = event.fail
-      }
-      return settleAttempt(ctx, attempt, attempt.result, outcome, event.notes)
-    }
+    case 'prepared':
+      return prepared(ctx, event)
+    case 'agent-id':
+      return agentIdReported(ctx, event)
+    case 'progress':
+      return progressed(ctx, event)
+    case 'exited':
+      return exited(ctx, event)
+    case 'checked':
+      return checked(ctx, event)
     case 'question-written':
       state.questionsPending.delete(event.agent)
       if (event.error) warn(ctx, `could not write the question of ${event.agent}: ${event.error}`)
@@ -163,19 +108,9 @@ function handle(ctx: StepContext, event: ExecEvent): void {
     case 'plan-changed':
       return planChanged(ctx, event.agents, event.priority)
     case 'answers':
-      for (const [agent, answer] of event.answered) {
-        // An answer read before the agent's newest question was written belongs to an older one.
-        if (state.questionsPending.has(agent) || row(ctx, agent).status !== 'needs_input') continue
-        state.answered.set(agent, answer)
-      }
-      return
+      return answersRead(ctx, event.answered)
     case 'lock-lost':
-      if (state.lockLost !== undefined) return
-      state.lockLost = event.reason
-      warn(ctx, `the run lock was lost (${event.reason}): nothing launches and the table is not written any more; running agents are ended (their rows stay in_progress and resume on the next run), and remote jobs are left running, no longer followed (the run that holds the lock now may follow them)`)
-      // Launches whose recording write was never issued never will be: take them back now.
-      for (const attempt of [...state.attempts.values()]) if (attempt.phase === 'recording' && attempt.recordedBy > state.write.seq) undoLaunch(ctx, attempt)
-      return stop(ctx)
+      return lockLost(ctx, event.reason)
     case 'abort':
       return stop(ctx)
     case 'warning':
@@ -184,6 +119,102 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       if (state.finalLook === 'requested') state.finalLook = 'done'
       return
   }
+}
+
+type EventOf<T extends ExecEvent['type']> = Extract<ExecEvent, {type: T}>
+
+/** The attempt's git base, snapshot or worktree is ready: it spawns (or, that failing, it fails). */
+function prepared(ctx: StepContext, event: EventOf<'prepared'>): void {
+  const attempt = attemptOf(ctx, event.agent, event.attempt)
+  if (!attempt || attempt.phase !== 'preparing') return
+  for (const message of event.warnings) warn(ctx, message)
+  if (ctx.state.stopping) {
+    ctx.effects.push({type: 'abandon', agent: attempt.agent})
+    return undoLaunch(ctx, attempt)
+  }
+  setRowNotes(ctx, attempt.agent, (notes) => Object.entries(event.notes).reduce((next, [key, value]) => withNoteText(next, key, value), notes))
+  if (event.error) {
+    const result = {ok: false, finalText: '', reason: event.error}
+    return settleAttempt(ctx, attempt, result, interpretResult(result), {})
+  }
+  attempt.phase = 'running'
+  seeAttempt(ctx, attempt)
+  ctx.effects.push(spawnEffect(ctx, attempt, event.cwd))
+}
+
+function agentIdReported(ctx: StepContext, event: EventOf<'agent-id'>): void {
+  const attempt = attemptOf(ctx, event.agent, event.attempt)
+  if (!attempt) return
+  attempt.sessionId = event.agentId
+  if (row(ctx, event.agent).agentId === event.agentId) return
+  setRow(ctx, event.agent, {agentId: event.agentId})
+  emit(ctx, {type: 'agent-id', agent: event.agent, agentId: event.agentId})
+}
+
+/** A child plan's progress (`child: 3/7 completed`), or a host's note of the job (`slurm: 1234`; empty removes it). */
+function progressed(ctx: StepContext, event: EventOf<'progress'>): void {
+  if (!attemptOf(ctx, event.agent, event.attempt)) return
+  if (event.key === undefined) setRowNotes(ctx, event.agent, {child: event.note.replace(/^child:\s*/, '')})
+  else setRowNotes(ctx, event.agent, (notes) => withNoteText(notes, event.key!, event.note || undefined))
+}
+
+/** The agent's process ended: its work is checked (with git), or it is settled now. */
+function exited(ctx: StepContext, event: EventOf<'exited'>): void {
+  const {state} = ctx
+  const attempt = attemptOf(ctx, event.agent, event.attempt)
+  if (!attempt || attempt.phase !== 'running') return
+  const result = event.result
+  if (event.endedAt !== undefined) attempt.endedAt = event.endedAt
+  if (result.interrupted && (state.stopping || attempt.killed)) return leaveResumable(ctx, attempt, result)
+  const outcome = interpretResult(result)
+  attempt.result = result
+  // A lost host's result is never collected: a late one from its key is not merged (fencing by key).
+  if (result.hostLost) state.hostsLost.add(result.hostLost)
+  if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession && !result.hostLost) {
+    attempt.phase = 'checking'
+    ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed', ...jobField(attempt)})
+    return
+  }
+  if (ctx.config.git) ctx.effects.push({type: 'abandon', agent: attempt.agent})
+  return settleAttempt(ctx, attempt, result, outcome, {})
+}
+
+/** Its scope check, commit or merge is done: the attempt is settled. */
+function checked(ctx: StepContext, event: EventOf<'checked'>): void {
+  const attempt = attemptOf(ctx, event.agent, event.attempt)
+  if (!attempt || attempt.phase !== 'checking' || !attempt.result) return
+  for (const message of event.warnings) warn(ctx, message)
+  // Its work was not taken in: like an agent ended on purpose, the row stays in_progress for the next run.
+  if (event.unchecked !== undefined) return leaveResumable(ctx, attempt, attempt.result)
+  const outcome = interpretResult(attempt.result)
+  if (event.fail && outcome.kind === 'completed') {
+    outcome.kind = 'failed'
+    outcome.reason = event.fail
+  }
+  return settleAttempt(ctx, attempt, attempt.result, outcome, event.notes)
+}
+
+function answersRead(ctx: StepContext, answered: EventOf<'answers'>['answered']): void {
+  for (const [agent, answer] of answered) {
+    // An answer read before the agent's newest question was written belongs to an older one.
+    if (ctx.state.questionsPending.has(agent) || row(ctx, agent).status !== 'needs_input') continue
+    ctx.state.answered.set(agent, answer)
+  }
+}
+
+function lockLost(ctx: StepContext, reason: string): void {
+  const {state} = ctx
+  if (state.lockLost !== undefined) return
+  state.lockLost = reason
+  warn(
+    ctx,
+    `the run lock was lost (${reason}): nothing launches and the table is not written any more; ` +
+      'running agents are ended (their rows stay in_progress and resume on the next run), ' +
+      'and remote jobs are left running, no longer followed (the run that holds the lock now may follow them)'
+  )
+  // Launches whose recording write was never issued never will be: take them back now.
+  for (const attempt of [...state.attempts.values()]) if (attempt.phase === 'recording' && attempt.recordedBy > state.write.seq) undoLaunch(ctx, attempt)
+  stop(ctx)
 }
 
 /** Ended on purpose (Ctrl-C, a lost lock): the row stays in_progress with its ID, so the next run resumes it. */
@@ -247,7 +278,7 @@ function planChanged(ctx: StepContext, agents: ExecState['agents'], priority: Re
   state.priority = priority
   for (const agent of agents) {
     if (state.table.rows.has(agent.id)) continue
-    state.table.rows.set(agent.id, emptyRow())
+    state.table.rows.set(agent.id, emptyExecRow())
     state.write.dirty = true
   }
   state.finalLook = 'none'
@@ -262,6 +293,6 @@ function flushWrite(ctx: StepContext): void {
   write.seq++
   write.inflight = true
   write.dirty = false
-  const table = {rows: new Map(ctx.state.table.rows), meta: {...ctx.state.table.meta}}
-  ctx.effects.push({type: 'write', seq: write.seq, table, running: new Set(ctx.state.attempts.keys())})
+  // The store's edge: the table goes out as the store writes it (a row rendered once, an unchanged one as it came).
+  ctx.effects.push({type: 'write', seq: write.seq, table: storeTable(ctx.state.table), running: new Set(ctx.state.attempts.keys())})
 }

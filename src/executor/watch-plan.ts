@@ -38,7 +38,11 @@ export interface PlanWatch {
  * to the agents' definitions becomes `plan-changed` and a written answer
  * `answers`. Files soft dependencies wait on are polled too.
  */
-export function watchPlan(input: {
+export function watchPlan(input: WatchInput): PlanWatch {
+  return new PlanWatcher(input)
+}
+
+interface WatchInput {
   store: PlanStore
   file: string
   cwd: string
@@ -48,139 +52,188 @@ export function watchPlan(input: {
   state: () => ExecState
   /** Why a definition cannot be placed in this run (its `host` names a host the run lacks): reported, and held. */
   unplaceable?: (agent: Agent) => string | undefined
-}): PlanWatch {
-  const {store, file} = input
-  let plan = input.plan
-  let sections = sectionDigests(plan.text)
-  let digest = definitionDigest(plan.text, sections)
-  let seen = signature(file)
-  // A plan run through a symlink: a save that replaces the link with a file is made a save of the target.
-  const link = store.target !== file ? planLink(file, store.target) : undefined
-  let foreign = false
-  let looking = false
-  let created = ''
+}
 
-  // Agents soft dependencies wait on, found once per version of the definitions (the poll asks often).
-  let targets: {of: Plan; agents: Agent[]} | undefined
-  const softTargets = (): Agent[] => {
-    if (targets?.of !== plan) {
-      const waitedOn = new Set(plan.agents.flatMap((agent) => agent.softDependsOn.map((dep) => dep.id)))
-      targets = {of: plan, agents: plan.agents.filter((agent) => agent.creates.length > 0 && waitedOn.has(agent.id))}
-    }
-    return targets.agents
+class PlanWatcher implements PlanWatch {
+  readonly #input: WatchInput
+  #plan: Plan
+  #sections: ReadonlyMap<string, string>
+  #digest: string
+  /** The file's identity when mdplan last wrote or looked at it. */
+  #seen: string
+  /** Someone else saved the file since mdplan's last write: what it changed is looked at after the next one. */
+  #foreign = false
+  /** The last look before finishing is under way. */
+  #looking = false
+  /** A plan run through a symlink: a save that replaces the link with a file is made a save of the target. */
+  readonly #link: ReturnType<typeof planLink> | undefined
+  readonly #files: SoftFiles
+  readonly #poll: NodeJS.Timeout
+
+  constructor(input: WatchInput) {
+    this.#input = input
+    this.#plan = input.plan
+    this.#sections = sectionDigests(input.plan.text)
+    this.#digest = definitionDigest(input.plan.text, this.#sections)
+    this.#seen = signature(input.file)
+    this.#link = input.store.target !== input.file ? planLink(input.file, input.store.target) : undefined
+    this.#files = softFiles(input.cwd)
+    this.#poll = setInterval(() => this.#tick(), input.pollMs)
+    this.#poll.unref()
   }
-  const filesEvent = (state: ExecState): Input[] => {
-    const ids = softTargets()
-      .filter((agent) => state.table.rows.get(agent.id)?.status !== 'completed')
-      .filter((agent) => agent.creates.every((path) => exists(resolve(input.cwd, path.path))))
-      .map((agent) => agent.id)
-    const key = ids.join()
-    if (key === created) return []
-    created = key
-    return [{type: 'files', created: new Set(ids)}]
+
+  get plan(): Plan {
+    return this.#plan
   }
-  // The plan is asked for only when someone waits for an answer: after a save it costs a parse.
-  const answers = (state: ExecState, from: () => Plan): Input[] => {
-    if (![...state.table.rows.values()].some((row) => row.status === 'needs_input')) return []
-    const answered = new Map<string, OpenQuestion>()
-    for (const entry of readAnswers(from())) {
-      // A question passed up from a child plan may be answered in the child's own file.
-      const answer = entry.answer ?? answeredBelow(file, entry.resumeState)
-      if (answer !== undefined) answered.set(entry.agent, {...entry, answer})
-    }
-    return answered.size === 0 ? [] : [{type: 'answers', answered}]
+
+  initial(state: ExecState): Input[] {
+    return [...answers(this.#input.file, state, () => this.#plan), ...this.#files.events(this.#plan, state)]
   }
-  const readText = (): string | undefined => {
-    try {
-      return readFileSync(file, 'utf8')
-    } catch {
-      return undefined
-    }
+
+  writing(): void {
+    // The write merges a save that landed since mdplan's last write; what it changed is looked at after it.
+    if (signature(this.#input.file) !== this.#seen) this.#foreign = true
   }
-  const definitions = (): Input[] => {
-    const text = readText()
-    if (text === undefined) return []
-    const nextSections = sectionDigests(text)
-    const next = definitionDigest(text, nextSections)
-    if (next === digest) return []
-    digest = next
-    // Only sections no launch reads changed (a line under `## Context`): the agents are as they were, and a
-    // parse of the whole plan (about a second at 1000 agents) would tell nothing new.
-    const before = sections
-    sections = nextSections
-    if (onlyOtherSections(before, sections)) return []
-    const edited = store.plan
-    const errors = [...edited.messages, ...validatePlan(edited)].filter((d) => d.severity === 'error')
-    if (errors.length > 0) {
-      const first = errors[0]!
-      // A point, or a span's start (`unknown dependency` points at the reference): never an empty place.
-      const point = first.place && ('line' in first.place ? first.place : 'start' in first.place ? first.place.start : undefined)
-      const where = point ? `${point.line}:${point.column}` : '1:1'
-      return [warning(`the plan was edited into an invalid one (${file}:${where}: ${first.reason}); the run keeps the agents as they were`)]
+
+  wrote(merged?: boolean): void {
+    if (merged) this.#foreign = true
+    this.#seen = signature(this.#input.file)
+  }
+
+  refresh(state: ExecState): Input[] {
+    if (!this.#foreign && !this.#looking) return []
+    this.#foreign = false
+    const events = [...this.#definitions(), ...answers(this.#input.file, state, () => this.#input.store.plan)]
+    if (this.#looking) {
+      this.#looking = false
+      events.push({type: 'looked'})
     }
-    const hosts = describeHostEdits(plan, edited, input.unplaceable, file)
-    const events: Input[] = [...describeEdit(plan, edited, input.state(), hosts.held).map(warning), ...hosts.messages.map(warning)]
-    plan = edited
-    events.push({type: 'plan-changed', agents: edited.agents, priority: longestRemainingPath(edited)})
     return events
   }
 
-  const poll = setInterval(() => {
-    const state = input.state()
+  unwritten(): Input[] {
+    if (!this.#looking) return []
+    this.#looking = false
+    return [{type: 'looked'}]
+  }
+
+  async look(): Promise<Input[]> {
+    const now = signature(this.#input.file)
+    // Once per run, before finishing, the definitions are compared too: no edit to the agents is left unseen.
+    if (now === this.#seen && !this.#foreign && definitionDigest(readText(this.#input.file) ?? '') === this.#digest) return [{type: 'looked'}]
+    this.#seen = now
+    this.#foreign = true
+    this.#looking = true
+    return [{type: 'file-changed'}]
+  }
+
+  stop(): void {
+    clearInterval(this.#poll)
+  }
+
+  /** The poll: a save (the file's identity changed), a replaced link, the files soft dependencies wait on. */
+  #tick(): void {
+    const {file, dispatch} = this.#input
+    const state = this.#input.state()
     if (state.stopping) return
+    const link = this.#link
     if (link && mendReplacedLink(link)) {
-      input.dispatch(warning(`${file}: a save replaced the link to ${link.target} with a file; that save was made one of ${link.target} (merged as an edit) and ${file} is a link again`))
+      dispatch(warning(`${file}: a save replaced the link to ${link.target} with a file; that save was made one of ${link.target} (merged as an edit) and ${file} is a link again`))
     }
     const now = signature(file)
-    if (now !== seen) {
-      seen = now
-      foreign = true
-      input.dispatch({type: 'file-changed'})
+    if (now !== this.#seen) {
+      this.#seen = now
+      this.#foreign = true
+      dispatch({type: 'file-changed'})
     }
-    if (softTargets().length > 0) for (const event of filesEvent(state)) input.dispatch(event)
-  }, input.pollMs)
-  poll.unref()
+    if (this.#files.targets(this.#plan).length > 0) for (const event of this.#files.events(this.#plan, state)) dispatch(event)
+  }
 
-  return {
-    get plan() {
-      return plan
-    },
-    initial: (state) => [...answers(state, () => plan), ...filesEvent(state)],
-    writing() {
-      // The write merges a save that landed since mdplan's last write; what it changed is looked at after it.
-      if (signature(file) !== seen) foreign = true
-    },
-    wrote(merged) {
-      if (merged) foreign = true
-      seen = signature(file)
-    },
-    refresh(state) {
-      if (!foreign && !looking) return []
-      foreign = false
-      const events = [...definitions(), ...answers(state, () => store.plan)]
-      if (looking) {
-        looking = false
-        events.push({type: 'looked'})
-      }
-      return events
-    },
-    unwritten() {
-      if (!looking) return []
-      looking = false
-      return [{type: 'looked'}]
-    },
-    async look() {
-      const now = signature(file)
-      // Once per run, before finishing, the definitions are compared too: no edit to the agents is left unseen.
-      if (now === seen && !foreign && definitionDigest(readText() ?? '') === digest) return [{type: 'looked'}]
-      seen = now
-      foreign = true
-      looking = true
-      return [{type: 'file-changed'}]
-    },
-    stop() {
-      clearInterval(poll)
+  /** What a save changed in the agents' definitions: warnings, and the new agents for the executor. */
+  #definitions(): Input[] {
+    const {file, store} = this.#input
+    const text = readText(file)
+    if (text === undefined) return []
+    const sections = sectionDigests(text)
+    const next = definitionDigest(text, sections)
+    if (next === this.#digest) return []
+    this.#digest = next
+    // Only sections no launch reads changed (a line under `## Context`): the agents are as they were, and a
+    // parse of the whole plan (about a second at 1000 agents) would tell nothing new.
+    const before = this.#sections
+    this.#sections = sections
+    if (onlyOtherSections(before, sections)) return []
+    const edited = store.plan
+    const invalid = invalidEdit(edited, file)
+    if (invalid !== undefined) return [warning(invalid)]
+    const hosts = describeHostEdits(this.#plan, edited, this.#input.unplaceable, file)
+    const events: Input[] = [...describeEdit(this.#plan, edited, this.#input.state(), hosts.held).map(warning), ...hosts.messages.map(warning)]
+    this.#plan = edited
+    events.push({type: 'plan-changed', agents: edited.agents, priority: longestRemainingPath(edited)})
+    return events
+  }
+}
+
+/** A plan edited into one that does not validate: the run keeps the agents as they were, and says where. */
+function invalidEdit(edited: Plan, file: string): string | undefined {
+  const first = [...edited.messages, ...validatePlan(edited)].find((d) => d.severity === 'error')
+  if (!first) return undefined
+  // A point, or a span's start (`unknown dependency` points at the reference): never an empty place.
+  const point = first.place && ('line' in first.place ? first.place : 'start' in first.place ? first.place.start : undefined)
+  const where = point ? `${point.line}:${point.column}` : '1:1'
+  return `the plan was edited into an invalid one (${file}:${where}: ${first.reason}); the run keeps the agents as they were`
+}
+
+interface SoftFiles {
+  /** Agents soft dependencies wait on (that create files). */
+  targets(plan: Plan): Agent[]
+  /** A `files` event when the agents whose files all exist changed since the last one. */
+  events(plan: Plan, state: ExecState): Input[]
+}
+
+/** The files soft dependencies wait on: the agents found once per version of the definitions (the poll asks often). */
+function softFiles(cwd: string): SoftFiles {
+  let found: {of: Plan; agents: Agent[]} | undefined
+  let created = ''
+  const targets = (plan: Plan): Agent[] => {
+    if (found?.of !== plan) {
+      const waitedOn = new Set(plan.agents.flatMap((agent) => agent.softDependsOn.map((dep) => dep.id)))
+      found = {of: plan, agents: plan.agents.filter((agent) => agent.creates.length > 0 && waitedOn.has(agent.id))}
     }
+    return found.agents
+  }
+  return {
+    targets,
+    events(plan, state) {
+      const ids = targets(plan)
+        .filter((agent) => state.table.rows.get(agent.id)?.status !== 'completed')
+        .filter((agent) => agent.creates.every((path) => exists(resolve(cwd, path.path))))
+        .map((agent) => agent.id)
+      const key = ids.join()
+      if (key === created) return []
+      created = key
+      return [{type: 'files', created: new Set(ids)}]
+    }
+  }
+}
+
+/** Answers under `## Open Questions`. The plan is asked for only when someone waits for one: after a save it costs a parse. */
+function answers(file: string, state: ExecState, from: () => Plan): Input[] {
+  if (![...state.table.rows.values()].some((row) => row.status === 'needs_input')) return []
+  const answered = new Map<string, OpenQuestion>()
+  for (const entry of readAnswers(from())) {
+    // A question passed up from a child plan may be answered in the child's own file.
+    const answer = entry.answer ?? answeredBelow(file, entry.resumeState)
+    if (answer !== undefined) answered.set(entry.agent, {...entry, answer})
+  }
+  return answered.size === 0 ? [] : [{type: 'answers', answered}]
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
   }
 }
 

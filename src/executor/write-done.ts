@@ -3,6 +3,7 @@ import {adoptWrite} from './adopt-write.js'
 import {warnHeld} from './warn-held.js'
 import {jobField} from './place-attempt.js'
 import {failuresOf} from './schedule-pass.js'
+import {renderNotes} from './row-notes.js'
 import {emit, row, undoLaunch, warn, type StepContext} from './step-context.js'
 
 /**
@@ -65,6 +66,7 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult, he
     // A row a killed run left in_progress means its agent may have run, even when the write recording its
     // `base` never landed (the spawn does not wait for it); a retry's earlier attempt ran for sure.
     const earlier = attempt.previous.status === 'in_progress' || failuresOf(attempt.previous.notes) > 0
-    ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: row(ctx, attempt.agent).notes, earlier, ...jobField(attempt)})
+    // Git and the hosts read the row's Notes as the file has them (`base:`).
+    ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: renderNotes(row(ctx, attempt.agent).notes), earlier, ...jobField(attempt)})
   }
 }

@@ -8,6 +8,7 @@ import type {Emitted} from '../executor/exec-effect.js'
 import type {ExecState} from '../executor/exec-state.js'
 import {verify} from './verify.js'
 import {unrecordedRows} from '../executor/unrecorded-rows.js'
+import {storeTable} from '../executor/exec-row.js'
 import {appendJournal} from '../store/append-journal.js'
 import type {Assessment} from '../schedule/assess-agents.js'
 import type {RowState} from '../store/table-state.js'
@@ -65,7 +66,7 @@ export async function finishRun(input: {
   const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
     // Agents a person added during the run count too.
-    ...computeScorecard({...plan, agents: [...state.agents]}, state.table, {ran, timed: input.timed?.(), attempts: state.attemptsSeen}),
+    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen}),
     ...(ran ? {peakConcurrency: state.peakConcurrency} : {}),
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }
@@ -93,7 +94,7 @@ async function verifyAfter(plan: Plan, state: ExecState, where: {cwd: string; fi
 /** One more write after the executor finished (verification results, or what a failing store could not record). */
 async function writeLast(store: PlanStore, state: ExecState, emit: (event: Emitted) => void): Promise<void> {
   try {
-    const result = await store.write(state.table, {running: new Set(), readOnly: true})
+    const result = await store.write(storeTable(state.table), {running: new Set(), readOnly: true})
     state.write.failed = undefined
     state.write.onDisk = result.state
     if (result.bytes > 0) emit({type: 'state-written', file: store.file, bytes: result.bytes, ms: result.ms})
@@ -124,7 +125,7 @@ function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) =
 }
 
 /** A row's status as the end of a run names it: a held row (a status mdplan does not know, a host the run lacks) says so. */
-function shownStatus(row: RowState | undefined, assessment: Assessment | undefined): string {
+function shownStatus(row: Pick<RowState, 'status' | 'held'> | undefined, assessment: Assessment | undefined): string {
   if (assessment?.kind === 'held' && assessment.why === 'unknown host') return `${row?.status ?? 'pending'}, held: its \`host\` names a host this run does not have`
   if (row?.held === undefined) return row?.status ?? 'pending'
   return `held: ${row.held === '' ? 'empty status' : `unknown status \`${row.held}\``}`

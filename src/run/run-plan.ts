@@ -34,6 +34,7 @@ import {childArgs} from './child-args.js'
 import {dagSection, tracksGraph} from '../report/dag-section.js'
 import {restoreAnswers} from '../protocol/restore-answers.js'
 import {createExecState} from '../executor/create-exec-state.js'
+import {storeTable} from '../executor/exec-row.js'
 import {driveExecutor} from '../executor/drive-executor.js'
 import type {Emitted} from '../executor/exec-effect.js'
 import {agentOptions} from '../runners/agent-options.js'
@@ -177,14 +178,14 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
 
       // This plan's jobs that no row names any more (collected results, a lost attempt's leftovers): ended and removed.
       // This machine's jobs: the ones the rows name are looked at once (a dead run's agent may still run, or be done).
-      const local = await localJobsOf(file, root, cwd, state.table.rows.values())
+      const local = await localJobsOf(file, root, cwd, storeTable(state.table).rows.values())
       const sweep = async (): Promise<void> => {
         // After a lost lock the plan may be another run's, and so may the jobs under its prefix: none is touched.
         if (state.lockLost !== undefined) return
         // A job is kept while the file still names it too: its outcome is not recorded until a write says so,
         // and a Kubernetes Job's pod log is the only copy of its result (a run that ends unable to write leaves
         // it to the next run, whose first write records the outcome).
-        const keep = keptJobs([...state.table.rows.values(), ...state.write.onDisk.rows.values()])
+        const keep = keptJobs([...storeTable(state.table).rows.values(), ...state.write.onDisk.rows.values()])
         await local.jobs.sweep(keep)
         if (hosts.runtime) await hosts.runtime.sweep(keep, hosts.used)
       }

@@ -8,6 +8,7 @@ import type {JobRef} from '../../src/hosts/host.js'
 import type {ExecEvent} from '../../src/executor/exec-event.js'
 import type {ExecState} from '../../src/executor/exec-state.js'
 import {journalKeeper, type JournalKeeper} from '../../src/executor/journal-keeper.js'
+import {storeTable} from '../../src/executor/exec-row.js'
 import {step} from '../../src/executor/step.js'
 import {sameRow, unrecordedRows} from '../../src/executor/unrecorded-rows.js'
 import {localHostName} from '../../src/hosts/host-spec.js'
@@ -425,7 +426,7 @@ export class LocalWorld {
     // This plan's jobs no row names: ended and removed (the sweep at a run's start).
     this.sweep(keptJobs([...table.rows.values(), ...this.disk.rows.values()]), 'the sweep at a start')
     this.state = createExecState({agents: this.agents, priority: longestRemainingPath({agents: this.agents} as never), table, onDisk: clone(this.disk), rateLimitPauseMs: 60_000, dirty: journal.length > 0, attempts: this.logged})
-    this.keeper = journalKeeper({file: this.file, emit: () => {}, seed: journal, table: this.state.table})
+    this.keeper = journalKeeper({file: this.file, emit: () => {}, seed: journal, table})
     this.up = true
     this.dispatch({type: 'start'})
   }
@@ -479,7 +480,7 @@ export class LocalWorld {
   /** The run ends on its own: its sweep, then what it could not write goes to the journal (src/run/run-plan.ts, finish-run.ts). */
   exit(): void {
     const {state} = this
-    if (state.lockLost === undefined) this.sweep(keptJobs([...state.table.rows.values(), ...state.write.onDisk.rows.values()]), 'the sweep at an end')
+    if (state.lockLost === undefined) this.sweep(keptJobs([...storeTable(state.table).rows.values(), ...state.write.onDisk.rows.values()]), 'the sweep at an end')
     this.journalAtExit()
     this.down()
   }
