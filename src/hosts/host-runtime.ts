@@ -14,7 +14,7 @@ import {runGit, splitNul} from '../git/run-git.js'
 import {worktreeNames} from '../layout/worktree-names.js'
 import type {HostSpec} from './host-spec.js'
 import {createHost} from './host-types.js'
-import {jobsFolder} from '../layout/jobs-folder.js'
+import {hostFilesFolder, jobsFolder} from '../layout/jobs-folder.js'
 import {jobKeyPrefix, parseJobKey} from './job-key.js'
 import {cancelWhenBack} from './cancel-when-back.js'
 
@@ -69,7 +69,7 @@ export function createHostRuntime(input: {
     if (!found) {
       const spec = input.specs.get(name)
       if (!spec || spec.type === 'local') throw new Error(`not a remote host: ${name}`)
-      hosts.set(name, (found = createHost(spec, {root, jobs: jobsFolder(input.file)})))
+      hosts.set(name, (found = createHost(spec, {root, jobs: jobsFolder(input.file), scratch: hostFilesFolder(input.file)})))
     }
     return found
   }

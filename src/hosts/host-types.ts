@@ -6,10 +6,12 @@ import {containerHost} from './container/container.js'
 import {slurmHost} from './slurm/slurm-host.js'
 import {kubernetesHost} from './kubernetes/kubernetes-host.js'
 
-/** What an engine is given besides its spec: the repository's root, and the folder of this plan's local jobs. */
+/** What an engine is given besides its spec: the repository's root, the folder of this plan's local jobs, and of its files in flight. */
 export interface HostContext {
   root: string
   jobs: string
+  /** The plan's `.mdplan/host-files/`: job archives, base and result bundles (layout/jobs-folder.ts). */
+  scratch: string
 }
 
 /** One kind of host: how to make one from its front-matter entry. */
@@ -23,10 +25,10 @@ export interface HostType {
  */
 export const hostTypes = {
   local: {create: (spec, context) => localHost(spec, context.jobs)},
-  ssh: {create: (spec) => sshHost(spec)},
-  container: {create: (spec, context) => containerHost(spec, context.root)},
-  slurm: {create: (spec) => slurmHost(spec)},
-  kubernetes: {create: (spec) => kubernetesHost(spec)}
+  ssh: {create: (spec, context) => sshHost(spec, context.scratch)},
+  container: {create: (spec, context) => containerHost(spec, context)},
+  slurm: {create: (spec, context) => slurmHost(spec, context.scratch)},
+  kubernetes: {create: (spec, context) => kubernetesHost(spec, context.scratch)}
 } satisfies Record<string, HostType>
 
 export type HostTypeName = keyof typeof hostTypes
