@@ -274,6 +274,9 @@ export function driveExecutor(input: DriverInput): Promise<ExecState> {
       // Whatever the runner made of a silent host's missing output, the attempt's fate there is unknown.
       const lost = elsewhere?.lost()
       if (lost) return {ok: false, finalText: '', reason: lost, hostLost: effect.job!.host, agentId: result.agentId}
+      // Its job never started the agent: nothing of this attempt happened, whatever the runner made of no output.
+      const never = elsewhere?.notStarted()
+      if (never) return {ok: false, finalText: '', reason: never, notStarted: true, agentId: result.agentId}
       return result
     } catch (error) {
       return {ok: false, finalText: '', reason: `runner ${runner.name} failed: ${messageOf(error)}`}

@@ -7,7 +7,7 @@ import {formatDuration} from '../util/format-duration.js'
 import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
 import {attemptLimit, failuresOf} from './schedule-pass.js'
-import {emit, row, seeAttempt, setRow, type StepContext} from './step-context.js'
+import {emit, row, seeAttempt, setRow, warn, type StepContext} from './step-context.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
 export const maxTransientRetries = 5
@@ -39,6 +39,19 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
     const before = Number(getNote(notes, 'cost')?.replace(/^\$/, '') ?? 0) || 0
     const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
     notes = setNote(notes, 'cost', `$${(before + spent).toFixed(4)}`)
+  }
+  // Its job never started the agent (its engine confirmed it ended): nothing of the attempt was spent. It goes
+  // again at once under a new key, keeping its number (`relaunched`), its `work:` and an answer it was to use;
+  // an engine that never starts anything fails it after a few tries in a row, as transient trouble does.
+  if (result.notStarted && (state.transientRetries.get(id) ?? 0) < maxTransientRetries) {
+    state.transientRetries.set(id, (state.transientRetries.get(id) ?? 0) + 1)
+    const why = actionableLine(result.reason ?? 'its job never started').replace(/\s*;\s*/g, ', ')
+    warn(ctx, `${id}: ${why}; launched again under a new key (no attempt used)`)
+    const again = setNote(notes, 'relaunched', why)
+    const keep = agentId ?? current.agentId
+    if (attempt.answer) return answerAgain(ctx, attempt, attempt.answer, keep, again)
+    setRow(ctx, id, {status: 'pending', agentId: keep, notes: again})
+    return
   }
   // Where its session and work stay for the next attempt, when that one goes on from this one (its question
   // answered, its session relaunched, its pause over: place-attempt.ts). Completed or failed, nothing goes on from
