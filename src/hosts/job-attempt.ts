@@ -140,10 +140,22 @@ export class JobAttempt {
         const chunk = Buffer.from(buffer.subarray(0, bytesRead))
         if (into === 'out') this.out(chunk)
         else this.err(chunk)
+        // A file reads faster than the log takes it: what waits to be written stays small.
+        if (this.#log.writableNeedDrain) await this.#drained()
       }
     } finally {
       await handle.close()
     }
+  }
+
+  #drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.#log.off('drain', done).off('close', done)
+        resolve()
+      }
+      this.#log.on('drain', done).on('close', done)
+    })
   }
 
   /** Start the agent's timeout now (engines whose job may wait in a queue start it when the job starts). */
