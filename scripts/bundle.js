@@ -48,15 +48,35 @@ const lazyImports = {
   }
 }
 
+// Host engines: each engine folder's descriptor (src/hosts/<engine>/<engine>-type.ts) holds the fields it
+// takes and their checks, which `validate` reads, and makes its host from the engine's code in its own folder
+// (imports of `./…`), which only `run` needs. In the read-only bundles those imports load a stub of the same
+// names that throws instead: no read-only command makes a host, and they stay without every engine's code
+// (about 170 KB). A descriptor's field checks import from `../` (src/hosts/host-fields.ts), never `./`.
+const descriptor = /[\\/]src[\\/]hosts[\\/][^\\/]+[\\/][^\\/]+-type\.ts$/
+const engineStubs = {
+  name: 'engine-stubs',
+  setup(build) {
+    build.onResolve({filter: /^\.\//}, (args) =>
+      descriptor.test(args.importer) ? {path: join(dirname(args.importer), args.path.replace(/\.js$/, '.ts')), namespace: 'engine-stub'} : undefined
+    )
+    build.onLoad({filter: /.*/, namespace: 'engine-stub'}, ({path}) => {
+      const names = [...readFileSync(path, 'utf8').matchAll(/^export (?:async )?(?:function|const|class) (\w+)/gm)].map((match) => match[1])
+      const absent = 'const absent = () => {\n  throw new Error("mdplan: a read-only command made a host")\n}'
+      return {contents: [absent, ...names.map((name) => `export const ${name} = absent`)].join('\n') + '\n', loader: 'js'}
+    })
+  }
+}
+
 const bundles = [
   {entry: 'src/cli/main.ts', outfile: 'dist/mdplan.cjs'},
-  {entry: 'src/cli/read-main.ts', outfile: 'dist/mdplan-read.cjs'},
+  {entry: 'src/cli/read-main.ts', outfile: 'dist/mdplan-read.cjs', readOnly: true},
   // `status` alone (src/cli/status-main.ts): about half the read-only bundle, and a code cache of
   // what `status` runs only.
-  {entry: 'src/cli/status-main.ts', outfile: 'dist/mdplan-status.cjs'}
+  {entry: 'src/cli/status-main.ts', outfile: 'dist/mdplan-status.cjs', readOnly: true}
 ]
 
-for (const {entry, outfile} of bundles) {
+for (const {entry, outfile, readOnly} of bundles) {
   await build({
     entryPoints: [entry],
     outfile,
@@ -76,7 +96,7 @@ for (const {entry, outfile} of bundles) {
     banner: {js: '"use strict";'},
     // bin/load-cli.js passes the bundle's URL in (src/package-root.ts finds package.json from it).
     define: {'import.meta.url': '__mdplanUrl'},
-    plugins: [lazyImports]
+    plugins: readOnly ? [engineStubs, lazyImports] : [lazyImports]
   })
 }
 

@@ -11,7 +11,8 @@ import {applyJournal} from '../src/store/apply-journal.js'
  * (1–60 agents, soft dependencies, caps 1–8) and random interleavings of
  * writes finishing or failing, git checks finishing late, exits of every
  * kind, questions and answers, a person's re-queues and skips, new agents,
- * rate-limit pauses and aborts, damaged tables (a person's edit, conflict
+ * rate-limit pauses and aborts, jobs whose engine state never moves (ended by
+ * the follow's bound as never started: tried again, no attempt used), damaged tables (a person's edit, conflict
  * markers) and unwritable ones (a full disk), a lost run lock, and other runs
  * judging the lock (a live owner on this host, stopped or not, is never
  * taken over). A run that ends unable to write keeps the rest in the journal:
@@ -49,13 +50,15 @@ const commands = fc.commands(
     fc.boolean().map((ok) => command(`write(${ok})`, (sim) => sim.completeWrite(ok))),
     fc.tuple(pick, fc.boolean()).map(([at, error]) => command(`prepare(${at},${error})`, (sim) => sim.completePrepare(at, error && at % 7 === 0))),
     fc
-      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'success', 'fail', 'question', 'rate', 'unknown-session', 'config', 'transient'))
+      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'success', 'fail', 'question', 'rate', 'unknown-session', 'config', 'transient', 'never-started'))
       .map(([at, kind]) => command(`exit(${at},${kind})`, (sim) => sim.exit(at, kind))),
     fc.tuple(pick, fc.boolean()).map(([at, fail]) => command(`check(${at},${fail})`, (sim) => sim.completeCheck(at, fail && at % 5 === 0))),
     fc.constant(command('question-written', (sim) => sim.completeQuestion())),
     pick.map((at) => command(`answer(${at})`, (sim) => sim.answer(at))),
     fc.tuple(pick, fc.constantFrom<'pending' | 'completed' | 'skipped'>('pending', 'completed', 'skipped')).map(([at, to]) => command(`edit(${at},${to})`, (sim) => sim.edit(at, to))),
     fc.constant(command('looked', (sim) => sim.completeLook())),
+    // An engine state that never moves (a container stuck `created`, a queued job gone): only the follow's bound ends it.
+    pick.map((at) => command(`stick(${at})`, (sim) => sim.stick(at))),
     fc.constant(command('tick', (sim) => sim.tick(61_000))),
     pick.map((at) => command(`add-agent(${at})`, (sim) => sim.addAgent(at))),
     fc.constant(command('abort', (sim) => sim.dispatch({type: 'abort'}))),

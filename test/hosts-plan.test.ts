@@ -42,7 +42,8 @@ describe('declaring hosts', () => {
     const result = await runCli(['run', plan], {cwd: dir})
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toContain('plan.md:4:3: host `build1`: an ssh host needs `address`')
-    expect(result.stderr).toContain('plan.md:5:3: host `box`: `type` must be `ssh`, `container`, `slurm` or `kubernetes`, got "vm"')
+    // At the type's own word, naming the types the map knows (src/hosts/host-types.ts).
+    expect(result.stderr).toContain('plan.md:5:15: host `box`: unknown type "vm" (known: ssh, container, slurm, kubernetes)')
     expect(result.stderr).toContain('plan.md:6:3: host `sandbox`: a container host needs `image`')
     expect(result.stderr).toContain('plan.md:6:3: host `sandbox`: `slots` must be a whole number of at least 1')
     expect(result.stderr).toContain('plan.md:7:16: unknown host `nowhere` in front matter `host`')

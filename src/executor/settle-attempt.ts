@@ -7,7 +7,7 @@ import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
 import {attemptLimit, failuresOf} from './schedule-pass.js'
 import {withFailure, withNotes, withNoteText, type RowNotes, type WorkNote} from './row-notes.js'
-import {emit, row, seeAttempt, setRow, type StepContext} from './step-context.js'
+import {emit, row, seeAttempt, setRow, warn, type StepContext} from './step-context.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
 export const maxTransientRetries = 5
@@ -43,6 +43,7 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   const notes = settledNotes(attempt, result, settled, current.notes, gitNotes)
   for (const text of settled.discoveries) state.discoveries.push({agent: id, text})
   const end: Ending = {ctx, attempt, result, agentId, keepId: agentId ?? current.agentId, durationMs: Math.min(now, attempt.endedAt ?? now) - attempt.startedAt, notes}
+  if (result.notStarted && goAgain(end, current.notes)) return
   const outcome = pauseOrGiveUp(end, settled)
   if (outcome === undefined) return
   if (outcome.unknownSession) return relaunch(end)
@@ -108,6 +109,27 @@ function pauseOrGiveUp(end: Ending, outcome: Outcome): Outcome | undefined {
   if (attempt.answer) answerAgain(ctx, attempt, attempt.answer, end.keepId, waiting)
   else setRow(ctx, id, {status: 'pending', agentId: end.keepId, notes: waiting})
   return undefined
+}
+
+/**
+ * Its job never started the agent (its engine confirmed it ended): nothing of the attempt was spent. It goes
+ * again at once under a new key, keeping its number (`relaunched`), its `work:` and an answer it was to use;
+ * an engine that never starts anything fails it after a few tries in a row, as transient trouble does.
+ * Returns false when those tries are used up (the attempt then settles as the failure it is).
+ */
+function goAgain(end: Ending, before: RowNotes): boolean {
+  const {ctx, attempt} = end
+  const {state} = ctx
+  const id = attempt.agent
+  const tries = state.transientRetries.get(id) ?? 0
+  if (tries >= maxTransientRetries) return false
+  state.transientRetries.set(id, tries + 1)
+  const why = actionableLine(end.result.reason ?? 'its job never started').replace(/\s*;\s*/g, ', ')
+  warn(ctx, `${id}: ${why}; launched again under a new key (no attempt used)`)
+  const again = withNotes(end.notes, {work: before.work, relaunched: why})
+  if (attempt.answer) answerAgain(ctx, attempt, attempt.answer, end.keepId, again)
+  else setRow(ctx, id, {status: 'pending', agentId: end.keepId, notes: again})
+  return true
 }
 
 /** Its session could not be resumed: it is launched anew, with the whole prompt (and the answer after it: answerFollowUp). */

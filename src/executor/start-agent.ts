@@ -55,6 +55,9 @@ export async function startAgent(driver: Driver, effect: Spawn, onCollected: (en
     // Whatever the runner made of a silent host's missing output, the attempt's fate there is unknown.
     const lost = place?.lost()
     if (lost) return {ok: false, finalText: '', reason: lost, hostLost: effect.job!.host, agentId: result.agentId}
+    // Its job never started the agent: nothing of this attempt happened, whatever the runner made of no output.
+    const never = place?.notStarted()
+    if (never) return {ok: false, finalText: '', reason: never, notStarted: true, agentId: result.agentId}
     return result
   } catch (error) {
     return {ok: false, finalText: '', reason: `runner ${runner.name} failed: ${messageOf(error)}`}
@@ -72,7 +75,7 @@ function jobPlace(
   effect: Spawn,
   agent: Agent,
   io: {logFile: string; signal: AbortSignal; onCollected: (endedAt: number) => void}
-): {host: {run: (command: HostCommand) => Promise<SpawnResult>}; lost: () => string | undefined} | undefined {
+): {host: {run: (command: HostCommand) => Promise<SpawnResult>}; lost: () => string | undefined; notStarted: () => string | undefined} | undefined {
   const {input} = driver
   const {job} = effect
   if (!job) return undefined
@@ -87,9 +90,9 @@ function jobPlace(
         for (const [key, value] of Object.entries(notes)) driver.dispatch({type: 'progress', agent: effect.agent, attempt: effect.attempt, note: value ?? '', key})
       }
     })
-    return {host: attached, lost: attached.lost}
+    return {host: attached, lost: attached.lost, notStarted: attached.notStarted}
   }
   if (!input.local) return undefined
   const here = input.local.attach(job, {logFile: io.logFile, cwd: effect.cwd, timeoutMs: input.timeoutMs, signal: io.signal, onCollected: io.onCollected})
-  return {host: here, lost: () => undefined}
+  return {host: here, lost: () => undefined, notStarted: () => undefined}
 }

@@ -170,7 +170,7 @@ function exited(ctx: StepContext, event: EventOf<'exited'>): void {
   attempt.result = result
   // A lost host's result is never collected: a late one from its key is not merged (fencing by key).
   if (result.hostLost) state.hostsLost.add(result.hostLost)
-  if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession && !result.hostLost) {
+  if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession && !result.hostLost && !result.notStarted) {
     attempt.phase = 'checking'
     ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed', ...jobField(attempt)})
     return

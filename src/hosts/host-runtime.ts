@@ -14,7 +14,7 @@ import {runGit, splitNul} from '../git/run-git.js'
 import {worktreeNames} from '../layout/worktree-names.js'
 import type {HostSpec} from './host-spec.js'
 import {createHost} from './host-types.js'
-import {jobsFolder} from '../layout/jobs-folder.js'
+import {hostFilesFolder, jobsFolder} from '../layout/jobs-folder.js'
 import {jobKeyPrefix, parseJobKey} from './job-key.js'
 import {cancelWhenBack} from './cancel-when-back.js'
 
@@ -23,8 +23,15 @@ export interface HostRuntime {
   host: (name: string) => Host
   /** Fix the attempt's base commit (a rerun's recorded `base:`, else HEAD after its dependencies' merges). */
   prepare(agent: Agent, job: JobRef, notes: string): Promise<LaunchGit>
-  /** A runner's command, run as the attempt's job; `lost()` says why its host lost it (silent past the lease, a worker gone), if it did. */
-  attach(agent: Agent, job: JobRef, io: {logFile: string; timeoutMs?: number; signal?: AbortSignal; onNotes?: (notes: Record<string, string | undefined>) => void}): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => string | undefined}
+  /**
+   * A runner's command, run as the attempt's job; `lost()` says why its host lost it (silent past the lease, a
+   * worker gone), if it did; `notStarted()` why its job never started the agent (ended, confirmed), if it did not.
+   */
+  attach(
+    agent: Agent,
+    job: JobRef,
+    io: {logFile: string; timeoutMs?: number; signal?: AbortSignal; onNotes?: (notes: Record<string, string | undefined>) => void}
+  ): {run: (command: HostCommand) => Promise<SpawnResult>; lost: () => string | undefined; notStarted: () => string | undefined}
   /** Fetch the result, check its scope, merge it: the same rules as a worktree's. */
   check(agent: Agent, job: JobRef, succeeded: boolean): Promise<CompletionGit>
   /**
@@ -69,7 +76,7 @@ export function createHostRuntime(input: {
     if (!found) {
       const spec = input.specs.get(name)
       if (!spec || spec.type === 'local') throw new Error(`not a remote host: ${name}`)
-      hosts.set(name, (found = createHost(spec, {root, jobs: jobsFolder(input.file)})))
+      hosts.set(name, (found = createHost(spec, {root, jobs: jobsFolder(input.file), scratch: hostFilesFolder(input.file)})))
     }
     return found
   }
@@ -91,9 +98,11 @@ export function createHostRuntime(input: {
 
     attach(agent, job, io) {
       let lost: string | undefined
+      let notStarted: string | undefined
       const {branch} = worktreeNames(root, slug, agent.id)
       return {
         lost: () => lost,
+        notStarted: () => notStarted,
         run: async (command) => {
           const base = bases.get(job.key) ?? (await headSha(root)) ?? ''
           const result = await host(job.host).run(
@@ -101,6 +110,7 @@ export function createHostRuntime(input: {
             command
           )
           lost = result.lost === true ? result.error || `host lost: ${job.host}` : undefined
+          notStarted = result.notStarted === true ? result.error || `the job ${job.key} never started on ${job.host}` : undefined
           // Not on Slurm: a job it counts as ended (NODE_FAIL) cannot be cancelled there, and removing its folder under a
           // zombie only leaves its script waiting for ever; the sweep takes it once the run ends, as before.
           if (lost && input.specs.get(job.host)?.type !== 'slurm') reapers.push(cancelWhenBack(host(job.host), job.key, ending.signal))

@@ -1,7 +1,8 @@
 /** One entry of the front matter's `hosts:`: where agents may run. */
-export interface HostSpec {
+export interface HostSpec<Type extends string = string> {
   name: string
-  type: 'local' | 'ssh' | 'container' | 'slurm' | 'kubernetes'
+  /** Its engine: a key of `hostTypes` (src/hosts/host-types.ts, whose `HostTypeName` read-hosts.ts gives it). */
+  type: Type
   /** How many attempts may run there at once. */
   slots: number
   /** ssh: `user@host` or a `~/.ssh/config` alias. */
@@ -33,6 +34,8 @@ export interface HostSpec {
   serviceAccount?: string
   /** kubernetes: a Secret whose keys become the agent's environment (`envFrom`). */
   secret?: string
+  /** A type's own fields that this interface does not name (a new engine's), as its descriptor read them. */
+  own?: Record<string, unknown>
   /** Names of variables passed from mdplan's environment to the agent there (never their values in argv). */
   env: string[]
   /** How long the host may stay unreachable before its attempts fail as `host lost` (ms). */

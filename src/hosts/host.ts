@@ -39,6 +39,12 @@ export interface HostRun extends SpawnResult {
   attached?: boolean
   /** The job had ended before this run found it: when, by the job's own record (ms). */
   endedAt?: number
+  /**
+   * The job never started its agent (a container left `created`, a queued job gone from the queue, a job folder
+   * whose script never began), and the engine confirmed it ended: the attempt goes again under a new key
+   * without counting as one.
+   */
+  notStarted?: boolean
 }
 
 /** The result of a job, brought home: a commit on the agent's branch, or nothing to merge. */

@@ -1,6 +1,5 @@
 import {createReadStream, createWriteStream, rmSync} from 'node:fs'
-import {mkdtemp, rm, stat} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {pipeline} from 'node:stream/promises'
 import tarStream from 'tar-stream'
@@ -9,6 +8,7 @@ import {gitReason, runGit} from '../git/run-git.js'
 import type {HostJob} from './host.js'
 import type {HostCommand} from '../process/process-types.js'
 import {runScript} from './job-scripts.js'
+import {makeDir} from '../util/make-dir.js'
 
 /**
  * What of the base commit travels with a job: all of its history (`full`),
@@ -16,6 +16,12 @@ import {runScript} from './job-scripts.js'
  * it is known to hold (`not`).
  */
 export type BaseShipping = 'full' | 'none' | {not: readonly string[]}
+
+/** A job's archive on this machine, until it is sent: `dispose` removes it. */
+export interface JobArchive {
+  file: string
+  dispose: () => Promise<void>
+}
 
 /**
  * Everything a job needs on its host, as one tar file: the base commit as a
@@ -25,14 +31,17 @@ export type BaseShipping = 'full' | 'none' | {not: readonly string[]}
  * folder it goes on in or nothing: a line each), the
  * environment (a 0600 file that run.sh reads and deletes: credentials never
  * in argv), and the commit message that carries the key. Written here
- * (tar-stream), not by a `tar` process. Returns the tar's path.
+ * (tar-stream), not by a `tar` process. Returns the tar's path. It is made in
+ * `scratch` (the plan's `.mdplan/host-files/`), never the system's temp folder:
+ * what a killed run left there is the plan's, and the next run removes it.
  */
-export async function jobArchive(job: HostJob, command: HostCommand, env: Record<string, string>, shipping: BaseShipping = 'full'): Promise<{file: string; dispose: () => Promise<void>} | {error: string}> {
-  const dir = await mkdtemp(join(tmpdir(), 'mdplan-job-'))
+export async function jobArchive(job: HostJob, command: HostCommand, env: Record<string, string>, shipping: BaseShipping, scratch: string): Promise<JobArchive | {error: string}> {
+  await sweepScratch(scratch)
+  const dir = await mkdtemp(join(scratch, `job-${process.pid}-`))
   const dispose = (): Promise<void> => rm(dir, {recursive: true, force: true})
   const {root, base, branch, prefix, message} = job.git!
   try {
-    const bundle = shipping === 'none' ? undefined : await baseBundle(root, base, shipping === 'full' ? [] : shipping.not)
+    const bundle = shipping === 'none' ? undefined : await baseBundle(root, base, shipping === 'full' ? [] : shipping.not, scratch)
     if (bundle !== undefined && typeof bundle !== 'string') return await fail(dispose, bundle.error)
     // Undefined: the host holds all of it already (a commit it holds descends from the base).
     const identity = await identityOf(root)
@@ -75,17 +84,18 @@ const bundles = new Map<string, Promise<string | undefined | {error: string}>>()
 let made = 0
 // One at a time: each names the base by the same ref while it is made.
 let making: Promise<unknown> = Promise.resolve()
-let bundleDir: string | undefined
+/** Where this run makes its bundles, by scratch folder. */
+const bundleDirs = new Map<string, string>()
 
 function bundleRef(base: string): string {
   return `refs/mdplan/bases/${base}`
 }
 
-function baseBundle(root: string, base: string, not: readonly string[]): Promise<string | undefined | {error: string}> {
+function baseBundle(root: string, base: string, not: readonly string[], scratch: string): Promise<string | undefined | {error: string}> {
   const key = [root, base, ...not].join('\0')
   let bundle = bundles.get(key)
   if (!bundle) {
-    bundle = making.then(() => makeBundle(root, base, not))
+    bundle = making.then(() => makeBundle(root, base, not, scratch))
     making = bundle
     bundles.set(key, bundle)
     void bundle.then((result) => typeof result === 'object' && bundles.delete(key))
@@ -93,9 +103,11 @@ function baseBundle(root: string, base: string, not: readonly string[]): Promise
   return bundle
 }
 
-async function makeBundle(root: string, base: string, not: readonly string[]): Promise<string | undefined | {error: string}> {
+async function makeBundle(root: string, base: string, not: readonly string[], scratch: string): Promise<string | undefined | {error: string}> {
+  let bundleDir = bundleDirs.get(scratch)
   if (!bundleDir) {
-    bundleDir = await mkdtemp(join(tmpdir(), 'mdplan-bundles-'))
+    bundleDir = await mkdtemp(join(scratch, `bundles-${process.pid}-`))
+    bundleDirs.set(scratch, bundleDir)
     const made = bundleDir
     process.once('exit', () => rmSync(made, {recursive: true, force: true}))
   }
@@ -111,6 +123,31 @@ async function makeBundle(root: string, base: string, not: readonly string[]): P
   await runGit(root, ['update-ref', '-d', ref])
   if (empty && not.length > 0) return undefined
   return bundled.ok ? file : {error: gitReason(bundled, 'git bundle create')}
+}
+
+const swept = new Set<string>()
+
+/**
+ * Once per run and folder: make `scratch`, and remove what runs that are gone left in it (archives and
+ * bundles are named by their run's pid; a pid that lives is left alone, whoever it is now).
+ */
+async function sweepScratch(scratch: string): Promise<void> {
+  if (swept.has(scratch)) return
+  swept.add(scratch)
+  makeDir(scratch)
+  for (const name of await readdir(scratch).catch(() => [] as string[])) {
+    const pid = Number(/^(?:job|bundles)-(\d+)-/.exec(name)?.[1])
+    if (pid > 0 && pid !== process.pid && !alive(pid)) await rm(join(scratch, name), {recursive: true, force: true})
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 const identities = new Map<string, Promise<{name: string; email: string}>>()

@@ -1,3 +1,5 @@
+import {jobSays} from './job-control.js'
+
 /**
  * The remote half of a job, in POSIX sh plus git and GNU tail: constant
  * text, never built from a plan. Everything an attempt brings (argv, stdin,
@@ -30,7 +32,7 @@ c=$d/cache.git
 umask 077
 s=$d/staging/$2.$$
 # Unpacked before the guard: a submit cut off mid-archive (its coordinator killed) leaves no job folder behind.
-mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s"; echo "mdplan-job bad-archive" >&2; exit 3; }
+mkdir "$s" && tar -x -f - -C "$s" || { rm -rf "$s"; echo "${jobSays.badArchive}" >&2; exit 3; }
 read -r b < "$s/job"
 # Two first jobs may make it at once: git init of an existing repository only says so.
 [ -d "$c" ] || { git init -q --bare "$c" && git -C "$c" config gc.auto 0; }
@@ -41,14 +43,14 @@ if [ -f "$s/base.bundle" ]; then
     # Not even the whole history went in: the cache is broken (truncated packs, a tool's damage). It is set
     # aside (cache.git.broken.PID, for a person to look at) and a new one takes its place.
     [ -f "$s/whole" ] && mv "$c" "$c.broken.$$" && git init -q --bare "$c" && git -C "$c" config gc.auto 0 &&
-      git -C "$c" fetch -q "$s/base.bundle" "+$r:$r" 2> "$s/fetch.err" && echo "mdplan-job new-cache $c.broken.$$" >&2
+      git -C "$c" fetch -q "$s/base.bundle" "+$r:$r" 2> "$s/fetch.err" && echo "${jobSays.newCache} $c.broken.$$" >&2
   }
   rm -f "$s/base.bundle"
 fi
 if [ ! -f "$c/refs/mdplan/bases/$b" ] && ! { git -C "$c" cat-file -e "$b^{commit}" 2> /dev/null && git -C "$c" update-ref "refs/mdplan/bases/$b" "$b"; }; then
-  [ -s "$s/fetch.err" ] && sed 's/^/mdplan-job fetch: /' "$s/fetch.err" >&2
+  [ -s "$s/fetch.err" ] && sed 's/^/${jobSays.fetch} /' "$s/fetch.err" >&2
   rm -rf "$s"
-  echo "mdplan-job need-base" >&2
+  echo "${jobSays.needBase}" >&2
   exit 0
 fi
 echo "$c" > "$s/cache"
@@ -56,7 +58,7 @@ if mkdir "$j" 2>/dev/null; then
   mv "$s"/* "$j"/ && rmdir "$s"
   (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
   umask 022
-  echo "mdplan-job submitted" >&2
+  echo "${jobSays.submitted}" >&2
 elif mv "$j/stopped" "$s/restart" 2> /dev/null || mv "$j/stopping" "$s/restart" 2> /dev/null; then
   # A job Ctrl-C stopped (stopScript) starts again in its own folder, its clone and the work in it kept; the
   # rename is the guard (one submit takes it); everything else of the folder is this submit's. A stop cut short
@@ -67,11 +69,11 @@ elif mv "$j/stopped" "$s/restart" 2> /dev/null || mv "$j/stopping" "$s/restart" 
   mv "$s"/* "$j"/ && rmdir "$s"
   (cd "$j" && setsid sh "$j/run.sh" "$j" < /dev/null > /dev/null 2>&1 &)
   umask 022
-  echo "mdplan-job submitted" >&2
+  echo "${jobSays.submitted}" >&2
 else
   rm -rf "$s"
   umask 022
-  echo "mdplan-job exists" >&2
+  echo "${jobSays.exists}" >&2
 fi
 `
 
@@ -161,32 +163,36 @@ read -r beacon < "$j/beacon"; kill "$beacon" 2>/dev/null; wait
 
 /**
  * `$1` dir, `$2` key, `$3` byte offset: stdout is the job's output from that
- * byte on, followed until the job ends; the last stderr line says how it
- * ended (`mdplan-job rc N`, `lost` when it died without a result, `unknown`
- * when there is no such job or it was stopped, `cancelled` when mdplan's own
- * cancel ended it and was cut short before it removed the folder), after the
- * result bundle in base64 (`mdplan-job bundle`), when there is one.
+ * byte on, followed until the job ends; then stderr says how it ended
+ * (job-control.ts): the job's stderr and its result bundle, each framed by
+ * its size (`err N`, `bundle N`), then `rc N`; or `lost` when it died
+ * without a result, `unknown` when there is no such job or it was stopped,
+ * `cancelled` when mdplan's own cancel ended it and was cut short before it
+ * removed the folder, `nostart` when its folder is there but its script
+ * never started (its agent never ran).
  */
 export const followScript = `
 d=$1; case $d in "~") d=$HOME;; "~/"*) d=$HOME/\${d#"~/"};; esac
-cd "$d/jobs/$2" 2>/dev/null || { echo "mdplan-job unknown" >&2; exit 0; }
+cd "$d/jobs/$2" 2>/dev/null || { echo "${jobSays.unknown}" >&2; exit 0; }
 # A stopped job is not running: a rerun submits it again under its key (in place, see submitScript).
-{ [ -f stopped ] || [ -f stopping ]; } && [ ! -f rc ] && { echo "mdplan-job unknown" >&2; exit 0; }
-[ -f cancelled ] && [ ! -f rc ] && { echo "mdplan-job cancelled" >&2; exit 0; }
+{ [ -f stopped ] || [ -f stopping ]; } && [ ! -f rc ] && { echo "${jobSays.unknown}" >&2; exit 0; }
+[ -f cancelled ] && [ ! -f rc ] && { echo "${jobSays.cancelled}" >&2; exit 0; }
 # A job just submitted writes its pid within milliseconds: look often at first, then every 0.1 s for a minute.
+# A folder whose script never wrote it never ran its agent (the folder is whole: submitScript renamed it in).
 i=0
-while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 650 ] && { echo "mdplan-job lost" >&2; exit 0; }; if [ $i -le 50 ]; then sleep 0.01; else sleep 0.1; fi; done
+while [ ! -s pid ]; do i=$((i+1)); [ $i -gt 650 ] && { echo "${jobSays.nostart}" >&2; exit 0; }; if [ $i -le 50 ]; then sleep 0.01; else sleep 0.1; fi; done
 : >> out
 # The job's beacon (run.sh) ends, reaped, once the result is ready; jobs from before it had none.
 { read -r p < beacon && [ -n "$p" ]; } 2> /dev/null || read -r p < pid
 tail -c +$(($3+1)) -s 0.05 --pid="$p" -f out
 if [ -f rc ]; then
-  cat err >&2
-  # The result rides home on the same call (base64 on stderr, before the last line): no second round trip.
-  [ -f result.bundle ] && { echo "mdplan-job bundle" >&2; base64 result.bundle >&2; }
+  # Framed by their sizes, raw: the job's stderr, then the result on the same call (no second round trip).
+  n=0; [ -f err ] && n=$(($(wc -c < err)))
+  echo "${jobSays.err} $n" >&2; [ "$n" -gt 0 ] && head -c "$n" err >&2
+  if [ -f result.bundle ]; then n=$(($(wc -c < result.bundle))); echo "${jobSays.bundle} $n" >&2; head -c "$n" result.bundle >&2; fi
   read -r r < rc
-  echo "mdplan-job rc $r" >&2
-else echo "mdplan-job lost" >&2; fi
+  echo "${jobSays.rc} $r" >&2
+else echo "${jobSays.lost}" >&2; fi
 `
 
 /** `$1` dir, `$2` key: the result bundle on stdout (nothing when the job made no commit). */

@@ -1,5 +1,5 @@
 import type {HostCommand, SpawnResult} from '../process/process-types.js'
-import {jobsFolder} from '../layout/jobs-folder.js'
+import {hostFilesFolder, jobsFolder} from '../layout/jobs-folder.js'
 import type {JobRef} from './host.js'
 import {localHostSpec} from './host-spec.js'
 import {createHost} from './host-types.js'
@@ -24,7 +24,7 @@ export interface LocalJobs {
  * session under a new key, and the old folder goes with the fencing).
  */
 export function localJobs(input: {file: string; root: string; prefix: string; named: Iterable<string>}): LocalJobs {
-  const host = createHost(localHostSpec, {root: input.root, jobs: jobsFolder(input.file)})
+  const host = createHost(localHostSpec, {root: input.root, jobs: jobsFolder(input.file), scratch: hostFilesFolder(input.file)})
   const found = new Map<string, {state: string; startedAt?: number}>()
   for (const key of input.named) if (key.startsWith(input.prefix)) found.set(key, host.status!(key))
   return {

@@ -4,10 +4,12 @@ import {normalizeKey} from '../plan/normalize-key.js'
 import type {Agent, Diagnostic, Plan, Point} from '../plan/types.js'
 import {parseDuration} from '../util/parse-duration.js'
 import {defaultLeaseMs, localHostName, localHostSpec, type HostSpec} from './host-spec.js'
+import {wholeNumber} from './host-fields.js'
+import {hostTypeMap, type HostTypeName} from './host-types.js'
 
 export interface PlanHosts {
-  /** Every declared host by name, `local` included. */
-  hosts: ReadonlyMap<string, HostSpec>
+  /** Every declared host by name, `local` included; each one's type is one of `hostTypes`. */
+  hosts: ReadonlyMap<string, HostSpec<HostTypeName>>
   /** Where an agent may run: its own `host` field, else `--host`, else the front matter's `host:`, else local. */
   poolOf: (agentId: string) => readonly string[]
   /** The same, read from a definition (an agent edited or added while a run goes on): its names as written. */
@@ -28,12 +30,12 @@ export function readHosts(plan: Plan, cliHost?: string): PlanHosts {
   const problem = (reason: string, place: Point | undefined, rule = 'invalid-host'): void => {
     diagnostics.push({severity: 'error', rule, reason, file: plan.file, ...(place ? {place} : {})})
   }
-  const hosts = new Map<string, HostSpec>([[localHostName, localHostSpec]])
+  const hosts = new Map<string, HostSpec<HostTypeName>>([[localHostName, localHostSpec as HostSpec<HostTypeName>]])
   const raw = entry(plan.settings.raw, 'hosts')
   if (raw !== undefined) {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) problem('front matter `hosts` must be a mapping of host names to `{type, address, slots, …}`', at('hosts'))
     else for (const [name, value] of Object.entries(raw)) {
-      const spec = readSpec(name, value, (reason) => problem(`host \`${name}\`: ${reason}`, at(name, 'hosts')))
+      const spec = readSpec(name, value, (reason) => problem(`host \`${name}\`: ${reason}`, at(name, 'hosts')), () => typePoint(plan, at(name, 'hosts')), problem)
       if (spec) hosts.set(name, spec)
     }
   }
@@ -83,37 +85,39 @@ export function readHosts(plan: Plan, cliHost?: string): PlanHosts {
   return {hosts, poolOf: (id) => own.get(id) ?? pool, poolFor, unplaceable, diagnostics}
 }
 
-function readSpec(name: string, value: unknown, problem: (reason: string) => void): HostSpec | undefined {
+function readSpec(name: string, value: unknown, problem: (reason: string) => void, typeAt: () => Point | undefined, problemAt: (reason: string, place: Point | undefined) => void): HostSpec<HostTypeName> | undefined {
   if (!/^[A-Za-z][A-Za-z0-9_.-]*$/.test(name)) return problem('a host name is letters, digits, `_`, `.` and `-`, starting with a letter'), undefined
   if (name === localHostName) return problem('`local` is the machine mdplan runs on; it needs no declaration'), undefined
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return problem('must be a mapping such as `{type: ssh, address: dev@build1, slots: 8}`'), undefined
   const fields = Object.fromEntries(Object.entries(value).map(([key, v]) => [normalizeKey(key), v as unknown]))
-  const type = fields.type
-  if (type !== 'ssh' && type !== 'container' && type !== 'slurm' && type !== 'kubernetes') {
-    return problem(`\`type\` must be \`ssh\`, \`container\`, \`slurm\` or \`kubernetes\`, got ${JSON.stringify(type ?? null)}`), undefined
+  const declarable = Object.keys(hostTypeMap).filter((type) => !hostTypeMap[type]!.implicit)
+  const hostType = typeof fields.type === 'string' ? hostTypeMap[fields.type] : undefined
+  if (fields.type === undefined) return problem(`needs \`type\` (one of ${declarable.join(', ')})`), undefined
+  if (!hostType || hostType.implicit) {
+    // At the word itself: a type is one of the map's (src/hosts/host-types.ts).
+    return problemAt(`host \`${name}\`: unknown type ${JSON.stringify(fields.type)} (known: ${declarable.join(', ')})`, typeAt()), undefined
   }
-  const spec: HostSpec = {name, type, slots: 1, env: [], leaseMs: defaultLeaseMs}
-  const text = (key: string): string | undefined => {
-    const v = fields[key]
-    if (v === undefined) return undefined
-    if (typeof v !== 'string' || v.trim() === '') return problem(`\`${key}\` must be a non-empty string`), undefined
-    return v.trim()
+  const spec: HostSpec<HostTypeName> = {name, type: fields.type as HostTypeName, slots: 1, env: [], leaseMs: defaultLeaseMs}
+  // The type's own fields, as its descriptor reads them; a field of another type is not this one's business.
+  for (const [key, field] of Object.entries(hostType.fields)) {
+    const into = field.to === undefined ? (spec.own ??= {}) : (spec as unknown as Record<string, unknown>)
+    const to = field.to ?? key
+    if (fields[key] === undefined || into[to] !== undefined) continue
+    const read = field.read(fields[key])
+    if ('problem' in read) problem(`\`${key}\` ${read.problem}`)
+    else into[to] = read.value
   }
-  spec.address = text('address')
-  spec.config = text('config')
-  spec.dir = text('dir')
-  spec.image = text('image')
-  spec.engine = text('engine')
-  if (type === 'slurm' || type === 'kubernetes') readClusterFields(spec, fields, text, problem)
-  if (type === 'ssh' && !spec.address) problem('an ssh host needs `address` (`user@host`, or an alias from ~/.ssh/config)')
-  if (type === 'container' && !spec.image) problem('a container host needs `image` (for example `localhost/agent:1`)')
-  if (spec.engine !== undefined && spec.engine !== 'podman' && spec.engine !== 'docker') problem('`engine` must be `podman` or `docker`')
-  if (spec.address?.startsWith('-')) problem('`address` cannot start with `-`')
-  for (const key of ['slots', 'port'] as const) {
-    const v = fields[key]
-    if (v === undefined) continue
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) problem(`\`${key}\` must be a whole number of at least 1`)
-    else spec[key] = v
+  for (const said of hostType.check?.(spec) ?? []) if (said) problem(said)
+  readCommonFields(spec, fields, problem)
+  return spec
+}
+
+/** What every host has: `slots`, `env` (names passed from here), `lease`. */
+function readCommonFields(spec: HostSpec, fields: Record<string, unknown>, problem: (reason: string) => void): void {
+  if (fields.slots !== undefined) {
+    const read = wholeNumber(fields.slots)
+    if ('problem' in read) problem(`\`slots\` ${read.problem}`)
+    else spec.slots = read.value as number
   }
   if (fields.env !== undefined) {
     const env = Array.isArray(fields.env) ? fields.env : typeof fields.env === 'string' ? splitNames(fields.env) : undefined
@@ -125,33 +129,6 @@ function readSpec(name: string, value: unknown, problem: (reason: string) => voi
     if (ms === undefined || ms <= 0) problem('`lease` must be a duration such as `2m` or `30s`')
     else spec.leaseMs = ms
   }
-  return spec
-}
-
-/** Slurm's and Kubernetes' own options (src/hosts/slurm/slurm-host.ts, kubernetes-host.ts). */
-function readClusterFields(spec: HostSpec, fields: Record<string, unknown>, text: (key: string) => string | undefined, problem: (reason: string) => void): void {
-  spec.partition = text('partition')
-  spec.time = text('time')
-  spec.memory = text('memory')
-  spec.namespace = text('namespace')
-  spec.context = text('context')
-  spec.serviceAccount = text('service_account') ?? text('serviceaccount')
-  spec.secret = text('secret')
-  if (fields.cpus !== undefined) {
-    if (typeof fields.cpus !== 'number' || !(fields.cpus > 0)) problem('`cpus` must be a number above 0')
-    else spec.cpus = fields.cpus
-  }
-  if (fields.sbatch !== undefined) {
-    const args = Array.isArray(fields.sbatch) ? fields.sbatch : typeof fields.sbatch === 'string' ? fields.sbatch.split(/\s+/).filter(Boolean) : undefined
-    if (!args || !args.every((arg) => typeof arg === 'string' && arg.startsWith('-'))) problem('`sbatch` must list `sbatch` options, such as `[--qos=long, --account=lab]`')
-    else spec.sbatch = args as string[]
-  }
-  // The job folder is shared: the coordinator writes the code in and reads the work back there, the job runs there.
-  if (spec.type === 'slurm' && !spec.dir) problem('a slurm host needs `dir`: a folder this machine and the compute nodes share (for example `~/mdplan-jobs` on a shared home)')
-  if (spec.type === 'slurm' && spec.dir && !/^(\/|~\/|~$)/.test(spec.dir)) problem('`dir` must be an absolute path (or start with `~/`)')
-  if (spec.type === 'kubernetes' && !spec.image) problem('a kubernetes host needs `image`: one with the agent\'s CLI and git (for example `ghcr.io/acme/agent:1`)')
-  if (spec.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(spec.namespace)) problem('`namespace` must be a Kubernetes name (lowercase letters, digits and `-`)')
-  if (spec.secret !== undefined && !/^[a-z0-9]([-.a-z0-9]{0,251}[a-z0-9])?$/.test(spec.secret)) problem('`secret` must name a Kubernetes Secret (lowercase letters, digits, `-` and `.`)')
 }
 
 function entry(raw: Record<string, unknown>, key: string): unknown {
@@ -184,6 +161,27 @@ function frontMatterFinder(plan: Plan): (key: string, parent?: string) => Point 
     const indent = match[0].length - match[0].trimStart().length
     return locator.point(span.start.offset + from + match.index + indent)
   }
+}
+
+/**
+ * Where a host's `type` value is written: after the host's name (`at`), on its line (`{type: vm}`) or on the
+ * lines indented under it; at the name when it cannot be found.
+ */
+function typePoint(plan: Plan, at: Point | undefined): Point | undefined {
+  if (!at) return undefined
+  const lineStart = plan.text.lastIndexOf('\n', at.offset - 1) + 1
+  const indent = at.offset - lineStart
+  const locator = locate(plan.text)
+  for (let from = at.offset, first = true; from < plan.text.length; first = false) {
+    const end = plan.text.indexOf('\n', from)
+    const line = plan.text.slice(from, end === -1 ? undefined : end)
+    if (!first && line.trim() !== '' && line.length - line.trimStart().length <= indent) break
+    const found = /(?:^|[\s{,])type\s*:\s*['"]?/.exec(line)
+    if (found) return locator.point(from + found.index + found[0].length)
+    if (end === -1) break
+    from = end + 1
+  }
+  return at
 }
 
 function escape(text: string): string {

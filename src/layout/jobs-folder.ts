@@ -10,3 +10,12 @@ import {planTarget} from '../store/plan-target.js'
 export function jobsFolder(planFile: string): string {
   return join(dirname(resolve(planTarget(planFile))), '.mdplan', 'local-jobs')
 }
+
+/**
+ * Where a plan's hosts keep their files in flight: a job's archive until it is sent, base bundles, result
+ * bundles brought home until they are merged. Beside the plan's local jobs, in its `.mdplan/` (never the
+ * system's temp folder): what a killed run left there is the plan's, and the next run removes it.
+ */
+export function hostFilesFolder(planFile: string): string {
+  return join(dirname(resolve(planTarget(planFile))), '.mdplan', 'host-files')
+}

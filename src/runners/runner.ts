@@ -90,6 +90,11 @@ export interface RunResult {
   spawnFailed?: boolean
   /** The host it ran on stayed unreachable longer than its lease (its name): the attempt failed there, it is retried elsewhere. */
   hostLost?: string
+  /**
+   * Its job never started the agent (a container left `created`, a queued job gone from the queue) and is
+   * confirmed ended: retried under a new key without using an attempt (a few times at most).
+   */
+  notStarted?: boolean
   costUsd?: number
   turns?: number
   durationMs?: number

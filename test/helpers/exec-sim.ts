@@ -1,3 +1,4 @@
+import {readNotes} from '../../src/executor/row-notes.js'
 import {createExecState} from '../../src/executor/create-exec-state.js'
 import {checkInvariants} from '../../src/executor/check-invariants.js'
 import type {ExecConfig} from '../../src/executor/exec-config.js'
@@ -6,6 +7,7 @@ import type {ExecEvent} from '../../src/executor/exec-event.js'
 import type {ExecState} from '../../src/executor/exec-state.js'
 import {step} from '../../src/executor/step.js'
 import {attemptLimit, failuresOf} from '../../src/executor/schedule-pass.js'
+import {maxTransientRetries} from '../../src/executor/settle-attempt.js'
 import type {StepContext} from '../../src/executor/step-context.js'
 import {assessAgents} from '../../src/schedule/assess-agents.js'
 import {updateAssessments} from '../../src/schedule/assessment-cache.js'
@@ -23,7 +25,10 @@ export function simAgent(id: string, deps: string[], soft: string[] = []): Agent
 }
 
 type Input = ExecEvent extends infer E ? (E extends unknown ? Omit<E, 'now'> : never) : never
-export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'unknown-session' | 'config' | 'transient'
+export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'unknown-session' | 'config' | 'transient' | 'never-started'
+
+/** How long an engine's follow waits on a job state that does not move before it ends the attempt (src/hosts/job-attempt.ts stuckMs). */
+export const stuckBoundMs = 60_000
 
 /**
  * A deterministic world around the executor's core: the disk, the store's
@@ -42,7 +47,7 @@ export class ExecSim {
   base: TableState
   writes: Array<Extract<ExecEffect, {type: 'write'}>> = []
   prepares: Array<{agent: string; attempt: number}> = []
-  live = new Map<string, {attempt: number; killed: boolean; slots: number}>()
+  live = new Map<string, {attempt: number; killed: boolean; slots: number; stuckSince?: number}>()
   checks: Array<{agent: string; attempt: number}> = []
   questions: string[] = []
   looks = 0
@@ -240,10 +245,27 @@ export class ExecSim {
   }
 
   exit(pick: number, kind: ExitKind): boolean {
-    const entries = [...this.live]
+    // A job whose engine state never moves ends only by the follow's bound (`tick`), or when it is stopped.
+    const entries = [...this.live].filter(([, process]) => process.stuckSince === undefined || process.killed)
     const entry = entries[pick % Math.max(1, entries.length)]
     if (!entry) return false
-    const [agent, process] = entry
+    return this.end(entry[0], kind)
+  }
+
+  /**
+   * The engine leaves a live attempt's job in a state that never moves (a container stuck `created`, a queued
+   * job gone from the queue): only the follow's bound ends it, as a job that never started its agent.
+   */
+  stick(pick: number): boolean {
+    const entries = [...this.live].filter(([, process]) => process.stuckSince === undefined)
+    const entry = entries[pick % Math.max(1, entries.length)]
+    if (!entry) return false
+    entry[1].stuckSince = this.now
+    return true
+  }
+
+  private end(agent: string, kind: ExitKind): boolean {
+    const process = this.live.get(agent)!
     this.live.delete(agent)
     if (process.killed || ['success', 'fail', 'question', 'config'].includes(kind)) this.owed.delete(agent)
     const result: RunResult = process.killed
@@ -258,8 +280,14 @@ export class ExecSim {
               ? {ok: false, finalText: '', transient: true, reason: 'ECONNRESET'}
               : kind === 'unknown-session'
               ? {ok: false, finalText: '', unknownSession: true, reason: 'no such session'}
+              : kind === 'never-started'
+              ? {ok: false, finalText: '', notStarted: true, reason: 'the container stayed created and never started its job'}
               : {ok: false, finalText: '', reason: kind === 'config' ? 'Not logged in' : 'tests failed', configError: kind === 'config', exitCode: 1}
+    const spends = failuresOf(this.state.table.rows.get(agent)?.notes ?? readNotes(''))
+    const free = result.notStarted === true && (this.state.transientRetries.get(agent) ?? 0) < maxTransientRetries
     this.dispatch({type: 'exited', agent, attempt: process.attempt, result})
+    // A job that never started its agent is tried again without using an attempt (a few times in a row).
+    if (free && failuresOf(this.state.table.rows.get(agent)?.notes ?? readNotes('')) > spends) this.violations.push(`${agent}: a job that never started used an attempt`)
     return true
   }
 
@@ -321,6 +349,8 @@ export class ExecSim {
   tick(ms: number): void {
     this.now += ms
     this.dispatch({type: 'tick'})
+    // Every wait has an end: a job stuck past the bound ends as one that never started.
+    for (const [agent, process] of [...this.live]) if (process.stuckSince !== undefined && !process.killed && this.now - process.stuckSince >= stuckBoundMs) this.end(agent, 'never-started')
   }
 
   addAgent(pick: number): void {

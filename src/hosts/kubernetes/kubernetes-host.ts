@@ -1,21 +1,13 @@
-import {createHash} from 'node:crypto'
-import {readFile, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {existsSync} from 'node:fs'
+import {mkdir, rm, stat} from 'node:fs/promises'
 import {join} from 'node:path'
-import type {V1Job} from '@kubernetes/client-node'
 import {fetchResult} from '../fetch-result.js'
-import type {Collected, Host, HostJob} from '../host.js'
-import type {HostCommand} from '../../process/process-types.js'
+import type {Collected, Host} from '../host.js'
 import type {HostSpec} from '../host-spec.js'
-import {jobArchive} from '../job-archive.js'
 import {kubernetesClient, messageOf, statusOf, type KubernetesClient} from './kubernetes-client.js'
-import {kubernetesName, labelValue} from './kubernetes-name.js'
-import {podScript} from './kubernetes-pod-script.js'
+import {kubernetesName} from './kubernetes-name.js'
 import {runPod} from './kubernetes-run.js'
-
-/** A ConfigMap holds at most 1 MiB: the job's archive (base bundle included) must fit. */
-const maxArchiveBytes = 1_000_000
-const managed = {'app.kubernetes.io/managed-by': 'mdplan'}
+import {markerOf, submitPodJob} from './kubernetes-submit.js'
 
 /**
  * A Kubernetes cluster: one Job per attempt, named by its key (a second
@@ -31,42 +23,12 @@ const managed = {'app.kubernetes.io/managed-by': 'mdplan'}
  * submitted the attempt again (the agent ran twice). A Job lives until the
  * sweep of a run that has recorded its outcome in the plan deletes it.
  */
-export function kubernetesHost(spec: HostSpec): Host {
+export function kubernetesHost(spec: HostSpec, scratch: string): Host {
   let client: KubernetesClient | {error: string} | undefined
   const connect = (): KubernetesClient | {error: string} => (client ??= kubernetesClient(spec))
   /** Result bundles read from finished pods' logs, by key, until collected. */
-  const results = new Map<string, Buffer>()
-
-  const submit = async (c: KubernetesClient, job: HostJob, command: HostCommand): Promise<{error: string} | {created: boolean}> => {
-    const name = kubernetesName(job.key)
-    const archive = await jobArchive(job, command, {})
-    if ('error' in archive) return archive
-    let tar: Buffer
-    try {
-      tar = await readFile(archive.file)
-    } finally {
-      await archive.dispose()
-    }
-    if (tar.length > maxArchiveBytes) return {error: `the job's code (${Math.round(tar.length / 1024)} KiB as a git bundle) is over a ConfigMap's 1 MiB; run these agents on an ssh or slurm host`}
-    const [, slug = '', agent = ''] = job.git!.branch.split('/')
-    const labels = {...managed, 'mdplan/plan': labelValue(slug), 'mdplan/agent': labelValue(agent)}
-    const metadata = {name, labels, annotations: {'mdplan/key': job.key}}
-    const ignore409 = (error: unknown): void => {
-      if (statusOf(error) !== 409) throw error
-    }
-    try {
-      await c.core.createNamespacedConfigMap({namespace: c.namespace, body: {metadata: {...metadata, name: `${name}-in`}, binaryData: {'job.tar': tar.toString('base64')}}}).catch(ignore409)
-      const secrets: Record<string, string> = {}
-      for (const variable of spec.env) if (process.env[variable] !== undefined) secrets[variable] = process.env[variable]!
-      if (Object.keys(secrets).length > 0) await c.core.createNamespacedSecret({namespace: c.namespace, body: {metadata: {...metadata, name: `${name}-env`}, stringData: secrets}}).catch(ignore409)
-      const body = jobManifest(spec, name, metadata, command, markerOf(job.key), Object.keys(secrets).length > 0)
-      await c.batch.createNamespacedJob({namespace: c.namespace, body})
-      return {created: true}
-    } catch (error) {
-      if (statusOf(error) === 409) return {created: false}
-      return {error: messageOf(error)}
-    }
-  }
+  const results = join(scratch, 'results')
+  const resultFile = (key: string): string => join(results, `${key}.bundle`)
 
   return {
     spec,
@@ -74,6 +36,7 @@ export function kubernetesHost(spec: HostSpec): Host {
     async run(job, command) {
       const c = connect()
       if ('error' in c) return {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: true, error: `${spec.name}: ${c.error}`}
+      await mkdir(results, {recursive: true})
       return runPod({
         spec,
         client: c,
@@ -81,27 +44,25 @@ export function kubernetesHost(spec: HostSpec): Host {
         command,
         name: kubernetesName(job.key),
         marker: markerOf(job.key),
-        submit: () => submit(c, job, command),
+        submit: () => submitPodJob({spec, client: c, job, command, scratch}),
         cancel: (key) => this.cancel([key]),
-        onResult: (bundle) => results.set(job.key, bundle)
+        resultFile: resultFile(job.key)
       })
     },
 
     async collect({key, root, branch, base}): Promise<Collected> {
-      const bundle = results.get(key)
-      if (bundle === undefined) return {ok: false, reason: `${spec.name}: the job ${key} has no result`}
-      if (bundle.length === 0) return {ok: true}
-      const file = join(tmpdir(), `${key}-${process.pid}.bundle`)
+      const file = resultFile(key)
+      if (!existsSync(file)) return {ok: false, reason: `${spec.name}: the job ${key} has no result`}
       try {
-        await writeFile(file, bundle)
+        if ((await stat(file)).size === 0) return {ok: true}
         return await fetchResult({file, key, root, branch, base})
       } finally {
-        results.delete(key)
         await rm(file, {force: true})
       }
     },
 
     async cancel(keys) {
+      await Promise.all(keys.flatMap((key) => [rm(resultFile(key), {force: true}), rm(`${resultFile(key)}.part`, {force: true})]))
       const c = connect()
       if ('error' in c || keys.length === 0) return
       const gone = (error: unknown): void => {
@@ -131,62 +92,25 @@ export function kubernetesHost(spec: HostSpec): Host {
     },
 
     async preflight() {
-      const name = `host ${spec.name} (kubernetes)`
       const c = connect()
-      if ('error' in c) return [`${name}: ${c.error}`]
-      const problems: string[] = []
-      for (const [group, resource] of [['batch', 'jobs'], ['', 'configmaps'], ...(spec.env.length > 0 ? [['', 'secrets']] : [])] as const) {
-        try {
-          const review = await c.auth.createSelfSubjectAccessReview({body: {spec: {resourceAttributes: {namespace: c.namespace, verb: 'create', group, resource}}}})
-          if (!review.status?.allowed) problems.push(`${name}: may not create ${resource} in namespace ${c.namespace}; ask for a Role that allows jobs, configmaps, secrets and pods/log there, or set \`namespace:\``)
-        } catch (error) {
-          return [`${name}: the API server did not answer (${messageOf(error)}); check that \`${c.label} get jobs\` works`]
-        }
-      }
-      return problems
+      return 'error' in c ? [`host ${spec.name} (kubernetes): ${c.error}`] : kubernetesPreflight(spec, c)
     },
 
     close: async () => undefined
   }
 }
 
-/** The line that ends an attempt's own output in its pod's log: the same for a rerun reading it again. */
-function markerOf(key: string): string {
-  return `mdplan-result-${createHash('sha256').update(`marker:${key}`).digest('hex').slice(0, 16)}`
-}
-
-function jobManifest(spec: HostSpec, name: string, metadata: V1Job['metadata'], command: HostCommand, marker: string, ownSecret: boolean): V1Job {
-  const envFrom = [...(ownSecret ? [{secretRef: {name: `${name}-env`}}] : []), ...(spec.secret ? [{secretRef: {name: spec.secret}}] : [])]
-  const requests: Record<string, string> = {}
-  if (spec.cpus) requests.cpu = String(spec.cpus)
-  if (spec.memory) requests.memory = spec.memory
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata,
-    spec: {
-      backoffLimit: 0,
-      podReplacementPolicy: 'Failed',
-      template: {
-        metadata: {labels: metadata?.labels},
-        spec: {
-          restartPolicy: 'Never',
-          ...(spec.serviceAccount ? {serviceAccountName: spec.serviceAccount} : {}),
-          containers: [
-            {
-              name: 'agent',
-              image: spec.image!,
-              command: ['sh', '-c', podScript, 'mdplan', marker],
-              // The attempt's own variables (MDPLAN_AGENT, …): never credentials, which come from Secrets.
-              env: [{name: 'MDPLAN_IN', value: '/mdplan/in'}, ...Object.entries(command.env ?? {}).map(([key, value]) => ({name: key, value}))],
-              ...(envFrom.length > 0 ? {envFrom} : {}),
-              ...(Object.keys(requests).length > 0 ? {resources: {requests}} : {}),
-              volumeMounts: [{name: 'in', mountPath: '/mdplan/in', readOnly: true}]
-            }
-          ],
-          volumes: [{name: 'in', configMap: {name: `${name}-in`}}]
-        }
-      }
+/** May this cluster's namespace take Jobs, ConfigMaps (and Secrets, when the host passes variables)? One line per refusal. */
+async function kubernetesPreflight(spec: HostSpec, c: KubernetesClient): Promise<string[]> {
+  const name = `host ${spec.name} (kubernetes)`
+  const problems: string[] = []
+  for (const [group, resource] of [['batch', 'jobs'], ['', 'configmaps'], ...(spec.env.length > 0 ? [['', 'secrets']] : [])] as const) {
+    try {
+      const review = await c.auth.createSelfSubjectAccessReview({body: {spec: {resourceAttributes: {namespace: c.namespace, verb: 'create', group, resource}}}})
+      if (!review.status?.allowed) problems.push(`${name}: may not create ${resource} in namespace ${c.namespace}; ask for a Role that allows jobs, configmaps, secrets and pods/log there, or set \`namespace:\``)
+    } catch (error) {
+      return [`${name}: the API server did not answer (${messageOf(error)}); check that \`${c.label} get jobs\` works`]
     }
   }
+  return problems
 }

@@ -1,12 +1,13 @@
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {readdir, rename, rm, writeFile} from 'node:fs/promises'
-import {join, resolve} from 'node:path'
+import {basename, dirname, join, resolve} from 'node:path'
 import {DetachRequest} from '../detach-request.js'
 import type {Host, HostJob, HostRun} from '../host.js'
 import type {HostSpec} from '../host-spec.js'
 import type {HostCommand} from '../../process/process-types.js'
 import {isSafeKey, parseJobKey} from '../job-key.js'
 import {jobAttempt, type JobAttempt} from '../job-attempt.js'
+import {staleStaging, stagingName} from '../staging.js'
 import {inheritedEnv} from '../../process/inherited-env.js'
 import {endGroup, endGroupConfirmed, signalGroup, trackGroup} from '../../process/process-groups.js'
 import {spawnProcess} from '../../process/spawn-process.js'
@@ -38,7 +39,12 @@ export function localHost(spec: HostSpec, jobs: string): Host {
     cancel: async (keys) => {
       await Promise.all(keys.map((key) => removeJob(folder(key))))
     },
-    list: async (prefix) => (await readdir(jobs).catch(() => [] as string[])).filter((name) => name.startsWith(prefix) && parseJobKey(name) !== undefined),
+    list: async (prefix) => {
+      const names = await readdir(jobs).catch(() => [] as string[])
+      // What a launch killed mid-way left (it never became a job), once its run is gone.
+      for (const name of names) if (staleStaging(name, prefix)) await rm(join(jobs, name), {recursive: true, force: true})
+      return names.filter((name) => name.startsWith(prefix) && parseJobKey(name) !== undefined)
+    },
     preflight: async () => [],
     status: (key) => {
       const state = localJobState(folder(key))
@@ -69,8 +75,7 @@ async function runLocal({job, command, folder, fence}: LocalRun): Promise<HostRu
     return frame.finish({signal: 'SIGKILL', error: `the job ${job.key} ended without a result`, attached: true})
   }
   await fence(job.key)
-  mkdirSync(folder, {recursive: true})
-  if (command.input !== undefined) writeFileSync(join(folder, 'input'), command.input)
+  place(folder, command.input)
   const cwd = job.cwd ?? process.cwd()
   // The whole environment is built here, not extended: another agent's answer or resume state must not be
   // inherited. PWD names the agent's own folder (a shell sets it so; opencode takes its project from it).
@@ -88,6 +93,27 @@ async function runLocal({job, command, folder, fence}: LocalRun): Promise<HostRu
   if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
   const exited = Promise.resolve(wrapper).then((outcome) => outcome)
   return follow(frame, folder, {child: {pid, exited, release: () => wrapper.release?.()}}, job.signal)
+}
+
+/**
+ * The job's folder with its stdin, made in a staging folder and renamed into place, so a folder is never
+ * half made; one a launch cut short left (its wrapper never started) gets its stdin again.
+ */
+function place(folder: string, input: string | undefined): void {
+  if (existsSync(folder)) {
+    if (input !== undefined) writeFileSync(join(folder, 'input'), input)
+    return
+  }
+  const staging = join(dirname(folder), stagingName(basename(folder)))
+  rmSync(staging, {recursive: true, force: true})
+  mkdirSync(staging, {recursive: true})
+  if (input !== undefined) writeFileSync(join(staging, 'input'), input)
+  try {
+    renameSync(staging, folder)
+  } catch {
+    // Another start of the key placed it first: its folder is the one.
+    rmSync(staging, {recursive: true, force: true})
+  }
 }
 
 interface Follow {

@@ -14,8 +14,21 @@ const ended = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL
 /** Ended because a node or the scheduler gave up on it: whatever the job wrote is not to be trusted. */
 const workerLost = new Set(['NODE_FAIL', 'BOOT_FAIL', 'PREEMPTED'])
 
+/** Waiting for a node (or held) before it runs. */
+const waiting = new Set(['PENDING', 'CONFIGURING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESV_DEL_HOLD'])
+/** Started, and on its way (suspended or stopped jobs go on when resumed). */
+const going = new Set(['RUNNING', 'COMPLETING', 'SUSPENDED', 'STOPPED', 'RESIZING', 'SIGNALING', 'STAGE_OUT', 'POWER_UP_NODE', 'UPDATE_DB'])
+
 export const isEnded = (state: string): boolean => ended.has(state)
 export const isWorkerLost = (state: string): boolean => workerLost.has(state)
+
+/** Where a state puts a job: `unknown` for a state this list does not know (it ends the attempt if it does not move). */
+export function slurmPhase(state: string): 'queued' | 'running' | 'ended' | 'lost' | 'unknown' {
+  if (waiting.has(state)) return 'queued'
+  if (going.has(state)) return 'running'
+  if (workerLost.has(state)) return 'lost'
+  return ended.has(state) ? 'ended' : 'unknown'
+}
 
 /**
  * Slurm's own clients as child processes, arguments always as arrays (no

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {execa} from 'execa'
 import type {HostSpec} from '../host-spec.js'
 import {shellQuote} from '../job-archive.js'
-import {remoteCall, type RemoteCall} from './remote-call.js'
+import {remoteCall, type RemoteCallOptions, type RemoteOutcome} from './remote-call.js'
 
 /** ssh's own exit status for "could not connect or the connection broke". */
 export const sshUnreachable = 255
@@ -14,7 +14,7 @@ let masters = 0
 
 export interface SshTransport {
   /** Run a constant script there with arguments (each quoted for the remote shell). */
-  exec(script: string, args: readonly string[], options?: {inputFile?: string; stdoutFile?: string; signal?: AbortSignal}): RemoteCall
+  exec(script: string, args: readonly string[], options?: RemoteCallOptions): PromiseLike<RemoteOutcome>
   /** Make sure a shared connection is up (ControlMaster), so each call costs one round trip, not a login. */
   connect(): Promise<{ok: true} | {ok: false; reason: string}>
   close(): Promise<void>
