@@ -102,7 +102,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const rows = store.state.rows
   const launchable = new Map([...runners].filter(([id]) => rows.get(id)?.status !== 'completed'))
   // Hosts first: a runner's CLI is checked where its agents run (on a host, by the host's own preflight).
-  const hosts = await setupHosts({plan, file, cliHost: options.host, root, runners, launchable: new Set(launchable.keys()), strictScope: options.strictScope ?? false})
+  const hosts = await setupHosts({plan, file, cliHost: options.host, root, runners, launchable: new Set(launchable.keys()), strictScope: options.strictScope ?? false, rows: rows.values()})
   if (hosts.problems.length > 0) throw new PlanError(hosts.problems)
   const here = new Map([...launchable].filter(([id]) => hosts.runsHere(id)))
   const missing = await preflightRunners(plan, here, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent), options.runner)
@@ -177,7 +177,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
 
       // This plan's jobs that no row names any more (collected results, a lost attempt's leftovers): ended and removed.
       // This machine's jobs: the ones the rows name are looked at once (a dead run's agent may still run, or be done).
-      const local = await localJobsOf(file, root, cwd, state.table.rows.values())
+      const local = await localJobsOf(file, root, cwd, state.table.rows.values(), hosts.runtime?.fence)
       const sweep = async (): Promise<void> => {
         // After a lost lock the plan may be another run's, and so may the jobs under its prefix: none is touched.
         if (state.lockLost !== undefined) return
@@ -186,7 +186,9 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         // it to the next run, whose first write records the outcome).
         const keep = keptJobs([...state.table.rows.values(), ...state.write.onDisk.rows.values()])
         await local.jobs.sweep(keep)
-        if (hosts.runtime) await hosts.runtime.sweep(keep, hosts.used)
+        // Every host that may hold a job of the plan (whether or not the plan uses it now); one that does not
+        // answer keeps its leftovers in the plan's ledger for the next run or `mdplan clean`, and says so.
+        for (const message of (await hosts.runtime?.sweep(keep, hosts.used)) ?? []) emit({type: 'warning', message})
       }
       await sweep()
       const keeper = journalKeeper({file, emit, seed: journal, table})

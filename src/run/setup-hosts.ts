@@ -14,6 +14,9 @@ import {readHosts} from '../hosts/read-hosts.js'
 import {liveJobs} from '../hosts/live-jobs.js'
 import {undeclaredJobHosts} from '../hosts/undeclared-job-hosts.js'
 import {jobLaunchTimes} from '../hosts/job-launch-times.js'
+import {readRunLog, runLogFile} from '../layout/run-log.js'
+import type {RowState} from '../store/table-state.js'
+import {openJobLedger, suspectJobs} from '../hosts/job-ledger.js'
 
 export interface HostSetup {
   /** Placement for the executor; undefined when the plan declares no hosts (every agent runs here, as always). */
@@ -47,6 +50,8 @@ export async function setupHosts(input: {
   /** Agents that may launch in this run (not completed). */
   launchable: ReadonlySet<string>
   strictScope: boolean
+  /** The table as the run starts from it: the hosts its notes name may hold jobs of the plan. */
+  rows?: Iterable<RowState>
 }): Promise<HostSetup> {
   const {plan, file} = input
   const read = readHosts(plan, input.cliHost)
@@ -58,7 +63,23 @@ export async function setupHosts(input: {
   problems.push(...undeclaredJobHosts(plan, read.hosts, live))
   const declared = input.cliHost !== undefined || plan.agents.some((agent) => agent.fields.host) || Object.keys(plan.settings.raw).some((key) => /^hosts?$/i.test(key))
   const everywhere = (): boolean => true
-  if (problems.length > 0 || !declared) return {runsHere: everywhere, used: [], unplaceable: read.unplaceable, problems}
+  if (problems.length > 0) return {runsHere: everywhere, used: [], unplaceable: read.unplaceable, problems}
+  // Every host that may hold a job of the plan, whatever the plan says now: the ledger, the rows' notes, the run log.
+  const ledger = openJobLedger(file)
+  const rows = [...(input.rows ?? [])]
+  const remembers = ledger.names().length > 0 || rows.some((row) => /(?:^|;\s*)(?:job|work|host):/.test(row.notes))
+  if (declared || remembers) {
+    const launches = readRunLog(runLogFile(file), file).flatMap((event) => (event.type === 'launched' ? [{host: event.host, job: event.job, time: event.time}] : []))
+    suspectJobs(ledger, rows, launches)
+  }
+  if (!declared) {
+    // Hosts no agent uses any more may still hold the plan's jobs: the run sweeps them (with the ledger's specs).
+    const location = await input.root
+    if (!location || ledger.pending().length === 0) return {runsHere: everywhere, used: [], unplaceable: read.unplaceable, problems}
+    const slug = planSlug(file, location.root)
+    const runtime = createHostRuntime({plan, file, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space: jobSpace(slug, location.root), strictScope: input.strictScope, commits: () => false, ledger})
+    return {runtime, runsHere: everywhere, used: [], unplaceable: read.unplaceable, problems}
+  }
   const used = new Set<string>(live.map((job) => job.host))
   for (const id of input.launchable) for (const name of read.poolOf(id)) if (remote(name)) used.add(name)
   // Read now, not in the executor's step (no I/O there): when each live job began, for its attempt's Duration.
@@ -84,14 +105,14 @@ export async function setupHosts(input: {
     const remoteNames = read.poolFor(agent).filter(remote)
     return read.unplaceable(agent) ?? (!location && remoteNames.length > 0 ? `agent ${agent.id}: ${needsGit(remoteNames)}` : undefined)
   }
-  if (![...read.hosts.values()].some(isRemote)) return {config, runsHere, used: [], unplaceable, problems}
+  if (![...read.hosts.values()].some(isRemote) && ledger.pending().length === 0) return {config, runsHere, used: [], unplaceable, problems}
   if (!location) {
     if (used.size > 0) problems.push({severity: 'error', rule: 'host-needs-git', reason: needsGit(used), file})
     return {config, runsHere, used: [...used], unplaceable, problems}
   }
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes((agent.fields.commit?.value ?? String(plan.settings.commit ?? '')).trim().toLowerCase())
   // Made whenever a remote host is declared: an edit during the run may move an agent to one no agent used at the start.
-  const runtime = createHostRuntime({plan, file, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits})
+  const runtime = createHostRuntime({plan, file, specs: read.hosts, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits, ledger})
   if (used.size === 0) return {config, runtime, runsHere, used: [], unplaceable, problems}
   // gemini and opencode read their auth from project files too: the ones the agents' clone will hold, read here once.
   const readsProject = [...input.launchable].some((id) => ['gemini', 'opencode'].includes(input.runners.get(id)?.name ?? ''))
