@@ -66,10 +66,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const cwd = resolve(options.cwd ?? process.cwd())
   // Every event also goes to the run log beside the plan (when each agent started and ended: history, a report that times one run).
   const runLog = openRunLog(runLogFile(file))
+  /** The run's last line (its scorecard) is said once the plan's lock is released: a run that said it is over holds nothing. */
+  let last: RunEvent | undefined
   const emit = (event: Emitted): void => {
     const stamped = {time: new Date().toISOString(), ...event} as RunEvent
     runLog.write(stamped)
-    options.onEvent?.(stamped)
+    if (stamped.type === 'run-finished') last = stamped
+    else options.onEvent?.(stamped)
   }
 
   // The spawn helper boots while the plan parses (bin/start.js may have started it already): agents
@@ -257,7 +260,6 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       await hosts.runtime?.close()
     }
   } finally {
-    runLog.close()
     store.close()
     try {
       await lock.release()
@@ -265,5 +267,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       // A read-only folder keeps the lock directory: the next run takes it over (its owner is gone).
       emit({type: 'warning', message: `could not remove the lock ${lock.path}: ${error instanceof Error ? error.message : String(error)}; the next run takes it over`})
     }
+    runLog.close()
+    if (last) options.onEvent?.(last)
   }
 }
