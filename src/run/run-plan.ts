@@ -159,6 +159,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed})
     const runStart = Date.now()
     if (ended.length > 0) emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
+    for (const message of hosts.warnings) emit({type: 'warning', message})
     trackProcessGroups(new ProcessRegistry(registryFile(store.target)))
     try {
       const gitSetup = await createGitGuard({plan, planFile: file, cwd, strictScope: options.strictScope ?? false, root})
