@@ -104,18 +104,13 @@ export function sshTransport(spec: HostSpec): SshTransport {
   ]
   const address = spec.address!
   let master: Promise<{ok: true} | {ok: false; reason: string}> | undefined
-  /** The master's pid, as it said once started: ended by pid if its socket is gone when the run ends. */
-  let masterPid: number | undefined
   let closed = false
   /** Every call still going when the transport closes is stopped with it. */
   const closing = new AbortController()
 
   const startMaster = async (): Promise<{ok: true} | {ok: false; reason: string}> => {
     const check = await execa('ssh', [...common, '-O', 'check', '--', address], {reject: false, stdin: 'ignore'})
-    if (check.exitCode === 0) {
-      remember(check.stderr)
-      return {ok: true}
-    }
+    if (check.exitCode === 0) return {ok: true}
     // -f: backgrounded after login. Its output goes to a file, never a pipe: the master outlives this call,
     // and a pipe it held open would keep the call waiting as long as the master lives.
     const errors = join(sockets, `master-${process.pid}-${++masters}.err`)
@@ -127,16 +122,8 @@ export function sshTransport(spec: HostSpec): SshTransport {
     })
     const text = await readFile(errors, 'utf8').catch(() => '')
     await rm(errors, {force: true})
-    if (started.exitCode === 0) {
-      const said = await execa('ssh', [...common, '-O', 'check', '--', address], {reject: false, stdin: 'ignore'})
-      remember(said.stderr)
-      return {ok: true}
-    }
+    if (started.exitCode === 0) return {ok: true}
     return {ok: false, reason: text.trim().split('\n').at(-1) || `ssh exited with ${started.exitCode}`}
-  }
-  const remember = (said: unknown): void => {
-    const pid = /pid=(\d+)/.exec(String(said ?? ''))?.[1]
-    if (pid) masterPid = Number(pid)
   }
 
   return {
@@ -172,7 +159,7 @@ export function sshTransport(spec: HostSpec): SshTransport {
       if (left > 0) users.set(socket, left)
       else {
         users.delete(socket)
-        await endMaster(common, address, socket, masterPid)
+        await endMaster(common, address, socket)
       }
       // The run's last host: its folder goes (a master another transport of it started, there, is ended above).
       if (openTransports === 0) rmSync(sockets, {recursive: true, force: true})
@@ -180,20 +167,28 @@ export function sshTransport(spec: HostSpec): SshTransport {
   }
 }
 
-/** `ssh -O exit`, then the master's own pid if it outlived that (its socket removed under it). */
-async function endMaster(common: readonly string[], address: string, socket: string, pid: number | undefined): Promise<void> {
-  if (existsSync(socket)) await execa('ssh', [...common, '-O', 'exit', '--', address], {reject: false, stdin: 'ignore', timeout: 10_000})
-  if (pid === undefined || !isAlive(pid)) return
-  let command = ''
+/**
+ * `ssh -O exit`; then any master of this socket still there (its socket removed under it, so `-O exit` could
+ * not reach it), found by its command line: only an ssh started with this very ControlPath is signalled.
+ */
+async function endMaster(common: readonly string[], address: string, socket: string): Promise<void> {
+  if (existsSync(socket) && (await execa('ssh', [...common, '-O', 'exit', '--', address], {reject: false, stdin: 'ignore', timeout: 10_000})).exitCode === 0) return
+  let pids: string[]
   try {
-    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
   } catch {
     return
   }
-  // Only an ssh of this socket: a pid reused since is never signalled.
-  if (command.includes(`ControlPath=${socket}`)) {
+  for (const pid of pids) {
+    let command: string
     try {
-      process.kill(pid, 'SIGTERM')
+      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    } catch {
+      continue
+    }
+    if (!command.includes(`ControlPath=${socket}\0`) || !command.includes('ControlMaster=yes')) continue
+    try {
+      process.kill(Number(pid), 'SIGTERM')
     } catch {
       // Gone meanwhile.
     }
