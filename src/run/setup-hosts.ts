@@ -4,7 +4,6 @@ import {relative, resolve} from 'node:path'
 import type {Agent, Diagnostic, Plan} from '../plan/types.js'
 import type {HostsConfig} from '../executor/exec-config.js'
 import type {GitRoot} from '../git/git-root.js'
-import {headSha} from '../git/head-sha.js'
 import {planSlug} from '../layout/worktree-names.js'
 import {readRunLog, runLogFile} from '../layout/run-log.js'
 import type {Runner} from '../runners/runner.js'
@@ -21,7 +20,7 @@ import {undeclaredJobHosts} from '../hosts/undeclared-job-hosts.js'
 import {jobLaunchTimes} from '../hosts/job-launch-times.js'
 import {openJobLedger, suspectJobs} from '../hosts/job-ledger.js'
 import {resolveHostPaths} from '../hosts/host-paths.js'
-import {unsentFiles} from './unsent-files.js'
+import {workingTree} from './unsent-files.js'
 
 export interface HostSetup {
   /** Placement for the executor; undefined when the plan declares no hosts (every agent runs here, as always). */
@@ -131,7 +130,8 @@ export async function setupHosts(input: {
     return {config, runsHere, used: [...used], unplaceable, problems, warnings}
   }
   // A remote agent starts from a commit: in a repository with none, every attempt would fail at once.
-  if (used.size > 0 && !(await headSha(location.root))) {
+  const tree = used.size > 0 ? await workingTree(location.root, [relative(location.root, real(resolve(file)))]) : undefined
+  if (tree && !tree.committed) {
     const reason = `${location.root}: the repository has no commit yet, and agents on ${[...used].join(', ')} start from one (their code goes there as git history): commit once (\`git add -A && git commit -m start\`), then run again`
     problems.push({severity: 'error', rule: 'host-no-commit', reason, file})
     return {config, runsHere, used: [...used], unplaceable, problems, warnings}
@@ -141,19 +141,34 @@ export async function setupHosts(input: {
   runtime = createHostRuntime({plan, file, specs, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits, ledger, down})
   const made = runtime
   if (used.size === 0) return {config, runtime, runsHere, used: [], unplaceable, problems, warnings}
+  // gemini and opencode read their auth from project files too: the ones the agents' clone will hold, read here once.
+  const readsProject = [...input.launchable].some((id) => ['gemini', 'opencode'].includes(input.runners.get(id)?.name ?? ''))
+  const project = readsProject ? await projectAuthFacts(location.root, location.prefix) : {geminiEnvFile: false, opencodeConfig: false}
+  const preflight = (name: string): Promise<string[]> => {
+    // The executable the jobs will start (an override such as MDPLAN_CLAUDE_BIN applies there too), and its login.
+    const executables = new Map<string, AuthCheck | undefined>()
+    const spec = specs.get(name)!
+    const passed = Object.fromEntries(spec.env.map((variable) => [variable, process.env[variable]]))
+    for (const id of input.launchable) {
+      const runner = input.runners.get(id)
+      const executable = runner ? executableOf(runner) : undefined
+      if (!runner || !executable || !onHost(id, name) || executables.has(executable)) continue
+      executables.set(executable, authCheck(runner.name, executable, passed, spec.address ?? name, project))
+    }
+    return made.host(name).preflight([...executables.keys()], [...executables.values()].filter((check) => check !== undefined))
+  }
 
-  // Who answers: a host that does not is checked no further, and its agents go to the rest of their pools.
-  const answered = await Promise.all([...used].map(async (name) => [name, (await made.host(name).list(jobKeyPrefix(space)).catch(() => undefined)) !== undefined] as const))
-  const silent = answered.filter(([, ok]) => !ok).map(([name]) => name)
+  // Each host's checks; a host they find fault with is asked whether it answers at all (a listing of the plan's
+  // jobs there): one that does not is one warning, in its own words (ssh's last line, the probe to try), and its
+  // agents go to the rest of their pools.
   const why = new Map<string, string>()
-  await Promise.all(
-    silent.map(async (name) => {
-      // Its own words (ssh's last line, the probe to try): the host may have come back since.
-      const lines = await made.host(name).preflight([]).catch((error: unknown) => [`host ${name}: ${error instanceof Error ? error.message : String(error)}`])
-      if (lines.length > 0) {
-        down.set(name, Date.now())
-        why.set(name, lines[0]!)
-      }
+  const lines = await Promise.all(
+    [...used].map(async (name) => {
+      const said = await preflight(name)
+      if (said.length === 0 || (await made.host(name).list(jobKeyPrefix(space)).catch(() => undefined)) !== undefined) return said
+      down.set(name, Date.now())
+      why.set(name, said[0]!)
+      return []
     })
   )
   if (down.size > 0) {
@@ -185,26 +200,6 @@ export async function setupHosts(input: {
     }
   }
 
-  // gemini and opencode read their auth from project files too: the ones the agents' clone will hold, read here once.
-  const readsProject = [...input.launchable].some((id) => ['gemini', 'opencode'].includes(input.runners.get(id)?.name ?? ''))
-  const project = readsProject ? await projectAuthFacts(location.root, location.prefix) : {geminiEnvFile: false, opencodeConfig: false}
-  const lines = await Promise.all(
-    [...used]
-      .filter((name) => !down.has(name))
-      .map((name) => {
-        // The executable the jobs will start (an override such as MDPLAN_CLAUDE_BIN applies there too), and its login.
-        const executables = new Map<string, AuthCheck | undefined>()
-        const spec = specs.get(name)!
-        const passed = Object.fromEntries(spec.env.map((variable) => [variable, process.env[variable]]))
-        for (const id of input.launchable) {
-          const runner = input.runners.get(id)
-          const executable = runner ? executableOf(runner) : undefined
-          if (!runner || !executable || !onHost(id, name) || executables.has(executable)) continue
-          executables.set(executable, authCheck(runner.name, executable, passed, spec.address ?? name, project))
-        }
-        return made.host(name).preflight([...executables.keys()], [...executables.values()].filter((check) => check !== undefined))
-      })
-  )
   for (const line of lines.flat()) problems.push({severity: 'error', rule: 'host-unavailable', reason: line, file})
   if (problems.length > 0) {
     await runtime.close()
@@ -212,7 +207,7 @@ export async function setupHosts(input: {
   }
   // A host gets what is committed, and nothing else of this working tree: say what it will not get, once.
   const sentTo = [...used].filter((name) => !down.has(name))
-  const unsent = sentTo.length > 0 ? await unsentFiles(location.root, [relative(location.root, real(resolve(file)))]) : undefined
+  const unsent = sentTo.length > 0 ? tree?.unsent : undefined
   if (unsent) warnings.push(`${sentTo.join(', ')} ${sentTo.length === 1 ? 'gets' : 'get'} the repository as committed (each attempt's base commit), not this working tree: ${unsent}; commit what the agents there need`)
   return {config, runtime, runsHere, used: [...used], unplaceable, problems, warnings}
 }

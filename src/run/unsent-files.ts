@@ -5,30 +5,38 @@ import {runGit, splitNul} from '../git/run-git.js'
 const shown = 10
 
 /**
- * What of the working tree at `root` a remote host does not get (it gets the attempt's base commit): files
- * changed or deleted and not committed, and untracked ones (an untracked folder as one path, as `git status`
- * shows it), in one phrase: the first few, then how many more; undefined when there are none. `plans` (paths
- * from `root`) are left out, with the files mdplan keeps beside them: the runs write them all the time, and
- * agents read the plan from their prompt, not from the file.
+ * The working tree at `root` as a remote host sees it (it gets an attempt's base commit, nothing else): whether
+ * the repository has a commit yet, and what it will not get, in one phrase (files changed or deleted and not
+ * committed, and untracked ones, an untracked folder as one path as `git status` shows it: the first few, then
+ * how many more), or undefined when there is nothing. `plans` (paths from `root`) are left out, with the files
+ * mdplan keeps beside them: runs write them all the time, and agents get the plan in their prompt. One `git
+ * status`; undefined altogether when git cannot say.
  */
-export async function unsentFiles(root: string, plans: readonly string[]): Promise<string | undefined> {
-  const status = await runGit(root, ['status', '--porcelain=v1', '-z', '--untracked-files=normal'])
+export async function workingTree(root: string, plans: readonly string[]): Promise<{committed: boolean; unsent?: string} | undefined> {
+  const status = await runGit(root, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal'])
   if (!status.ok) return undefined
   const fields = splitNul(status.stdout)
   const ours = (path: string): boolean =>
     /(^|\/)\.mdplan(\/|$)/.test(path) ||
-    plans.some((plan) => path === plan || path === `${plan}.lock/` || path === `${plan}.write-lock` || (path.startsWith(plan.slice(0, plan.length - basename(plan).length) + '.' + basename(plan) + '.') && path.endsWith('.mdplan-tmp')))
+    plans.some((plan) => {
+      const folder = plan.slice(0, plan.length - basename(plan).length)
+      return path === plan || path === `${plan}.lock/` || path === `${plan}.write-lock` || (path.startsWith(`${folder}.${basename(plan)}.`) && path.endsWith('.mdplan-tmp'))
+    })
+  let committed = true
   const paths: string[] = []
   for (let index = 0; index < fields.length; index++) {
     const field = fields[index]!
-    const code = field.slice(0, 2)
-    const path = field.slice(3)
-    // A rename's or copy's source path follows it.
-    if (/[RC]/.test(code[0]!)) index++
+    if (field === '# branch.oid (initial)') committed = false
+    // `1 XY sub mH mI mW hH hI path`, `2 … Xscore path` (its source path is the next field), `u … path`, `? path`.
+    const at = {'1': 8, '2': 9, u: 10, '?': 1}[field[0]!]
+    if (at === undefined || field[1] !== ' ') continue
+    if (field[0] === '2') index++
+    const path = field.split(' ').slice(at).join(' ')
     if (path === '' || ours(path)) continue
-    paths.push(`${path} (${code === '??' ? 'untracked' : code.includes('D') ? 'deleted' : 'changed'})`)
+    const code = field.slice(2, 4)
+    paths.push(`${path} (${field[0] === '?' ? 'untracked' : code.includes('D') ? 'deleted' : 'changed'})`)
   }
-  if (paths.length === 0) return undefined
+  if (paths.length === 0) return {committed}
   const more = paths.length - shown
-  return `${paths.length === 1 ? '1 path here is' : `${paths.length} paths here are`} not committed: ${paths.slice(0, shown).join(', ')}${more > 0 ? `, and ${more} more` : ''}`
+  return {committed, unsent: `${paths.length === 1 ? '1 path here is' : `${paths.length} paths here are`} not committed: ${paths.slice(0, shown).join(', ')}${more > 0 ? `, and ${more} more` : ''}`}
 }
