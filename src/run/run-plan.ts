@@ -117,7 +117,10 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // A lost lock is told to the executor as soon as the lock's refresh or watch finds it.
   let onLockLost: ((error: Error) => void) | undefined
   let lostEarly: Error | undefined
-  const lock = await acquirePlanLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))}, store.target)
+  const lock = await acquirePlanLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))}, store.target).catch(async (error: unknown) => {
+    await hosts.runtime?.close()
+    throw error
+  })
   options.onPlan?.(plan)
   try {
     const settings = plan.settings
@@ -258,7 +261,6 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       return finished
     } finally {
       trackProcessGroups(undefined)
-      await hosts.runtime?.close()
     }
   } finally {
     store.close()
@@ -270,5 +272,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     }
     runLog.close()
     if (last) options.onEvent?.(last)
+    // The hosts' connections close after that: the plan is free, and the run has said its last line.
+    await hosts.runtime?.close()
   }
 }
