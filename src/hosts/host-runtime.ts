@@ -105,6 +105,8 @@ export function createHostRuntime(input: {
   const heard = (name: string): void => void silent.delete(name)
   const unheard = (name: string, since = Date.now()): void => void (silent.has(name) || silent.set(name, since))
   const leaseOf = (name: string): number => specOf(name)?.leaseMs ?? 0
+  /** Keys whose job this run saw end (a result, a stop, a job gone): nothing of theirs runs, only their folders wait for the sweep. */
+  const ended = new Set<string>()
   /** Keys a reaper is ending already (cancelWhenBack): one per key. */
   const reaping = new Set<string>()
   const reap = (name: string, key: string): void => {
@@ -156,6 +158,8 @@ export function createHostRuntime(input: {
           lost = result.lost === true ? result.error || `host lost: ${job.host}` : undefined
           if (lost) unheard(job.host, Date.now() - leaseOf(job.host))
           else if (!result.interrupted) heard(job.host)
+          // Ended on its host (or stopped there, or never there): a later fence has nothing of it to end.
+          if (!lost && !io.signal?.aborted) ended.add(job.key)
           // Not on Slurm: a job it counts as ended (NODE_FAIL) cannot be cancelled there, and removing its folder under a
           // zombie only leaves its script waiting for ever; the sweep takes it once the run ends, as before.
           if (lost) reap(job.host, job.key)
@@ -224,7 +228,7 @@ export function createHostRuntime(input: {
     },
 
     async fence(job, signal) {
-      const mine = (key: string): boolean => key !== job.key && key !== job.work && own(key) && parseJobKey(key)?.agent === parseJobKey(job.key)?.agent
+      const mine = (key: string): boolean => key !== job.key && key !== job.work && !ended.has(key) && own(key) && parseJobKey(key)?.agent === parseJobKey(job.key)?.agent
       // This machine's jobs of the agent (the local engine fences its own launches the same way).
       if (job.host !== localHostName) {
         const locals = ((await here.list(ownPrefix).catch(() => [])) ?? []).filter(mine)
