@@ -66,8 +66,8 @@ export function createHostRuntime(input: {
   commits: (agent: Agent) => boolean
   /** The hosts that may hold this plan's jobs (src/hosts/job-ledger.ts): written before each submit, read by every sweep. */
   ledger: JobLedger
-  /** Hosts found not answering before the run (setup-hosts.ts), since when (ms). */
-  down?: ReadonlyMap<string, number>
+  /** Hosts that do not answer, since when (ms): shared with setup-hosts.ts, which finds some before the run (kept current here). */
+  down?: Map<string, number>
 }): HostRuntime {
   const {root, prefix, slug} = input
   const hosts = new Map<string, Host>()
@@ -101,7 +101,7 @@ export function createHostRuntime(input: {
   }
   const here = createHost(localHostSpec, {root, jobs: jobsFolder(input.file)})
   /** Hosts that did not answer, since when (ms): a sweep passes them by, a fence waits for them only up to their lease. */
-  const silent = new Map<string, number>(input.down ?? [])
+  const silent = input.down ?? new Map<string, number>()
   const heard = (name: string): void => void silent.delete(name)
   const unheard = (name: string, since = Date.now()): void => void (silent.has(name) || silent.set(name, since))
   const leaseOf = (name: string): number => specOf(name)?.leaseMs ?? 0
@@ -217,10 +217,11 @@ export function createHostRuntime(input: {
           const handled = [...older].filter(([, on]) => on === name).map(([key]) => key)
           const gone = [...new Set([...listed.filter(own), ...handled])].filter((key) => !keep.has(key))
           if (gone.length === 0) return ledger.listed(name, listed.filter(own), at)
-          await host(name).cancel(gone)
+          const removed = await host(name).cancel(gone)
           for (const key of gone) older.delete(key)
-          // What is left, as the host says once the removal is done (a host that went away meanwhile keeps them all).
-          const after = await host(name).list(ownPrefix)
+          // What is left: the listing less what the host confirmed removing, else as it says once the removal is done
+          // (a host that went away meanwhile keeps them all).
+          const after = removed === true ? listed.filter((key) => !gone.includes(key)) : await host(name).list(ownPrefix)
           if (after) ledger.listed(name, after.filter(own), at)
         })
       )
@@ -255,8 +256,8 @@ export function createHostRuntime(input: {
               refused = `host lost: ${name}`
               return
             }
-            await host(name).cancel(keys)
-            const left = await host(name).list(ownPrefix)
+            const removed = await host(name).cancel(keys)
+            const left = removed === true ? [] : await host(name).list(ownPrefix)
             if (left) {
               heard(name)
               const gone = keys.filter((key) => !left.includes(key))

@@ -77,19 +77,23 @@ export async function cleanPlan(options: CleanOptions): Promise<number> {
       const gone = mine.filter((key) => !needed.has(key))
       for (const key of keep) options.say(`${label}: keeps ${key}: ${needed.get(key)} (\`--force\` removes it, ending it if it runs)`)
       kept += keep.length
-      if (gone.length > 0) options.say(`${label}: ${verb} ${gone.length === 1 ? '1 job' : `${gone.length} jobs`}: ${gone.join(', ')}`)
-      removed += gone.length
-      if (options.dryRun || !record) {
-        if (!options.dryRun && gone.length > 0) await host.cancel(gone)
+      if (options.dryRun) {
+        if (gone.length > 0) options.say(`${label}: ${verb} ${gone.length === 1 ? '1 job' : `${gone.length} jobs`}: ${gone.join(', ')}`)
+        removed += gone.length
         return
       }
-      if (gone.length > 0) await host.cancel(gone)
-      const after = gone.length > 0 ? await host.list(prefix).catch(() => undefined) : listed
-      if (after) ledger.listed(name, after.filter(own), at)
-      else {
+      const confirmed = gone.length > 0 ? await host.cancel(gone) : true
+      const after = confirmed === true ? listed.filter((key) => !gone.includes(key)) : await host.list(prefix).catch(() => undefined)
+      if (!after) {
         unanswered++
-        options.say(`${label}: stopped answering during the removal: run \`mdplan clean\` again once it answers`)
+        options.say(`${label}: stopped answering during the removal of ${gone.join(', ')}: run \`mdplan clean\` again once it answers`)
+        return
       }
+      const done = gone.filter((key) => !after.includes(key))
+      if (done.length > 0) options.say(`${label}: ${verb} ${done.length === 1 ? '1 job' : `${done.length} jobs`}: ${done.join(', ')}`)
+      if (done.length < gone.length) options.say(`${label}: still there after the removal: ${gone.filter((key) => after.includes(key)).join(', ')}`)
+      removed += done.length
+      if (record) ledger.listed(name, after.filter(own), at)
     }
     await Promise.all(
       names.map(async (name) => {

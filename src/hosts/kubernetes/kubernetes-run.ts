@@ -20,7 +20,7 @@ export interface PodRunInput {
   name: string
   marker: string
   submit: () => Promise<{error: string} | {created: boolean}>
-  cancel: (key: string) => Promise<void>
+  cancel: (key: string) => Promise<unknown>
   onResult: (bundle: Buffer) => void
 }
 

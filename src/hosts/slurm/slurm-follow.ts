@@ -29,7 +29,7 @@ export interface FollowInput {
   settleMs: number
   view: (knownId: string | undefined) => Promise<JobView | {error: string}>
   submit: (env: Record<string, string>) => Promise<{id: string} | {error: string}>
-  cancel: (key: string) => Promise<void>
+  cancel: (key: string) => Promise<unknown>
 }
 
 /**

@@ -83,8 +83,9 @@ export function remoteHost(spec: HostSpec, transport: SshTransport): Host {
     },
 
     async cancel(keys) {
-      if (keys.length === 0) return
-      await reach(() => exec(removeScript, [dir, ...keys.map(checked)]), Date.now() - spec.leaseMs + 5000)
+      if (keys.length === 0) return true
+      const removed = await reach(() => exec(removeScript, [dir, ...keys.map(checked)]), Date.now() - spec.leaseMs + 5000)
+      return removed?.exitCode === 0
     },
 
     async list(prefix) {
@@ -141,7 +142,7 @@ interface RunInput {
   transport: SshTransport
   job: HostJob
   command: HostCommand
-  cancel: (key: string) => Promise<void>
+  cancel: (key: string) => Promise<unknown>
   /** Ctrl-C's end: the job's processes ended, its folder (its clone, the agent's work) kept for the rerun (stop-script.ts). */
   stop: (key: string) => Promise<void>
   /** Result bundles that came home with the end of a job's output, by key. */
