@@ -105,12 +105,13 @@ export async function setupHosts(input: {
   /** Hosts found not answering before the run: their agents go to the rest of their pools while they stay silent. */
   const down = new Map<string, number>()
   let runtime: HostRuntime | undefined
-  const away = (name: string): boolean => down.has(name) && runtime?.answers(name) !== true
+  /** The runtime's record of hosts that do not answer (a host found silent here, then heard again, rejoins its pools). */
+  const silent = new Map<string, number>()
   const config: HostsConfig = {
     // The agent's definition as the run has it now: a person may move a pending agent to another host mid-run.
     pool: (id, agent) => {
       const pool = read.poolFor(agent)
-      const answering = pool.filter((name) => !away(name))
+      const answering = pool.filter((name) => !(down.has(name) && runtime?.answers(name) === false))
       return answering.length > 0 ? answering : pool
     },
     slots: (name) => specs.get(name)?.slots ?? 0,
@@ -138,7 +139,7 @@ export async function setupHosts(input: {
   }
   const commits = (agent: Agent): boolean => ['true', 'yes', 'on'].includes((agent.fields.commit?.value ?? String(plan.settings.commit ?? '')).trim().toLowerCase())
   // Made whenever a remote host is declared: an edit during the run may move an agent to one no agent used at the start.
-  runtime = createHostRuntime({plan, file, specs, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits, ledger, down})
+  runtime = createHostRuntime({plan, file, specs, root: location.root, prefix: location.prefix, slug, space, strictScope: input.strictScope, commits, ledger, down: silent})
   const made = runtime
   if (used.size === 0) return {config, runtime, runsHere, used: [], unplaceable, problems, warnings}
   // gemini and opencode read their auth from project files too: the ones the agents' clone will hold, read here once.
@@ -167,6 +168,7 @@ export async function setupHosts(input: {
       const said = await preflight(name)
       if (said.length === 0 || (await made.host(name).list(jobKeyPrefix(space)).catch(() => undefined)) !== undefined) return said
       down.set(name, Date.now())
+      silent.set(name, Date.now())
       why.set(name, said[0]!)
       return []
     })
