@@ -185,9 +185,15 @@ export async function setupHosts(input: {
     for (const [pool, agents] of stranded) {
       const names = pool.split(', ')
       const answering = [...specs.keys()].filter((name) => !down.has(name) && (name === localHostName || remote(name)))
+      // `--host` places the agents without a `host` field of their own; those with one are moved by editing it.
+      const own = agents.filter((id) => plan.agents.find((agent) => agent.id === id)?.fields.host !== undefined)
+      const elsewhere =
+        own.length === agents.length
+          ? `set their \`host\` to a host that answers (${answering.join(', ')})`
+          : `run with \`--host NAME\` to place the agents on a host that answers (${answering.join(', ')})${own.length > 0 ? `; ${own.join(', ')} ${own.length === 1 ? 'has' : 'have'} a \`host\` of ${own.length === 1 ? 'its' : 'their'} own, which --host does not change` : ''}`
       const reason =
         `${agents.length === 1 ? `agent ${agents[0]}` : `agents ${agents.join(', ')}`}: no host of ${names.length === 1 ? `its pool (${names[0]})` : `the pool ${pool}`} answers: ${names.map((name) => why.get(name)).join('; ')}. ` +
-        `Check the host, or run with \`--host NAME\` to place the agents on a host that answers (${answering.join(', ')})`
+        `Check the host, or ${elsewhere}`
       problems.push({severity: 'error', rule: 'host-unreachable', reason, file})
     }
     if (problems.length > 0) {
