@@ -17,7 +17,8 @@ const commands: CommandTable = {
   history: async () => (await import('./commands/history.js')).registerHistory,
   'merge-driver': async () => (await import('./commands/merge-driver.js')).registerMergeDriver,
   diff: async () => (await import('./commands/diff.js')).registerDiff,
-  resolve: async () => (await import('./commands/resolve.js')).registerResolve
+  resolve: async () => (await import('./commands/resolve.js')).registerResolve,
+  clean: async () => (await import('./commands/clean.js')).registerClean
 }
 
 /** Run the CLI with `argv` (without `node` and the script) and resolve to the exit code. */

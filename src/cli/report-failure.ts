@@ -27,15 +27,19 @@ export function reportFailure(error: unknown, io: Io): number {
 // Problems `mdplan validate` does not look for: pointing there would send the person to a check that passes.
 const runnerRules = new Set(['runner-not-installed', 'runner-not-ready'])
 const sideFileRules = new Set(['state-json-unconfirmed'])
+// Problems of the machines and the repository, not of the plan (validate finds the plan valid).
+const environmentRules = new Set(['host-unavailable', 'host-unreachable', 'host-no-commit', 'host-needs-git'])
 
 /** What to do next, for the kinds of error there are. */
 export function hintFor(errors: readonly Diagnostic[]): string {
   const rules = new Set(errors.map((d) => d.rule))
   const runner = [...rules].some((rule) => runnerRules.has(rule ?? ''))
   const sideFile = [...rules].some((rule) => sideFileRules.has(rule ?? ''))
-  const plan = [...rules].some((rule) => !runnerRules.has(rule ?? '') && !sideFileRules.has(rule ?? ''))
+  const environment = [...rules].some((rule) => environmentRules.has(rule ?? ''))
+  const plan = [...rules].some((rule) => !runnerRules.has(rule ?? '') && !sideFileRules.has(rule ?? '') && !environmentRules.has(rule ?? ''))
   const hints: string[] = []
   if (plan) hints.push('Fix the plan, or see `mdplan validate`.')
+  if (environment) hints.push('Check the host or the repository as the line says (then `mdplan run` checks it again), or run with `--host NAME` to use other hosts.')
   if (runner) hints.push('Install or set up the runner as the line says (then `mdplan run` checks it again).')
   if (sideFile) hints.push('Choose with `--import-state` or `--ignore-state-file`.')
   return hints.join(' ')

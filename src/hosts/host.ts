@@ -64,8 +64,12 @@ export interface Host {
   run(job: HostJob, command: HostCommand): Promise<HostRun>
   /** Fetch the job's result commit into `refs/heads/<branch>` of `root`, checking that it carries the job's key (fencing). */
   collect(job: {key: string; root: string; branch: string; base: string}): Promise<Collected>
-  /** End each job's whole process group if it still runs, and forget it (Ctrl-C; a collected result; a lost attempt's leftover). */
-  cancel(keys: readonly string[]): Promise<void>
+  /**
+   * End each job's whole process group if it still runs, and forget it (Ctrl-C; a collected result; a lost attempt's leftover).
+   * `true` when the engine knows every one of them is gone (its removal ran to its end there); otherwise a caller that must
+   * know lists the host again.
+   */
+  cancel(keys: readonly string[]): Promise<void | boolean>
   /** Keys of the jobs the host holds whose names start with `prefix`. */
   list(prefix: string): Promise<string[] | undefined>
   /** Problems with running agents there (unreachable, no git, a CLI missing or logged out), one line each with the fix. */

@@ -18,3 +18,15 @@ export function keptJobs(rows: Iterable<RowState>): Set<string> {
   }
   return keep
 }
+
+/** The same jobs, by key, each with why it is kept (for `mdplan clean`), from the rows by agent. */
+export function neededJobs(rows: ReadonlyMap<string, RowState>): Map<string, string> {
+  const needed = new Map<string, string>()
+  for (const [agent, row] of rows) {
+    const job = row.status === 'in_progress' ? parseJobNote(getNote(row.notes, 'job')) : undefined
+    const work = parseJobNote(getNote(row.notes, 'work'))
+    if (job) needed.set(job.key, `${agent} is in_progress with it (the next run goes back to it)`)
+    if (work) needed.set(work.key, `${agent}'s session and work are there (its next attempt goes on in it)`)
+  }
+  return needed
+}

@@ -23,7 +23,14 @@ export interface LocalJobs {
  * its key; one Ctrl-C stopped, or that died without an end, is not gone back to (its agent goes on from its
  * session under a new key, and the old folder goes with the fencing).
  */
-export function localJobs(input: {file: string; root: string; prefix: string; named: Iterable<string>}): LocalJobs {
+export function localJobs(input: {
+  file: string
+  root: string
+  prefix: string
+  named: Iterable<string>
+  /** Ends the agent's jobs on other hosts (HostRuntime.fence) before a job of it starts here; this machine's own it fences itself. */
+  fence?: (job: {host: string; key: string}, signal?: AbortSignal) => Promise<string | undefined>
+}): LocalJobs {
   const host = createHost(localHostSpec, {root: input.root, jobs: jobsFolder(input.file), scratch: hostFilesFolder(input.file)})
   const found = new Map<string, {state: string; startedAt?: number}>()
   for (const key of input.named) if (key.startsWith(input.prefix)) found.set(key, host.status!(key))
@@ -32,6 +39,9 @@ export function localJobs(input: {file: string; root: string; prefix: string; na
     launchedAt: (key) => found.get(key)?.startedAt,
     attach: (job, io) => ({
       run: async (command) => {
+        // One copy of the agent at a time: a job of it another host holds (a host it ran on before) ends first.
+        await input.fence?.({host: job.host, key: job.key}, io.signal)
+        if (io.signal?.aborted) return {timedOut: false, interrupted: true, stdout: '', stderr: '', spawnFailed: false}
         const result = await host.run({key: job.key, logFile: io.logFile, cwd: io.cwd, timeoutMs: io.timeoutMs, signal: io.signal, reattach: job.reattach}, command)
         if (result.endedAt !== undefined) io.onCollected?.(result.endedAt)
         return result

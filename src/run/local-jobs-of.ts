@@ -12,7 +12,14 @@ import type {RowState} from '../store/table-state.js'
  * The plan's local jobs for one run: their keys (the plan's key space, as a remote host's jobs have), and what
  * became of the jobs the rows a dead run left `in_progress` name, looked at before the first launch.
  */
-export async function localJobsOf(file: string, root: Promise<GitRoot | undefined>, cwd: string, rows: Iterable<RowState>): Promise<{jobs: LocalJobs; config: LocalJobsConfig}> {
+export async function localJobsOf(
+  file: string,
+  root: Promise<GitRoot | undefined>,
+  cwd: string,
+  rows: Iterable<RowState>,
+  /** Ends an agent's jobs on other hosts before a job of it starts here (HostRuntime.fence). */
+  fence?: (job: {host: string; key: string}, signal?: AbortSignal) => Promise<string | undefined>
+): Promise<{jobs: LocalJobs; config: LocalJobsConfig}> {
   const gitRoot = (await root)?.root
   const slug = planSlug(file, gitRoot)
   const space = gitRoot === undefined ? slug : jobSpace(slug, gitRoot)
@@ -21,7 +28,7 @@ export async function localJobsOf(file: string, root: Promise<GitRoot | undefine
     const job = row.status === 'in_progress' ? parseJobNote(getNote(row.notes, 'job')) : undefined
     if (job?.host === localHostName) named.push(job.key)
   }
-  const jobs = localJobs({file, root: gitRoot ?? cwd, prefix: jobKeyPrefix(space), named})
+  const jobs = localJobs({file, root: gitRoot ?? cwd, prefix: jobKeyPrefix(space), named, ...(fence ? {fence} : {})})
   return {
     jobs,
     config: {newKey: (agent, attempt) => jobKey(space, agent, attempt, randomBytes(3).toString('hex')), reattach: jobs.reattach, launchedAt: jobs.launchedAt}

@@ -1,5 +1,5 @@
 import {resolve} from 'node:path'
-import type {Scorecard} from '../events.js'
+import type {RunEvent, Scorecard} from '../events.js'
 import type {Agent} from '../plan/types.js'
 import {validatePlan} from '../plan/validate-plan.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
@@ -67,10 +67,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const cwd = resolve(options.cwd ?? process.cwd())
   // Every event also goes to the run log beside the plan (when each agent started and ended: history, a report that times one run).
   const runLog = openRunLog(runLogFile(file))
+  /** The run's last line (its scorecard) is said once the plan's lock is released: a run that said it is over holds nothing. */
+  let last: RunEvent | undefined
   const emit = (event: Emitted): void => {
     const stamped = {time: new Date().toISOString(), ...event}
     runLog.write(stamped)
-    options.onEvent?.(stamped)
+    if (stamped.type === 'run-finished') last = stamped
+    else options.onEvent?.(stamped)
   }
 
   // The spawn helper boots while the plan parses (bin/start.js may have started it already): agents
@@ -103,7 +106,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const rows = store.state.rows
   const launchable = new Map([...runners].filter(([id]) => rows.get(id)?.status !== 'completed'))
   // Hosts first: a runner's CLI is checked where its agents run (on a host, by the host's own preflight).
-  const hosts = await setupHosts({plan, file, cliHost: options.host, root, runners, launchable: new Set(launchable.keys()), strictScope: options.strictScope ?? false})
+  const hosts = await setupHosts({plan, file, cliHost: options.host, root, runners, launchable: new Set(launchable.keys()), strictScope: options.strictScope ?? false, rows: rows.values()})
   if (hosts.problems.length > 0) throw new PlanError(hosts.problems)
   const here = new Map([...launchable].filter(([id]) => hosts.runsHere(id)))
   const missing = await preflightRunners(plan, here, process.env, cwd, (agent) => agentOptions(options.runnerOptions, plan, agent), options.runner)
@@ -115,7 +118,10 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   // A lost lock is told to the executor as soon as the lock's refresh or watch finds it.
   let onLockLost: ((error: Error) => void) | undefined
   let lostEarly: Error | undefined
-  const lock = await acquirePlanLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))}, store.target)
+  const lock = await acquirePlanLock(file, {onCompromised: (error) => (onLockLost ? onLockLost(error) : (lostEarly = error))}, store.target).catch(async (error: unknown) => {
+    await hosts.runtime?.close()
+    throw error
+  })
   options.onPlan?.(plan)
   try {
     const settings = plan.settings
@@ -157,6 +163,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed})
     const runStart = Date.now()
     if (ended.length > 0) emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
+    for (const message of hosts.warnings) emit({type: 'warning', message})
     trackProcessGroups(new ProcessRegistry(registryFile(store.target)))
     try {
       const gitSetup = await createGitGuard({plan, planFile: file, cwd, strictScope: options.strictScope ?? false, root})
@@ -178,7 +185,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
 
       // This plan's jobs that no row names any more (collected results, a lost attempt's leftovers): ended and removed.
       // This machine's jobs: the ones the rows name are looked at once (a dead run's agent may still run, or be done).
-      const local = await localJobsOf(file, root, cwd, storeTable(state.table).rows.values())
+      const local = await localJobsOf(file, root, cwd, storeTable(state.table).rows.values(), hosts.runtime?.fence)
       const sweep = async (): Promise<void> => {
         // After a lost lock the plan may be another run's, and so may the jobs under its prefix: none is touched.
         if (state.lockLost !== undefined) return
@@ -187,7 +194,9 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
         // it to the next run, whose first write records the outcome).
         const keep = keptJobs([...storeTable(state.table).rows.values(), ...state.write.onDisk.rows.values()])
         await local.jobs.sweep(keep)
-        if (hosts.runtime) await hosts.runtime.sweep(keep, hosts.used)
+        // Every host that may hold a job of the plan (whether or not the plan uses it now); one that does not
+        // answer keeps its leftovers in the plan's ledger for the next run or `mdplan clean`, and says so.
+        for (const message of (await hosts.runtime?.sweep(keep, hosts.used)) ?? []) emit({type: 'warning', message})
       }
       await sweep()
       const keeper = journalKeeper({file, emit, seed: journal, table})
@@ -253,10 +262,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       return finished
     } finally {
       trackProcessGroups(undefined)
-      await hosts.runtime?.close()
     }
   } finally {
-    runLog.close()
     store.close()
     try {
       await lock.release()
@@ -264,5 +271,9 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       // A read-only folder keeps the lock directory: the next run takes it over (its owner is gone).
       emit({type: 'warning', message: `could not remove the lock ${lock.path}: ${error instanceof Error ? error.message : String(error)}; the next run takes it over`})
     }
+    runLog.close()
+    if (last) options.onEvent?.(last)
+    // The hosts' connections close after that: the plan is free, and the run has said its last line.
+    await hosts.runtime?.close()
   }
 }

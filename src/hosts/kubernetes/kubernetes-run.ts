@@ -16,7 +16,7 @@ export interface PodRunInput {
   name: string
   marker: string
   submit: () => Promise<{error: string} | {created: boolean}>
-  cancel: (key: string) => Promise<void>
+  cancel: (key: string) => Promise<unknown>
   /** Where the result bundle goes as it comes home (from the end of the pod's log). */
   resultFile: string
 }
@@ -51,7 +51,7 @@ export async function runPod(input: PodRunInput): Promise<HostRun> {
   const state = {offset: 0, ran: false}
   for (let wait = 100; ; ) {
     // After a lost lock the job may be the new owner's: stop following it, leave it running.
-    if (frame.stop.aborted) return frame.stopped({cancel: () => input.cancel(job.key)})
+    if (frame.stop.aborted) return frame.stopped({cancel: async () => void (await input.cancel(job.key))})
     const end = await step(input, frame, trailer, state, await look(client, name))
     if (end) return end
     await frame.pause(wait)

@@ -45,7 +45,8 @@ export function remoteHost(spec: HostSpec, transport: SshTransport, scratch: str
   const remove = async (keys: readonly string[]): Promise<boolean> => {
     if (keys.length === 0) return true
     await Promise.all(keys.flatMap((key) => [rm(resultFile(key), {force: true}), rm(`${resultFile(key)}.part`, {force: true})]))
-    return (await reach(() => exec(removeScript, [dir, ...keys.map(checked)]), soon())) !== undefined
+    // Confirmed only when the script ran to its end there: a sweep, a fence and clean list the host again otherwise.
+    return (await reach(() => exec(removeScript, [dir, ...keys.map(checked)]), soon()))?.exitCode === 0
   }
 
   return {
@@ -86,7 +87,7 @@ export function remoteHost(spec: HostSpec, transport: SshTransport, scratch: str
     },
 
     async cancel(keys) {
-      await remove(keys)
+      return remove(keys)
     },
 
     async list(prefix) {
