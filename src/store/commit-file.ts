@@ -77,7 +77,12 @@ const quietMs = 50
  * Read the file, let `produce` compute the new bytes, write them atomically
  * (or not at all when they are the file's). Someone else may write the file at any time:
  * - before our read: the bytes differ from what we last wrote, `produce` merges them;
- * - a rename between our read and our rename: the inode at the path is no longer the one we read; start over;
+ * - a rename between our read and our check just before our rename: the inode at the path is no longer the
+ *   one we read; start over;
+ * - a rename between that check and our rename: our rename replaced their file, but a hard link taken
+ *   right before it still holds it: fold their change in as below, and keep it open as the file we read.
+ *   Only a rename in the instant between that link and our rename (two system calls in a row) is lost:
+ *   Node has no `renameat2(RENAME_EXCHANGE)`, the one call that replaces a file and keeps what it replaced;
  * - in place, into the file we read, before or after our rename: that file is now replaced, but we
  *   still hold it open, so we see what they wrote (right after the rename, or at the next write) and
  *   fold their change into the current file with a three-way text merge, then merge again.
@@ -120,10 +125,13 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
         return {bytes, humanEdits, conflicts}
       }
       const stat = fs.fstatSync(fd)
+      // A save renamed over the plan after the check below, which our rename then replaced: still open here.
+      let save: number | undefined
       const written = atomicWrite(target, data, {
         mode: stat.mode & 0o7777,
         beforeRename: () => fs.statSync(target).ino === stat.ino,
         afterRename: (mine) => (io.written = ownStamp(fs.statSync(target, {bigint: true}), mine)),
+        replaced: (held) => (save = held === undefined ? undefined : openSave(held, stat.ino)),
         exclusive: (checkAndRename) => withWriteMutex(target, checkAndRename)
       })
       if (!written) {
@@ -132,29 +140,60 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
         await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 50)))
         continue
       }
+      const late: Array<{from: Buffer; to: Buffer}> = []
+      if (save !== undefined) {
+        // Renamed over the plan between our check and our rename: ours replaced it. Fold it in now, and
+        // keep it open until the next write (whoever opened it meanwhile may still write into it; empty:
+        // a writer that truncated it has not written yet).
+        io.displaced.push({fd: save, bytes: disk})
+        const saved = readSave(save)
+        if (saved.length > 0) io.displaced.at(-1)!.bytes = saved
+        if (saved.length > 0 && !saved.equals(disk)) late.push({from: disk, to: saved})
+      }
       io.ancestry = [...new Set([data, seen, disk, ...io.late.map((late) => late.to), ...io.ancestry])].slice(0, ancestrySize)
       io.late = []
       input.adopt({data, result})
       humanEdits.push(...result.humanEdits)
       conflicts.push(...result.conflicts)
       bytes = data.length
-      if (!holds(fd, disk)) {
-        const after = readAll(fd)
-        if (after.length > 0) {
-          // Written in place into the file we just replaced: fold it in now.
-          io.late = [{from: disk, to: settle(fd, after)}]
-          continue
-        }
+      const after = holds(fd, disk) ? undefined : readAll(fd)
+      // Written in place into the file we just replaced: fold it in now.
+      if (after !== undefined && after.length > 0) late.push({from: disk, to: settle(fd, after)})
+      else {
+        // Keep the replaced file open until the next write: an in-place writer
+        // that opened it before our rename may still write into it.
+        io.displaced.push({fd, bytes: disk})
+        keep = true
       }
-      // Keep the replaced file open until the next write: an in-place writer
-      // that opened it before our rename may still write into it.
-      io.displaced.push({fd, bytes: disk})
-      keep = true
+      if (late.length > 0) {
+        io.late = late
+        continue
+      }
       return {bytes, humanEdits, conflicts}
     } finally {
       if (!keep) fs.closeSync(fd)
     }
   }
+}
+
+/**
+ * The file at `held` (a link to what our rename replaced), open, when it is not the file we read (`read`,
+ * its inode): a save renamed over the plan after our check. Called inside the write mutex: no reading here.
+ */
+function openSave(held: string, read: number): number | undefined {
+  try {
+    if (fs.statSync(held).ino === read) return undefined
+    return fs.openSync(held, 'r')
+  } catch {
+    return undefined
+  }
+}
+
+/** A save's bytes: one renamed into place is whole, but a writer may still be writing into it in place. */
+function readSave(fd: number): Buffer {
+  const stat = fs.fstatSync(fd)
+  const bytes = readAll(fd)
+  return stat.size > 0 && Date.now() - stat.mtimeMs > quietMs ? bytes : settle(fd, bytes)
 }
 
 function stampOf(stat: fs.BigIntStats): FileStamp {
