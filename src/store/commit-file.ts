@@ -156,14 +156,17 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       humanEdits.push(...result.humanEdits)
       conflicts.push(...result.conflicts)
       bytes = data.length
+      // Keep the replaced file open until the next write: an in-place writer
+      // that opened it before our rename may still write into it.
+      io.displaced.push({fd, bytes: disk})
+      keep = true
       const after = holds(fd, disk) ? undefined : readAll(fd)
-      // Written in place into the file we just replaced: fold it in now.
-      if (after !== undefined && after.length > 0) late.push({from: disk, to: settle(fd, after)})
-      else {
-        // Keep the replaced file open until the next write: an in-place writer
-        // that opened it before our rename may still write into it.
-        io.displaced.push({fd, bytes: disk})
-        keep = true
+      if (after !== undefined && after.length > 0) {
+        // Written in place into the file we just replaced: fold it in now (and watch for the next
+        // writer into it: another editor may have opened it too).
+        const settled = settle(fd, after)
+        io.displaced.at(-1)!.bytes = settled
+        late.push({from: disk, to: settled})
       }
       if (late.length > 0) {
         io.late = late
