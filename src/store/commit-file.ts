@@ -39,7 +39,7 @@ export interface Committed {
 
 /** What a store keeps about the files it replaced, across writes. */
 export interface CommitIo {
-  /** Files our writes replaced, still open, with their bytes when we read them. */
+  /** Files our writes replaced (the one we read; a save renamed over it after our check), still open, with their bytes as last read. */
   displaced: Array<{fd: number; bytes: Buffer}>
   /** Edits found in files earlier writes replaced, kept until a write that includes them succeeds. */
   late: Array<{from: Buffer; to: Buffer}>
@@ -142,12 +142,11 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       }
       const late: Array<{from: Buffer; to: Buffer}> = []
       if (save !== undefined) {
-        // Renamed over the plan between our check and our rename: ours replaced it. Fold it in now, and
-        // keep it open until the next write (whoever opened it meanwhile may still write into it; empty:
-        // a writer that truncated it has not written yet).
-        io.displaced.push({fd: save, bytes: disk})
+        // Renamed over the plan between our check and our rename, which replaced it: fold it in now.
+        const held = watch(io, save, disk)
         const saved = readSave(save)
-        if (saved.length > 0) io.displaced.at(-1)!.bytes = saved
+        // Empty: a writer that truncated it has not written yet (the next write looks again).
+        if (saved.length > 0) held.bytes = saved
         if (saved.length > 0 && !saved.equals(disk)) late.push({from: disk, to: saved})
       }
       io.ancestry = [...new Set([data, seen, disk, ...io.late.map((late) => late.to), ...io.ancestry])].slice(0, ancestrySize)
@@ -158,15 +157,16 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       bytes = data.length
       // Keep the replaced file open until the next write: an in-place writer
       // that opened it before our rename may still write into it.
-      io.displaced.push({fd, bytes: disk})
+      const replaced = watch(io, fd, disk)
       keep = true
-      const after = holds(fd, disk) ? undefined : readAll(fd)
-      if (after !== undefined && after.length > 0) {
-        // Written in place into the file we just replaced: fold it in now (and watch for the next
-        // writer into it: another editor may have opened it too).
-        const settled = settle(fd, after)
-        io.displaced.at(-1)!.bytes = settled
-        late.push({from: disk, to: settled})
+      if (!holds(fd, disk)) {
+        const after = readAll(fd)
+        if (after.length > 0) {
+          // Written in place into the file we just replaced: fold it in now (and keep watching it:
+          // another editor may have it open too).
+          replaced.bytes = settle(fd, after)
+          late.push({from: disk, to: replaced.bytes})
+        }
       }
       if (late.length > 0) {
         io.late = late
@@ -190,6 +190,13 @@ function openSave(held: string, read: number): number | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Watch a replaced file for in-place writes until the next write (`lateEdits`): `bytes`, what it holds now. */
+function watch(io: CommitIo, fd: number, bytes: Buffer): {fd: number; bytes: Buffer} {
+  const replaced = {fd, bytes}
+  io.displaced.push(replaced)
+  return replaced
 }
 
 /** A save's bytes: one renamed into place is whole, but a writer may still be writing into it in place. */
