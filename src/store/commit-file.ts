@@ -80,9 +80,10 @@ const quietMs = 50
  * - a rename between our read and our check just before our rename: the inode at the path is no longer the
  *   one we read; start over;
  * - a rename between that check and our rename: our rename replaced their file, but a hard link taken
- *   right before it still holds it: fold their change in as below, and keep it open as the file we read.
- *   Only a rename in the instant between that link and our rename (two system calls in a row) is lost:
- *   Node has no `renameat2(RENAME_EXCHANGE)`, the one call that replaces a file and keeps what it replaced;
+ *   right before it still holds it: fold their change in as below, and keep it open as we keep the file
+ *   we read. Only a rename in the instant between that link and our rename (two system calls in a row)
+ *   is lost: Node has no `renameat2(RENAME_EXCHANGE)`, the one call that replaces a file and keeps what
+ *   it replaced;
  * - in place, into the file we read, before or after our rename: that file is now replaced, but we
  *   still hold it open, so we see what they wrote (right after the rename, or at the next write) and
  *   fold their change into the current file with a three-way text merge, then merge again.
