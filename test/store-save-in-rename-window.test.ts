@@ -2,7 +2,7 @@ import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {PlanStore} from '../src/store/plan-store.js'
+import {DamagedTableError, PlanStore} from '../src/store/plan-store.js'
 import {writeMutexPath} from '../src/store/write-mutex.js'
 import {copyFixture, tickingClock} from './helpers/store-fixture.js'
 
@@ -83,5 +83,60 @@ describe('a save renamed over the plan between the store’s check and its renam
   it('a write in place, in that instant, into the file the store read is merged too', async () => {
     const text = await writeWithSaveInWindow((file) => fs.writeFileSync(file, withLine(file, '- written in place')))
     expect(text).toContain('- written in place\n')
+  })
+
+  it('an editor’s buffer loaded many writes ago, with a line added: the line is kept, no row goes back', async () => {
+    const file = copyFixture('basic')
+    const store = await PlanStore.open(file, {now: tickingClock()})
+    const buffer = fs.readFileSync(file, 'utf8')
+    let state = store.state
+    // More writes than the store keeps whole versions of (12): the buffer's table is known by its hash alone.
+    for (let k = 0; k < 16; k++) {
+      const row = state.rows.get(['A', 'B', 'C', 'D'][k % 4]!)!
+      row.status = k < 8 ? 'in_progress' : 'completed'
+      row.notes = `write ${k}`
+      state = (await store.write(state, {running: new Set()})).state
+    }
+    saveAfterCheck(file, (file) => {
+      fs.writeFileSync(`${file}.swp`, buffer.replace('## Context\n', '## Context\n- saved from an old buffer\n'))
+      fs.renameSync(`${file}.swp`, file)
+    })
+    state.rows.get('A')!.duration = '5s'
+    const result = await store.write(state, {running: new Set()})
+    vi.restoreAllMocks()
+    store.close()
+    expect(result.humanEdits).toEqual([])
+    const text = fs.readFileSync(file, 'utf8')
+    expect(text).toContain('- saved from an old buffer\n')
+    for (const agent of ['A', 'B', 'C', 'D']) expect(text).toMatch(new RegExp(`^\\| ${agent} \\| completed \\| — \\| ${agent === 'A' ? '5s' : '—'} \\| write 1[2-5] \\|$`, 'm'))
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['plan.md'])
+  })
+
+  it('one whose table is damaged is put back in place of the write, as if it had come after: the person sees what to repair', async () => {
+    const file = copyFixture('basic')
+    const store = await PlanStore.open(file, {now: tickingClock()})
+    let state = store.state
+    state.rows.get('A')!.status = 'completed'
+    state = (await store.write(state, {running: new Set()})).state
+    let damaged = ''
+    saveAfterCheck(file, (file) => {
+      damaged = withLine(file, '- saved with a damaged table').replace('|-------|--------|----------|----------|-------|\n', '')
+      fs.writeFileSync(`${file}.swp`, damaged)
+      fs.renameSync(`${file}.swp`, file)
+    })
+    state.rows.get('B')!.status = 'in_progress'
+    await expect(store.write(state, {running: new Set(['B'])})).rejects.toBeInstanceOf(DamagedTableError)
+    vi.restoreAllMocks()
+    expect(fs.readFileSync(file, 'utf8')).toBe(damaged)
+    await expect(store.write(state, {running: new Set(['B'])})).rejects.toBeInstanceOf(DamagedTableError)
+    // Repaired: the next write merges it.
+    fs.writeFileSync(file, withLine(file, '- repaired').replace('| Agent | Status | Agent ID | Duration | Notes |\n', '| Agent | Status | Agent ID | Duration | Notes |\n|-------|--------|----------|----------|-------|\n'))
+    await store.write(state, {running: new Set(['B'])})
+    store.close()
+    const text = fs.readFileSync(file, 'utf8')
+    for (const line of ['- saved with a damaged table\n', '- repaired\n']) expect(text).toContain(line)
+    expect(text).toMatch(/^\| A \| completed \|/m)
+    expect(text).toMatch(/^\| B \| in_progress \|/m)
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['plan.md'])
   })
 })
