@@ -225,7 +225,7 @@ function putBack(input: CommitInput, fd: number, replaced: {from: Buffer; save: 
   io.replaced = undefined
   io.written = undefined
   if (!written) io.late.unshift({from: replaced.from, to: replaced.save})
-  // Another save in the instant of this rename: it replaced ours, as ours replaced it (merged at the next write).
+  // Another save renamed over our write just before this rename, which replaced it: folded in at the next write.
   if (save !== undefined) {
     const saved = readSave(save)
     release(save)
