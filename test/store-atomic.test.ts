@@ -2,7 +2,7 @@ import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {atomicWrite} from '../src/store/atomic-write.js'
 import {cleanTempFiles} from '../src/store/clean-temp-files.js'
 import {PlanStore} from '../src/store/plan-store.js'
@@ -30,6 +30,40 @@ describe('atomicWrite', () => {
     fs.writeFileSync(file, 'old')
     expect(atomicWrite(file, Buffer.from('new'), {beforeRename: () => false})).toBe(false)
     expect(fs.readFileSync(file, 'utf8')).toBe('old')
+    expect(fs.readdirSync(dir)).toEqual(['plan.md'])
+  })
+
+  it('holds the file it replaces by a hard link while `replaced` runs, then removes the link', () => {
+    const dir = folder()
+    const file = path.join(dir, 'plan.md')
+    fs.writeFileSync(file, 'old')
+    const ino = fs.statSync(file).ino
+    let seen: {text: string; ino: number} | undefined
+    expect(
+      atomicWrite(file, Buffer.from('new'), {
+        replaced: (held) => {
+          expect(held).toMatch(/\.plan\.md\.\d+\.\d+\.mdplan-tmp$/)
+          seen = {text: fs.readFileSync(held!, 'utf8'), ino: fs.statSync(held!).ino}
+        }
+      })
+    ).toBe(true)
+    expect(seen).toEqual({text: 'old', ino})
+    expect(fs.readFileSync(file, 'utf8')).toBe('new')
+    expect(fs.readdirSync(dir)).toEqual(['plan.md'])
+  })
+
+  it('writes all the same where no hard link can be made (`replaced` gets undefined)', () => {
+    const dir = folder()
+    const file = path.join(dir, 'plan.md')
+    fs.writeFileSync(file, 'old')
+    vi.spyOn(fs, 'linkSync').mockImplementation(() => {
+      throw Object.assign(new Error('EPERM: operation not permitted, link'), {code: 'EPERM'})
+    })
+    const held: Array<string | undefined> = []
+    expect(atomicWrite(file, Buffer.from('new'), {replaced: (link) => held.push(link)})).toBe(true)
+    vi.restoreAllMocks()
+    expect(held).toEqual([undefined])
+    expect(fs.readFileSync(file, 'utf8')).toBe('new')
     expect(fs.readdirSync(dir)).toEqual(['plan.md'])
   })
 

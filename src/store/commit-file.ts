@@ -39,10 +39,16 @@ export interface Committed {
 
 /** What a store keeps about the files it replaced, across writes. */
 export interface CommitIo {
-  /** Files our writes replaced, still open, with their bytes when we read them. */
+  /** Files our writes replaced (the one we read; a save renamed over it after our check), still open, with their bytes as last read. */
   displaced: Array<{fd: number; bytes: Buffer}>
   /** Edits found in files earlier writes replaced, kept until a write that includes them succeeds. */
   late: Array<{from: Buffer; to: Buffer}>
+  /**
+   * A save renamed over the plan between our check and our rename (which replaced it), with the bytes
+   * we had read (`from`: what it most likely started from), kept until a write that includes it
+   * succeeds: merged as the file's content, as a save renamed over our write is.
+   */
+  replaced?: {from: Buffer; save: Buffer} | undefined
   /** Recent versions on disk, newest first: where a late in-place edit may start from. */
   ancestry: Buffer[]
   /** The plan's inode, size and times right after our last rename (what `bytes()` holds then). */
@@ -65,7 +71,11 @@ export interface CommitInput {
   /** The bytes mdplan last read or wrote. */
   bytes: () => Buffer
   io: CommitIo
-  produce: (seen: Buffer, same: boolean) => Produced
+  /**
+   * The new bytes from what is on disk (`seen`; `same`: the bytes mdplan last read or wrote). `from`: when
+   * `seen` is a save our rename replaced, the file it replaced (what the save most likely started from).
+   */
+  produce: (seen: Buffer, same: boolean, from?: Buffer) => Produced
   adopt: (done: Committed) => void
 }
 
@@ -77,7 +87,14 @@ const quietMs = 50
  * Read the file, let `produce` compute the new bytes, write them atomically
  * (or not at all when they are the file's). Someone else may write the file at any time:
  * - before our read: the bytes differ from what we last wrote, `produce` merges them;
- * - a rename between our read and our rename: the inode at the path is no longer the one we read; start over;
+ * - a rename between our read and our check just before our rename: the inode at the path is no longer the
+ *   one we read; start over;
+ * - a rename between that check and our rename: our rename replaced their file, but a hard link taken
+ *   right before it still holds it: write again at once, with `produce` merging it as the file's
+ *   content (as if it had landed just after our rename, over our write), and keep it open as we keep
+ *   the file we read. A save over our write meanwhile is merged after it, the same way. Only a rename
+ *   in the instant between that link and our rename (two system calls in a row) is lost: Node has no
+ *   `renameat2(RENAME_EXCHANGE)`, the one call that replaces a file and keeps what it replaced;
  * - in place, into the file we read, before or after our rename: that file is now replaced, but we
  *   still hold it open, so we see what they wrote (right after the rename, or at the next write) and
  *   fold their change into the current file with a three-way text merge, then merge again.
@@ -105,10 +122,24 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
         disk = stat.size > 0 && Date.now() - stat.mtimeMs > quietMs ? readAll(fd) : settle(fd, readAll(fd))
       }
       let seen = disk
+      // A save our rename replaced: merged as what the file would hold but for that rename. One saved over
+      // our write since (`disk`) waits: it is merged next, as a save this write replaces, from our write.
+      const replaced = io.replaced
+      const next = replaced && disk !== mine && !disk.equals(mine) ? {from: mine, save: disk} : undefined
+      if (replaced) seen = replaced.save
       for (const late of io.late) seen = fold(io, late, seen)
       const same = seen === mine || seen.equals(mine)
       if (same && bytes !== -1) return {bytes, humanEdits, conflicts}
-      const result = input.produce(seen, same)
+      let result: Produced
+      try {
+        result = input.produce(seen, same, replaced?.from)
+      } catch (error) {
+        // A save our rename replaced that cannot be merged (a table damaged by hand): the person must see it
+        // to repair it. Saved over since: the newer save is what they see.
+        if (replaced && !next) putBack(input, fd, replaced)
+        else if (replaced) (io.late = [{from: replaced.from, to: replaced.save}, ...io.late]), (io.replaced = undefined)
+        throw error
+      }
       const {data} = result
       if (data.equals(disk)) {
         humanEdits.push(...result.humanEdits)
@@ -116,14 +147,18 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
         // Nothing to write: the file already says it all (a no-op leaves even its mtime alone).
         input.adopt({data: disk, result})
         io.late = []
+        io.replaced = undefined
         bytes = Math.max(bytes, 0)
         return {bytes, humanEdits, conflicts}
       }
       const stat = fs.fstatSync(fd)
+      // A save renamed over the plan after the check below, which our rename then replaced: still open here.
+      let save: number | undefined
       const written = atomicWrite(target, data, {
         mode: stat.mode & 0o7777,
         beforeRename: () => fs.statSync(target).ino === stat.ino,
         afterRename: (mine) => (io.written = ownStamp(fs.statSync(target, {bigint: true}), mine)),
+        replaced: (held) => (save = held === undefined ? undefined : openSave(held, stat.ino)),
         exclusive: (checkAndRename) => withWriteMutex(target, checkAndRename)
       })
       if (!written) {
@@ -134,27 +169,95 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       }
       io.ancestry = [...new Set([data, seen, disk, ...io.late.map((late) => late.to), ...io.ancestry])].slice(0, ancestrySize)
       io.late = []
+      io.replaced = next
+      if (save !== undefined) {
+        // Renamed over the plan between our check and our rename, which replaced it: merge it now (over
+        // the save we read, when it was one: that save is the file it replaced, its author's to keep).
+        const held = watch(io, save, disk)
+        const saved = readSave(save)
+        // Empty: a writer that truncated it has not written yet (the next write looks again).
+        if (saved.length > 0) held.bytes = saved
+        if (saved.length > 0 && !saved.equals(disk)) io.replaced = {from: disk, save: saved}
+      }
       input.adopt({data, result})
       humanEdits.push(...result.humanEdits)
       conflicts.push(...result.conflicts)
       bytes = data.length
+      // Keep the replaced file open until the next write: an in-place writer
+      // that opened it before our rename may still write into it.
+      const read = watch(io, fd, disk)
+      keep = true
+      const late: Array<{from: Buffer; to: Buffer}> = []
       if (!holds(fd, disk)) {
         const after = readAll(fd)
         if (after.length > 0) {
-          // Written in place into the file we just replaced: fold it in now.
-          io.late = [{from: disk, to: settle(fd, after)}]
-          continue
+          // Written in place into the file we just replaced: fold it in now (and keep watching it:
+          // another editor may have it open too).
+          read.bytes = settle(fd, after)
+          late.push({from: disk, to: read.bytes})
         }
       }
-      // Keep the replaced file open until the next write: an in-place writer
-      // that opened it before our rename may still write into it.
-      io.displaced.push({fd, bytes: disk})
-      keep = true
+      if (late.length > 0 || io.replaced) {
+        io.late = late
+        continue
+      }
       return {bytes, humanEdits, conflicts}
     } finally {
       if (!keep) fs.closeSync(fd)
     }
   }
+}
+
+/**
+ * Put a save our rename replaced back in place of that write (`fd`, still the file), as if our rename
+ * had lost the race to it; saved over since, it waits to be folded into the file as a late edit.
+ */
+function putBack(input: CommitInput, fd: number, replaced: {from: Buffer; save: Buffer}): void {
+  const {io, target} = input
+  const stat = fs.fstatSync(fd)
+  let save: number | undefined
+  const written = atomicWrite(target, replaced.save, {
+    mode: stat.mode & 0o7777,
+    beforeRename: () => fs.statSync(target).ino === stat.ino,
+    replaced: (held) => (save = held === undefined ? undefined : openSave(held, stat.ino)),
+    exclusive: (checkAndRename) => withWriteMutex(target, checkAndRename)
+  })
+  io.replaced = undefined
+  io.written = undefined
+  if (!written) io.late.unshift({from: replaced.from, to: replaced.save})
+  // Another save renamed over our write just before this rename, which replaced it: folded in at the next write.
+  if (save !== undefined) {
+    const saved = readSave(save)
+    release(save)
+    if (saved.length > 0) io.late.unshift({from: replaced.save, to: saved})
+  }
+}
+
+/**
+ * The file at `held` (a link to what our rename replaced), open, when it is not the file we read (`read`,
+ * its inode): a save renamed over the plan after our check. Called inside the write mutex: no reading here.
+ */
+function openSave(held: string, read: number): number | undefined {
+  try {
+    if (fs.statSync(held).ino === read) return undefined
+    return fs.openSync(held, 'r')
+  } catch {
+    return undefined
+  }
+}
+
+/** Watch a replaced file for in-place writes until the next write (`lateEdits`): `bytes`, what it holds now. */
+function watch(io: CommitIo, fd: number, bytes: Buffer): {fd: number; bytes: Buffer} {
+  const replaced = {fd, bytes}
+  io.displaced.push(replaced)
+  return replaced
+}
+
+/** A save's bytes: one renamed into place is whole, but a writer may still be writing into it in place. */
+function readSave(fd: number): Buffer {
+  const stat = fs.fstatSync(fd)
+  const bytes = readAll(fd)
+  return stat.size > 0 && Date.now() - stat.mtimeMs > quietMs ? bytes : settle(fd, bytes)
 }
 
 function stampOf(stat: fs.BigIntStats): FileStamp {

@@ -22,17 +22,19 @@ function same(a: Outside, b: Outside): boolean {
  * merged into `ours` (what mdplan last wrote). A save that only brings back an
  * older version mdplan wrote (`known`) changes nothing; otherwise their edit is
  * taken from the known version it is closest to, so a stale buffer with a new
- * title keeps the title and undoes none of mdplan's writes. `theirs` in the
- * result: the text is theirs unchanged.
+ * title keeps the title and undoes none of mdplan's writes. `parents`: more
+ * versions their save may have started from (no versions mdplan wrote: a save
+ * that brings one back is an edit). `theirs` in the result: the text is theirs
+ * unchanged.
  */
-export function mergeOutside(theirs: Outside, ours: Outside, known: readonly Outside[]): (Outside & {theirs: boolean}) | undefined {
+export function mergeOutside(theirs: Outside, ours: Outside, known: readonly Outside[], parents: readonly Outside[] = []): (Outside & {theirs: boolean}) | undefined {
   if (same(theirs, ours)) return {...theirs, theirs: true}
   if (known.some((version) => same(version, theirs))) return {...ours, theirs: false}
   const joined = (outside: Outside): string => outside.before + marker + outside.after
   const text = joined(theirs)
   let parent = ours
   let best = lineDistance(joined(ours), text)
-  for (const version of known) {
+  for (const version of [...parents, ...known]) {
     if (best === 0) break
     if (same(version, ours)) continue
     const d = lineDistance(joined(version), text)

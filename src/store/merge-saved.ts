@@ -3,7 +3,8 @@ import {appendStateSection} from './append-state-section.js'
 import type {Produced} from './commit-file.js'
 import {DamagedTableError} from './damaged-table-error.js'
 import {formatStamp, stampFormat} from './format-stamp.js'
-import {mergeOutside, outsideOf} from './merge-outside.js'
+import {locateStateSection} from './locate-state-section.js'
+import {mergeOutside, outsideOf, type Outside} from './merge-outside.js'
 import {mergeState} from './merge-state.js'
 import {readSection} from './read-section.js'
 import {renderStamped} from './render-stamped.js'
@@ -33,9 +34,10 @@ export interface SavedContext {
  * written back in their layout, their bytes kept. A section mdplan wrote
  * before, however long ago, is a stale buffer: nothing in it is an edit. The
  * text around the section is merged line by line. Throws DamagedTableError
- * when the table no longer reads as one.
+ * when the table no longer reads as one. `from`: a version the save may have
+ * started from, besides those mdplan wrote (the file it replaced, read).
  */
-export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer, running: ReadonlySet<string>): Produced {
+export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer, running: ReadonlySet<string>, from?: Buffer): Produced {
   const {versions} = context
   const bom = seen[0] === 0xef && seen[1] === 0xbb && seen[2] === 0xbf
   const text = seen.toString('utf8', bom ? 3 : 0)
@@ -57,7 +59,7 @@ export function mergeSaved(context: SavedContext, mine: TableState, seen: Buffer
   const base = stale ? stale.base : versions.parentOf(theirs, context.base)
   const merged = mergeState(base, mine, theirs, running)
   const state = withAgents(context.agents, merged.state.rows, merged.state.meta)
-  const around = ours === undefined ? undefined : mergeOutside(outsideOf(text, layout.start, layout.end), ours, versions.outsides)
+  const around = ours === undefined ? undefined : mergeOutside(outsideOf(text, layout.start, layout.end), ours, versions.outsides, from ? outsidesOf(from) : [])
   const before = around?.before ?? text.slice(0, layout.start)
   const after = around?.after ?? text.slice(layout.end)
   const prefix = bom ? '\uFEFF' + before : before
@@ -128,6 +130,13 @@ function append(context: SavedContext, mine: TableState, text: string, bom: bool
   const read = readSection(next, context.parse)
   const layout = read && 'layout' in read ? read.layout : undefined
   return {data: Buffer.from(bom ? '\uFEFF' + next : next, 'utf8'), text: next, layout, state, humanEdits: merged.humanEdits, conflicts: merged.conflicts, clean: true}
+}
+
+/** The text around the state section of `bytes`, when it is found without a parse. */
+function outsidesOf(bytes: Buffer): Outside[] {
+  const text = bytes.toString('utf8', bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0)
+  const span = locateStateSection(text)
+  return span ? [outsideOf(text, span.start, span.end)] : []
 }
 
 /** A row for every agent of the plan, in plan order, then the rows it does not know. */

@@ -177,11 +177,11 @@ export class PlanStore {
     const changed = this.#covered ? normalized.changed : undefined
     const complete = normalized.hasBaseRows
     let merged = false
-    const done = await this.#commit((seen, same) => {
+    const done = await this.#commit((seen, same, from) => {
       merged ||= !same
       // Rows of the table the executor does not know stay (none when it has a row for every agent of the base).
       const wanted = complete && mine === normalized.state ? mine : withUnknown(mine, this.#base)
-      const produced = same && this.#clean && this.#layout ? this.#splice(wanted, seen, changed) : mergeSaved(this.#context(), mine, seen, running)
+      const produced = same && this.#clean && this.#layout ? this.#splice(wanted, seen, changed) : mergeSaved(this.#context(), mine, seen, running, from)
       const {committed} = produced
       return {...produced, committed: () => (committed?.(), (mine = produced.state!))}
     })
@@ -236,7 +236,7 @@ export class PlanStore {
     return {state: this.state, humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started, merged}
   }
 
-  #commit(produce: (seen: Buffer, same: boolean) => Produced): Promise<{bytes: number; humanEdits: HumanEdit[]; conflicts: Conflict[]}> {
+  #commit(produce: (seen: Buffer, same: boolean, from?: Buffer) => Produced): Promise<{bytes: number; humanEdits: HumanEdit[]; conflicts: Conflict[]}> {
     return commitFile({target: this.target, file: this.file, giveUpAfterMs: this.#giveUpAfterMs, bytes: () => this.#bytes, io: this.#file, produce, adopt: (done) => this.#adopt(done)})
   }
 
