@@ -137,7 +137,10 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
         // A save our rename replaced that cannot be merged (a table damaged by hand): the person must see it
         // to repair it. Saved over since: the newer save is what they see.
         if (replaced && !next) putBack(input, fd, replaced)
-        else if (replaced) (io.late = [{from: replaced.from, to: replaced.save}, ...io.late]), (io.replaced = undefined)
+        else if (replaced) {
+          io.late = [{from: replaced.from, to: replaced.save}, ...io.late]
+          io.replaced = undefined
+        }
         throw error
       }
       const {data} = result
