@@ -84,6 +84,8 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
     return
   }
   const duration = formatDuration(durationMs)
+  state.tookMs ??= new Map()
+  state.tookMs.set(id, durationMs)
   if (outcome.kind === 'completed') {
     for (const key of clearedOnCompletion) notes = setNote(notes, key, undefined)
     if (outcome.note) notes = setNote(notes, 'result', outcome.note)
