@@ -96,6 +96,9 @@ for (const {entry, outfile, readOnly} of bundles) {
     banner: {js: '"use strict";'},
     // bin/load-cli.js passes the bundle's URL in (src/package-root.ts finds package.json from it).
     define: {'import.meta.url': '__mdplanUrl'},
+    // The Kubernetes client is an optional peer dependency, required on first use from where mdplan is installed
+    // (src/hosts/kubernetes/kubernetes-client.ts): never in a bundle, so an import of it can never load it at startup.
+    external: ['@kubernetes/client-node'],
     plugins: readOnly ? [engineStubs, lazyImports] : [lazyImports]
   })
 }

@@ -7,7 +7,7 @@ import {parsePlan} from '../src/plan/parse-plan.js'
 import {checkPlan} from '../src/plan/check-plan.js'
 import {runCli, shellPlan} from './helpers/run-cli.js'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {realPlansDir} from './helpers/real-plans.js'
+import {forEachShapes} from './helpers/real-plans.js'
 
 describe('agent headings', () => {
   it.each([
@@ -60,16 +60,6 @@ describe('headings under ## Agents in a plan', () => {
     expect(found.every((d) => d.severity === 'error')).toBe(true)
   })
 
-  it('keeps every real plan as valid as it was', () => {
-    const dir = realPlansDir()
-    const files = readdirSync(dir, {recursive: true, encoding: 'utf8'}).filter((name) => name.endsWith('.md') && name !== 'README.md')
-    expect(files.length).toBeGreaterThanOrEqual(5)
-    for (const name of files) {
-      const problems = checkPlan(parsePlan(readFileSync(join(dir, name), 'utf8'), name))
-      expect(problems.filter((d) => d.severity === 'error'), name).toEqual([])
-    }
-  })
-
   it('validate and run refuse the plan; nothing runs', async () => {
     await isolateGitConfig()
     const text = shellPlan({A: {script: 'touch a-ran'}}).replace('## Execution State', '### Task 2: setup\n- **prompt**: |\n    touch task-ran\n\n## Execution State')
@@ -82,5 +72,16 @@ describe('headings under ## Agents in a plan', () => {
     expect(existsSync(join(repo.root, 'a-ran'))).toBe(false)
     expect(await repo.read('plan.md')).toBe(text)
     await repo.cleanup()
+  })
+})
+
+forEachShapes((shapes) => {
+  it('keeps every plan in a real plan\'s shape as valid as it was', () => {
+    const files = readdirSync(shapes.dir, {recursive: true, encoding: 'utf8'}).filter((name) => name.endsWith('.md') && name !== 'README.md')
+    expect(files.length).toBeGreaterThanOrEqual(5)
+    for (const name of files) {
+      const problems = checkPlan(parsePlan(readFileSync(join(shapes.dir, name), 'utf8'), name))
+      expect(problems.filter((d) => d.severity === 'error'), name).toEqual([])
+    }
   })
 })

@@ -1,10 +1,11 @@
-import {mkdtemp, readFile, writeFile, chmod, mkdir} from 'node:fs/promises'
+import {mkdtemp, readFile, mkdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {readTable, root, runCli, shellPlan} from './helpers/run-cli.js'
-import {duplicates, logged, randomDag, readAgentLog, readEvents, realPlan} from './helpers/agent-log.js'
+import {duplicates, logged, randomDag, readAgentLog, readEvents} from './helpers/agent-log.js'
+import {forEachShapes, stubTools} from './helpers/real-plans.js'
 
 // Every run here is in a real repository and counts launches from the agents' side (see helpers/agent-log.ts).
 beforeAll(isolateGitConfig)
@@ -99,29 +100,32 @@ describe('end to end in a git repository, launches counted by the agents', () =>
       await repo.cleanup()
     }, 60_000)
   }
+})
 
-  it('runs the real 6-agent permissioned-domain plan once each with a command-template runner', async () => {
-    const log = await logFile()
-    const bin = await mkdtemp(join(tmpdir(), 'mdplan-fake-pnpm-'))
-    await writeFile(join(bin, 'pnpm'), '#!/bin/sh\nexit 0\n')
-    await chmod(join(bin, 'pnpm'), 0o755)
-    const repo = await tempRepo()
-    await mkdir(join(repo.root, 'docs', 'plans'), {recursive: true})
-    const text = await readFile(realPlan('ahoym__xrpl-dex-portal__docs__plans__permissioned-domain-trading@217ed54.md'), 'utf8')
-    await repo.commit('plan', {'docs/plans/plan.md': text})
-    const plan = join(repo.root, 'docs', 'plans', 'plan.md')
-    const runner = `sh -c "${logged(log, 'sleep 0.1').replaceAll('"', '\\"').replaceAll('\n', '; ')}; echo RESULT: SUCCESS"`
-    const result = await runCli(['run', plan, '--json', '--runner', runner, '--concurrency', '3'], {
-      cwd: repo.root,
-      env: {...gitEnv(), PATH: `${bin}:${process.env.PATH}`}
-    })
-    expect(result.exitCode, result.all).toBe(0)
-    await expectExactlyOnce(log, result.stdout, 3, ['A#1', 'B#1', 'C#1', 'D#1', 'E#1', 'F#1'])
-    const {rows} = await readTable(plan)
-    expect(Object.values(rows).map((row) => row.status)).toEqual(Array(6).fill('completed'))
-    await expectValid(plan, repo.root)
-    // The person's bytes outside the state table are kept.
-    expect((await readFile(plan, 'utf8')).startsWith(text.split('\n## Execution State')[0]!)).toBe(true)
-    await repo.cleanup()
-  }, 60_000)
+forEachShapes((shapes) => {
+  describe('end to end, a plan in a real plan\'s shape', () => {
+    it('runs a 6-agent plan not started once each with a command-template runner', async () => {
+      const log = await logFile()
+      // Its verification blocks call pnpm, cargo or uv.
+      const bin = stubTools()
+      const repo = await tempRepo()
+      await mkdir(join(repo.root, 'docs', 'plans'), {recursive: true})
+      const text = await readFile(join(shapes.dir, shapes.pending), 'utf8')
+      await repo.commit('plan', {'docs/plans/plan.md': text})
+      const plan = join(repo.root, 'docs', 'plans', 'plan.md')
+      const runner = `sh -c "${logged(log, 'sleep 0.1').replaceAll('"', '\\"').replaceAll('\n', '; ')}; echo RESULT: SUCCESS"`
+      const result = await runCli(['run', plan, '--json', '--runner', runner, '--concurrency', '3'], {
+        cwd: repo.root,
+        env: {...gitEnv(), PATH: `${bin}:${process.env.PATH}`}
+      })
+      expect(result.exitCode, result.all).toBe(0)
+      await expectExactlyOnce(log, result.stdout, 3, ['A#1', 'B#1', 'C#1', 'D#1', 'E#1', 'F#1'])
+      const {rows} = await readTable(plan)
+      expect(Object.values(rows).map((row) => row.status)).toEqual(Array(6).fill('completed'))
+      await expectValid(plan, repo.root)
+      // The person's bytes outside the state table are kept.
+      expect((await readFile(plan, 'utf8')).startsWith(text.split('\n## Execution State')[0]!)).toBe(true)
+      await repo.cleanup()
+    }, 60_000)
+  })
 })

@@ -8,7 +8,7 @@ import {parsePlan} from '../src/plan/parse-plan.js'
 import {tableStateFromPlan, type RowState} from '../src/store/table-state.js'
 import {execRow, execTable, storeRow, storeTable} from '../src/executor/exec-row.js'
 import {readNotes, renderNotes, withFailure, withNotes, withNoteText, type NotesPatch, type RowNotes} from '../src/executor/row-notes.js'
-import {realPlansDir} from './helpers/real-plans.js'
+import {forEachShapes} from './helpers/real-plans.js'
 
 /**
  * The executor holds a row's Notes as values (row-notes.ts), read from the cell where the table comes
@@ -183,24 +183,19 @@ describe('the store’s edge', () => {
     expect(out.meta).toEqual({started: '2026-11-27T10:00:00Z'})
   })
 
-  const plans = (() => {
-    try {
-      return realPlansDir()
-    } catch {
-      return undefined
-    }
-  })()
-  it.skipIf(plans === undefined)('reads the Notes of the real plans and renders them back byte for byte', () => {
-    let cells = 0
-    for (const name of readdirSync(plans!).filter((file) => file.endsWith('.md'))) {
-      const table = tableStateFromPlan(parsePlan(readFileSync(join(plans!, name), 'utf8'), name))
-      for (const row of table.rows.values()) {
-        cells++
-        expect(renderNotes(readNotes(row.notes))).toBe(row.notes)
-        expect(valuesOf(readNotes(row.notes))).toEqual(fromText(row.notes))
-        expect(storeRow(execRow(row))).toBe(row)
+  forEachShapes(({dir}) => {
+    it('reads the Notes of the plans and renders them back byte for byte', () => {
+      let cells = 0
+      for (const name of readdirSync(dir).filter((file) => file.endsWith('.md'))) {
+        const table = tableStateFromPlan(parsePlan(readFileSync(join(dir, name), 'utf8'), name))
+        for (const row of table.rows.values()) {
+          cells++
+          expect(renderNotes(readNotes(row.notes))).toBe(row.notes)
+          expect(valuesOf(readNotes(row.notes))).toEqual(fromText(row.notes))
+          expect(storeRow(execRow(row))).toBe(row)
+        }
       }
-    }
-    expect(cells).toBeGreaterThan(0)
+      expect(cells).toBeGreaterThan(0)
+    })
   })
 })

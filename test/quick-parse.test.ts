@@ -10,7 +10,7 @@ import {leanTree, parseMarkdown} from '../src/plan/parse-markdown.js'
 import {quickParse} from '../src/plan/quick-parse.js'
 import {parsePlan} from '../src/plan/parse-plan.js'
 import {mutate, mutation, planLine} from './helpers/fuzz-plan.js'
-import {realPlansDir} from './helpers/real-plans.js'
+import {forEachShapes} from './helpers/real-plans.js'
 import {root} from './helpers/run-cli.js'
 import {sleepDag, toPlan} from '../bench/sleep-dag.js'
 
@@ -78,10 +78,10 @@ const generatedPlan = fc
     return lines.join('\n')
   })
 
-function realPlans(): string[] {
+/** Every plan of `dir` (hand-written plans, or ours in their shapes) and the parse and validate fixtures. */
+function plansOf(dir: string): string[] {
   const texts: string[] = []
-  const dir = realPlansDir()
-  for (const name of readdirSync(dir)) if (name.endsWith('.md')) texts.push(readFileSync(join(dir, name), 'utf8'))
+  for (const name of readdirSync(dir, {recursive: true, encoding: 'utf8'})) if (name.endsWith('.md')) texts.push(readFileSync(join(dir, name), 'utf8'))
   for (const group of ['parse', 'validate']) {
     for (const name of readdirSync(join(root, 'fixtures', group))) {
       try {
@@ -131,18 +131,6 @@ describe('the quick block reader', () => {
     expect(counts.quick).toBeGreaterThan(runs / 8)
   })
 
-  it('reads real plans, as they are and mutated, exactly as micromark does', () => {
-    const plans = realPlans()
-    expect(plans.length).toBeGreaterThan(20)
-    const counts = {quick: 0}
-    for (const text of plans) same(text, counts)
-    fc.assert(
-      fc.property(fc.constantFrom(...plans), fc.array(mutation, {minLength: 1, maxLength: 6}), (text, edits) => same(mutate(text, edits), counts)),
-      {numRuns: runs / 8, seed}
-    )
-    expect(counts.quick).toBeGreaterThan(plans.length / 2)
-  })
-
   it('a 1000-agent plan: the same plan, read without micromark', () => {
     const text = toPlan(sleepDag({agents: 1000, seed: 7, minMs: 1000, maxMs: 2000}), {concurrency: 16})
     let regions = 0
@@ -153,5 +141,19 @@ describe('the quick block reader', () => {
     expect(regions).toBe(0)
     expect(JSON.stringify(tree)).toBe(JSON.stringify(parseMarkdown(text, {lean: true, quick: false})))
     expect(parsePlan(text, 'plan.md').agents).toHaveLength(1000)
+  })
+})
+
+forEachShapes((shapes) => {
+  it('reads plans in real plans\' shapes, as they are and mutated, exactly as micromark does', () => {
+    const plans = plansOf(shapes.dir)
+    expect(plans.length).toBeGreaterThan(20)
+    const counts = {quick: 0}
+    for (const text of plans) same(text, counts)
+    fc.assert(
+      fc.property(fc.constantFrom(...plans), fc.array(mutation, {minLength: 1, maxLength: 6}), (text, edits) => same(mutate(text, edits), counts)),
+      {numRuns: runs / 8, seed}
+    )
+    expect(counts.quick).toBeGreaterThan(plans.length / 2)
   })
 })

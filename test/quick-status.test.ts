@@ -6,7 +6,7 @@ import type {Io} from '../src/cli/io.js'
 import {main} from '../src/cli/main.js'
 import {main as readMain} from '../src/cli/read-main.js'
 import {quickStatus} from '../src/cli/quick-status.js'
-import {realPlansDir} from './helpers/real-plans.js'
+import {forEachShapes} from './helpers/real-plans.js'
 import {root} from './helpers/run-cli.js'
 
 // `mdplan status <plan> [--json]` runs without commander (src/cli/quick-status.ts): it must
@@ -21,10 +21,11 @@ async function capture(run: (io: Io) => Promise<number>, cwd: string): Promise<{
   return {code, stdout, stderr}
 }
 
-function plans(): string[] {
+/** Our demo plans, the validate fixtures, and every plan of `dir` (hand-written plans, or ours in their shapes). */
+function plans(dir: string): string[] {
   const files = [join(root, 'plans', 'demo.md'), join(root, 'plans', 'nested-demo.md')]
   for (const name of readdirSync(join(root, 'fixtures', 'validate'))) files.push(join(root, 'fixtures', 'validate', name, 'plan.md'))
-  for (const name of readdirSync(realPlansDir())) if (name.endsWith('.md')) files.push(join(realPlansDir(), name))
+  for (const name of readdirSync(dir, {recursive: true, encoding: 'utf8'})) if (name.endsWith('.md')) files.push(join(dir, name))
   return files
 }
 
@@ -35,14 +36,16 @@ describe('status without commander', () => {
       expect(quickStatus(argv, io), argv.join(' ')).toBeUndefined()
     }
   })
+})
 
+forEachShapes((shapes) => {
   it('prints and exits as commander does, on every plan we have and on files that are no plan', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mdplan-quick-status-'))
     mkdirSync(join(dir, 'folder.md'))
     writeFileSync(join(dir, 'empty.md'), '')
     writeFileSync(join(dir, 'binary.md'), 'a\0b')
     writeFileSync(join(dir, 'no-agents.md'), '# Parallel Plan: none\n')
-    const files = [...plans(), 'missing.md', 'folder.md', 'empty.md', 'binary.md', 'no-agents.md']
+    const files = [...plans(shapes.dir), 'missing.md', 'folder.md', 'empty.md', 'binary.md', 'no-agents.md']
     expect(files.length).toBeGreaterThan(20)
     for (const file of files) {
       for (const json of [false, true]) {

@@ -1,4 +1,4 @@
-import {chmod, mkdir, mkdtemp, readFile, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
@@ -8,19 +8,15 @@ import type {RunEvent} from '../src/events.js'
 import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {logged, readAgentLog} from './helpers/agent-log.js'
-import {realPlansDir} from './helpers/real-plans.js'
+import {forEachShapes, stubTools} from './helpers/real-plans.js'
 
-// Real plans, finished by the hand-driven executor on 2026-02-18: one without a Duration column, one with.
-const noDurationColumn = 'ahoym__xrpl-dex-portal__docs__plans__permissioned-domain-trading.md'
-const withDurations = 'ahoym__xrpl-dex-portal__docs__plans__credential-management.md'
+// Plans finished by a hand-driven executor (the real ones, and ours in their shapes): one without a Duration column, one with.
 
 let fakeBin = ''
 beforeAll(async () => {
   await isolateGitConfig()
-  // Their verification blocks call pnpm.
-  fakeBin = await mkdtemp(join(tmpdir(), 'mdplan-fake-pnpm-'))
-  await writeFile(join(fakeBin, 'pnpm'), '#!/bin/sh\nexit 0\n')
-  await chmod(join(fakeBin, 'pnpm'), 0o755)
+  // Their verification blocks call pnpm, cargo or uv.
+  fakeBin = stubTools()
 })
 
 const env = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1', PATH: `${fakeBin}:${process.env.PATH}`})
@@ -30,9 +26,9 @@ function setBack(text: string, id: string): string {
   return text.replace(new RegExp(`^(\\| ${id} +\\| )completed( *)\\|`, 'm'), (_, head: string, pad: string) => `${head}pending  ${pad}|`)
 }
 
-/** A real plan in a fresh repository, with the rows `again` set back to `pending` as a person would (the cell keeps its width). */
-async function rerunnable(name: string, again: string[]): Promise<{repo: TempRepo; plan: string; log: string; runner: string}> {
-  let text = await readFile(join(realPlansDir(), name), 'utf8')
+/** A finished plan in a fresh repository, with the rows `again` set back to `pending` as a person would (the cell keeps its width). */
+async function rerunnable(file: string, again: string[]): Promise<{repo: TempRepo; plan: string; log: string; runner: string}> {
+  let text = await readFile(file, 'utf8')
   for (const id of again) text = setBack(text, id)
   const repo = await tempRepo()
   await mkdir(join(repo.root, 'docs', 'plans'), {recursive: true})
@@ -48,96 +44,103 @@ async function report(repo: TempRepo): Promise<{wallClockMs?: number; sumOfParts
   return JSON.parse(result.stdout)
 }
 
-describe('re-running a finished plan', () => {
-  it('times the new run from its first launch, and keeps durations in the notes of a table with no Duration column', async () => {
-    const testStart = Date.now()
-    const {repo, plan, log, runner} = await rerunnable(noDurationColumn, ['F'])
-    const before = await readTable(plan)
-    expect(before.meta.started).toBe('2026-02-18 15:04:25')
+forEachShapes((shapes) => {
+  const noDurationColumn = join(shapes.dir, shapes.noDuration)
+  const withDurations = join(shapes.dir, shapes.finished)
 
-    const run = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
-    expect(run.exitCode, run.all).toBe(0)
-    expect([...(await readAgentLog(log)).starts]).toEqual([['F#1', 1]])
+  describe('re-running a finished plan', () => {
+    it('times the new run from its first launch, and keeps durations in the notes of a table with no Duration column', async () => {
+      const testStart = Date.now()
+      const {repo, plan, log, runner} = await rerunnable(noDurationColumn, ['F'])
+      const before = await readTable(plan)
+      expect(before.meta.started).toBe(shapes.facts.noDurationStarted)
 
-    const after = await readTable(plan)
-    // A new timing, in the file's own format (local time, no zone).
-    expect(after.meta.started).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
-    expect(Date.parse(after.meta.started!)).toBeGreaterThanOrEqual(Math.floor(testStart / 1000) * 1000)
-    expect(after.rows.F!.status).toBe('completed')
-    const took = /(?:^|; )took (\d[^;]*)$/.exec(after.rows.F!.notes)
-    expect(took, after.rows.F!.notes).not.toBeNull()
-    const fMs = parseDuration(took![1]!)!
-    expect(fMs).toBeGreaterThanOrEqual(1000)
-    // The other rows keep their values.
-    expect(after.rows.A).toEqual(before.rows.A)
+      const run = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
+      expect(run.exitCode, run.all).toBe(0)
+      expect([...(await readAgentLog(log)).starts]).toEqual([['F#1', 1]])
 
-    const card = await report(repo)
-    expect(card.agents.find((a) => a.id === 'F')?.durationMs).toBe(fMs)
-    expect(card.sumOfPartsMs).toBe(fMs)
-    expect(card.wallClockMs).toBeLessThan(10 * 60_000)
-    expect(card.wallClockMs).toBeGreaterThanOrEqual(fMs - 1000)
-    expect(card.speedup).toBeGreaterThan(0)
-    // `Tests: 450/450 pass` is what the plan recorded, shown as such: not an integration result.
-    expect(card.tests).toBe('450/450 pass')
-    expect((await runCli(['report', 'docs/plans/plan.md'], {cwd: repo.root})).stdout).toMatch(/^Tests +450\/450 pass$/m)
+      const after = await readTable(plan)
+      // A new timing, in the file's own format (local time, no zone).
+      expect(after.meta.started).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+      expect(Date.parse(after.meta.started!)).toBeGreaterThanOrEqual(Math.floor(testStart / 1000) * 1000)
+      expect(after.rows.F!.status).toBe('completed')
+      const took = /(?:^|; )took (\d[^;]*)$/.exec(after.rows.F!.notes)
+      expect(took, after.rows.F!.notes).not.toBeNull()
+      const fMs = parseDuration(took![1]!)!
+      expect(fMs).toBeGreaterThanOrEqual(1000)
+      // The other rows keep their values.
+      expect(after.rows.A).toEqual(before.rows.A)
 
-    // Once more: one `took` item, the current one.
-    await writeFile(plan, setBack(await readFile(plan, 'utf8'), 'F'))
-    const again = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
-    expect(again.exitCode, again.all).toBe(0)
-    // Set back to pending, F runs as its next attempt (its own log), not as attempt 1 again.
-    expect([...(await readAgentLog(log)).starts]).toEqual([
-      ['F#1', 1],
-      ['F#2', 1]
-    ])
-    const notes = (await readTable(plan)).rows.F!.notes
-    expect(notes.match(/took /g), notes).toHaveLength(1)
-    await repo.cleanup()
-  }, 60_000)
+      const card = await report(repo)
+      expect(card.agents.find((a) => a.id === 'F')?.durationMs).toBe(fMs)
+      expect(card.sumOfPartsMs).toBe(fMs)
+      expect(card.wallClockMs).toBeLessThan(10 * 60_000)
+      expect(card.wallClockMs).toBeGreaterThanOrEqual(fMs - 1000)
+      expect(card.speedup).toBeGreaterThan(0)
+      // `Tests: 450/450 pass` is what the plan recorded, shown as such: not an integration result.
+      expect(card.tests).toBe(shapes.facts.noDurationTests)
+      expect((await runCli(['report', 'docs/plans/plan.md'], {cwd: repo.root})).stdout).toMatch(new RegExp(`^Tests +${shapes.facts.noDurationTests}$`, 'm'))
 
-  it('sums only this run’s parts where the table keeps every earlier duration', async () => {
-    const {repo, plan, log, runner} = await rerunnable(withDurations, ['D'])
-    const run = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
-    expect(run.exitCode, run.all).toBe(0)
-    expect([...(await readAgentLog(log)).starts]).toEqual([['D#1', 1]])
-    const dMs = parseDuration((await readTable(plan)).rows.D!.duration)!
-    expect(dMs).toBeGreaterThanOrEqual(1000)
-    // A (242s), B (77s) and C (235s) ran on 2026-02-18: shown, not summed against today's wall-clock.
-    const card = await report(repo)
-    expect(card.agents.find((a) => a.id === 'A')?.durationMs).toBe(242_000)
-    expect(card.sumOfPartsMs).toBe(dMs)
-    // The wall-clock is this run's, from the table's own stamps: whole seconds (this plan's format), cut, not
-    // rounded, while D's duration is rounded, so D alone reads up to 2 (1.6 s of D, `2s`, started at 10:00:00.1
-    // and recorded at 10:00:01.7: over 1 s of wall-clock). A bound of 1.5 fails whenever a loaded machine makes
-    // D's `sleep 1` last 1.5 s or more and the seconds fall so. With A, B and C summed it would be in the hundreds.
-    const {meta} = await readTable(plan)
-    const wallClockMs = Date.parse(meta.last_updated!) - Date.parse(meta.started!)
-    expect(card.wallClockMs).toBe(wallClockMs)
-    expect(card.speedup).toBe(Math.round((dMs / wallClockMs) * 100) / 100)
-    expect(card.speedup).toBeLessThanOrEqual(2)
-    // The run's own scorecard says the same.
-    expect(run.stdout).toMatch(new RegExp(`^Sum of parts +${(dMs / 1000).toFixed(0)}s$`, 'm'))
-    await repo.cleanup()
-  }, 60_000)
+      // Once more: one `took` item, the current one.
+      await writeFile(plan, setBack(await readFile(plan, 'utf8'), 'F'))
+      const again = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
+      expect(again.exitCode, again.all).toBe(0)
+      // Set back to pending, F runs as its next attempt (its own log), not as attempt 1 again.
+      expect([...(await readAgentLog(log)).starts]).toEqual([
+        ['F#1', 1],
+        ['F#2', 1]
+      ])
+      const notes = (await readTable(plan)).rows.F!.notes
+      expect(notes.match(/took /g), notes).toHaveLength(1)
+      await repo.cleanup()
+    }, 60_000)
+
+    it('sums only this run’s parts where the table keeps every earlier duration', async () => {
+      const {repo, plan, log, runner} = await rerunnable(withDurations, ['D'])
+      const run = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
+      expect(run.exitCode, run.all).toBe(0)
+      expect([...(await readAgentLog(log)).starts]).toEqual([['D#1', 1]])
+      const dMs = parseDuration((await readTable(plan)).rows.D!.duration)!
+      expect(dMs).toBeGreaterThanOrEqual(1000)
+      // A, B and C ran on the day the plan records: shown, not summed against today's wall-clock.
+      const card = await report(repo)
+      expect(card.agents.find((a) => a.id === 'A')?.durationMs).toBe(shapes.facts.finishedA.durationMs)
+      expect(card.sumOfPartsMs).toBe(dMs)
+      // The wall-clock is this run's, from the table's own stamps: whole seconds (this plan's format), cut, not
+      // rounded, while D's duration is rounded, so D alone reads up to 2 (1.6 s of D, `2s`, started at 10:00:00.1
+      // and recorded at 10:00:01.7: over 1 s of wall-clock). A bound of 1.5 fails whenever a loaded machine makes
+      // D's `sleep 1` last 1.5 s or more and the seconds fall so. With A, B and C summed it would be in the hundreds.
+      const {meta} = await readTable(plan)
+      const wallClockMs = Date.parse(meta.last_updated!) - Date.parse(meta.started!)
+      expect(card.wallClockMs).toBe(wallClockMs)
+      expect(card.speedup).toBe(Math.round((dMs / wallClockMs) * 100) / 100)
+      expect(card.speedup).toBeLessThanOrEqual(2)
+      // The run's own scorecard says the same.
+      expect(run.stdout).toMatch(new RegExp(`^Sum of parts +${(dMs / 1000).toFixed(0)}s$`, 'm'))
+      await repo.cleanup()
+    }, 60_000)
+  })
+
+  describe('the scorecard describes one run', () => {
+    it('says that nothing ran when nothing launched, without the earlier run’s times', async () => {
+      const {repo, log, runner} = await rerunnable(withDurations, [])
+      const run = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
+      expect(run.exitCode, run.all).toBe(0)
+      expect((await readAgentLog(log)).starts.size).toBe(0)
+      expect(run.stdout).toMatch(/^This run +nothing launched/m)
+      expect(run.stdout).not.toMatch(/Peak concurrency|Wall-clock|Speedup/)
+      const json = await runCli(['run', 'docs/plans/plan.md', '--runner', runner, '--json'], {cwd: repo.root, env: env()})
+      const finished = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'run-finished')
+      expect(finished.scorecard.nothingRan).toBe(true)
+      expect(finished.scorecard).not.toHaveProperty('peakConcurrency')
+      expect(finished.scorecard).not.toHaveProperty('wallClockMs')
+      expect(await repo.git('status', '--porcelain')).toBe('')
+      await repo.cleanup()
+    }, 60_000)
+  })
 })
 
-describe('the scorecard describes one run', () => {
-  it('says that nothing ran when nothing launched, without the earlier run’s times', async () => {
-    const {repo, log, runner} = await rerunnable(withDurations, [])
-    const run = await runCli(['run', 'docs/plans/plan.md', '--runner', runner], {cwd: repo.root, env: env()})
-    expect(run.exitCode, run.all).toBe(0)
-    expect((await readAgentLog(log)).starts.size).toBe(0)
-    expect(run.stdout).toMatch(/^This run +nothing launched/m)
-    expect(run.stdout).not.toMatch(/Peak concurrency|Wall-clock|Speedup/)
-    const json = await runCli(['run', 'docs/plans/plan.md', '--runner', runner, '--json'], {cwd: repo.root, env: env()})
-    const finished = json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'run-finished')
-    expect(finished.scorecard.nothingRan).toBe(true)
-    expect(finished.scorecard).not.toHaveProperty('peakConcurrency')
-    expect(finished.scorecard).not.toHaveProperty('wallClockMs')
-    expect(await repo.git('status', '--porcelain')).toBe('')
-    await repo.cleanup()
-  }, 60_000)
-
+describe('the scorecard of a run', () => {
   it('leaves out a build the plan does not have, and shows an integration result as passed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mdplan-card-'))
     await writeFile(join(dir, 'plan.md'), shellPlan({A: {script: 'echo "RESULT: SUCCESS"'}}, {integration: 'true'}))

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
 import {runCli} from './helpers/run-cli.js'
-import {realPlansDir} from './helpers/real-plans.js'
+import {forEachShapes} from './helpers/real-plans.js'
 
 let repo: TempRepo | undefined
 beforeAll(isolateGitConfig)
@@ -30,9 +30,11 @@ describe('a run that has nothing to do', () => {
     expect(await repo.git('status', '--porcelain', '--', 'plan.md')).toBe('')
     expect((await runCli(['report', 'plan.md', '--json'], {cwd: repo.root})).stdout).toBe(report.stdout)
   })
+})
 
-  it('leaves a real plan committed as completed byte-identical, its own timestamp format kept, with no agent CLI installed', async () => {
-    const real = readFileSync(join(realPlansDir(), 'ahoym__xrpl-dex-portal__docs__plans__credential-management.md'))
+forEachShapes((shapes) => {
+  it('leaves a finished plan in a real plan\'s shape, committed, byte-identical, its own timestamp format kept, with no agent CLI installed', async () => {
+    const real = readFileSync(join(shapes.dir, shapes.finished))
     repo = await tempRepo({'plan.md': real.toString('utf8')})
     // The plan names the claude runner; none is installed here (PATH without it), and none is needed.
     const result = await runCli(['run', 'plan.md', '--json'], {cwd: repo.root, env: {MDPLAN_CLAUDE_BIN: '/nonexistent/claude'}})
@@ -40,7 +42,7 @@ describe('a run that has nothing to do', () => {
     expect(result.stdout).not.toContain('"type":"launched"')
     expect(readFileSync(join(repo.root, 'plan.md')).equals(real)).toBe(true)
     const report = JSON.parse((await runCli(['report', 'plan.md', '--json'], {cwd: repo.root})).stdout) as {wallClockMs: number}
-    // Started 11:58:36, last updated 12:09:30: the file's own timing, not hours since.
-    expect(report.wallClockMs).toBe(654_000)
+    // The file's own timing (`Last updated:` minus `Started:`), not hours since.
+    expect(report.wallClockMs).toBe(shapes.facts.finishedWallClockMs)
   })
 })

@@ -7,13 +7,11 @@ import {importStateJson} from '../src/store/import-state-json.js'
 import {readSideState} from '../src/store/read-side-state.js'
 import {runCli} from './helpers/run-cli.js'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {realPlansDir} from './helpers/real-plans.js'
+import {forEachShapes} from './helpers/real-plans.js'
 
 const fixture = fileURLToPath(new URL('../fixtures/side-state/', import.meta.url))
 const planText = readFileSync(join(fixture, 'plan.md'), 'utf8')
 const sideText = readFileSync(join(fixture, '.parallel-plan-state.json'), 'utf8')
-const realDir = join(realPlansDir(), 'ahoym__xrpl-dex-portal__docs__plans@f8fe949')
-const realPending = join(realPlansDir(), 'ahoym__xrpl-dex-portal__docs__plans__permissioned-domain-trading@217ed54.md')
 
 describe('importStateJson on the real executor\'s shape', () => {
   it('maps what has a place and names what it leaves out', () => {
@@ -25,28 +23,35 @@ describe('importStateJson on the real executor\'s shape', () => {
     expect(state.rows.get('C')).toMatchObject({status: 'pending', agentId: '', notes: 'blocked by: A, B'})
     expect(state.meta).toMatchObject({started: '2026-03-02 09:12:40', lastUpdated: '2026-03-02 09:31:05', build: 'not yet run'})
   })
+})
 
-  it('imports the side-file committed beside a real plan', () => {
-    const plan = parsePlan(readFileSync(realPending, 'utf8'), 'plan.md')
-    // Unasked, a table with no progress is never overwritten by the side-file's.
-    const asked = readSideState(plan, join(realDir, 'permissioned-domain-trading.md'))
-    expect(asked.imported).toBeUndefined()
-    expect(asked.diagnostics.map((d) => `${d.severity} ${d.rule}: ${d.reason}`)).toEqual([
-      'error state-json-unconfirmed: has progress the table does not (6 completed), so it was not imported: run with --import-state to take it into the table, or with --ignore-state-file (or delete the file) to run from the table as it is'
-    ])
-    expect(readSideState(plan, join(realDir, 'permissioned-domain-trading.md'), 'ignore')).toEqual({state: asked.state, diagnostics: []})
-    const side = readSideState(plan, join(realDir, 'permissioned-domain-trading.md'), 'import')
-    expect(side.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
-    expect(side.diagnostics.find((d) => d.severity === 'warning')?.reason).toBe('left out, no place for it in the table: `startTimestamp`, `endTimestamp`')
-    expect([...side.state.rows.values()].map((row) => row.status)).toEqual(Array(6).fill('completed'))
-    expect(side.state.rows.get('A')?.agentId).toBe('ad3c4dd')
-  })
+forEachShapes((shapes) => {
+  const sideDir = join(shapes.dir, shapes.sideDir)
+  const sidePlan = join(sideDir, shapes.sidePlan)
 
-  it('leaves a table with progress of its own alone', () => {
-    const plan = parsePlan(readFileSync(join(realDir, 'permissioned-domain-trading.md'), 'utf8'), 'plan.md')
-    const side = readSideState(plan, join(realDir, 'permissioned-domain-trading.md'))
-    expect(side.imported).toBeUndefined()
-    expect(side.diagnostics).toEqual([])
+  describe('the side-file an executor committed beside a plan', () => {
+    it('is imported into the table of the plan not started', () => {
+      const plan = parsePlan(readFileSync(join(shapes.dir, shapes.pending), 'utf8'), 'plan.md')
+      // Unasked, a table with no progress is never overwritten by the side-file's.
+      const asked = readSideState(plan, sidePlan)
+      expect(asked.imported).toBeUndefined()
+      expect(asked.diagnostics.map((d) => `${d.severity} ${d.rule}: ${d.reason}`)).toEqual([
+        'error state-json-unconfirmed: has progress the table does not (6 completed), so it was not imported: run with --import-state to take it into the table, or with --ignore-state-file (or delete the file) to run from the table as it is'
+      ])
+      expect(readSideState(plan, sidePlan, 'ignore')).toEqual({state: asked.state, diagnostics: []})
+      const side = readSideState(plan, sidePlan, 'import')
+      expect(side.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+      expect(side.diagnostics.find((d) => d.severity === 'warning')?.reason).toBe('left out, no place for it in the table: `startTimestamp`, `endTimestamp`')
+      expect([...side.state.rows.values()].map((row) => row.status)).toEqual(Array(6).fill('completed'))
+      expect(side.state.rows.get('A')?.agentId).toBe(shapes.facts.sideAgentIdA)
+    })
+
+    it('leaves a table with progress of its own alone', () => {
+      const plan = parsePlan(readFileSync(sidePlan, 'utf8'), 'plan.md')
+      const side = readSideState(plan, sidePlan)
+      expect(side.imported).toBeUndefined()
+      expect(side.diagnostics).toEqual([])
+    })
   })
 })
 

@@ -4,19 +4,13 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {PlanStore} from '../src/store/plan-store.js'
 import type {RowState, TableState} from '../src/store/table-state.js'
-import {realPlansDir} from './helpers/real-plans.js'
+import {forEachShapes} from './helpers/real-plans.js'
 import {tickingClock} from './helpers/store-fixture.js'
 
 // Issue 23: in a Prettier-aligned table the first `in_progress` (11 characters in a 9-wide
 // column) used to re-pad every row, so a pull request's diff of one event showed the whole table.
 
-const golden = path.resolve('fixtures/store-aligned/credential-management.events.diff')
-
-const plans = [
-  'ahoym__xrpl-dex-portal__docs__plans__credential-management.md', // aligned (Prettier)
-  'ahoym__xrpl-dex-portal__docs__plans__credential-management@e45d31c.md', // compact
-  'ahoym__xrpl-dex-portal__docs__plans__permissioned-domain-trading.md' // aligned, no Duration column
-]
+const goldens = path.resolve('fixtures/store-aligned')
 
 interface Event {
   label: string
@@ -62,10 +56,11 @@ function lineDiff(before: string, after: string): Array<{line: number; from: str
   return out
 }
 
-async function replay(name: string): Promise<{diffs: string[]; first: string; last: string}> {
+async function replay(source: string): Promise<{diffs: string[]; first: string; last: string}> {
+  const name = path.basename(source)
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-aligned-'))
   const file = path.join(folder, 'plan.md')
-  fs.copyFileSync(path.join(realPlansDir(), name), file)
+  fs.copyFileSync(source, file)
   const first = fs.readFileSync(file, 'utf8')
   const store = await PlanStore.open(file, {now: tickingClock()})
   try {
@@ -104,25 +99,34 @@ function tableLines(text: string): string[] {
   return section.split('\n').filter((line) => line.startsWith('|'))
 }
 
-describe('one event, one row in the diff', () => {
-  for (const name of plans) {
-    it(`${name.replace(/^.*__/, '')}: each event changes its rows and Last updated; the finished table is the original`, async () => {
-      const {first, last} = await replay(name)
-      // Every row back to the values it had: back to the widths it had, byte for byte.
-      expect(tableLines(last)).toEqual(tableLines(first))
-    })
-  }
+forEachShapes((shapes) => {
+  const plans = [
+    shapes.finished, // aligned (Prettier)
+    shapes.compact, // compact
+    shapes.noDuration // aligned, no Duration column
+  ]
 
-  it('the line diff of each event on the Prettier-aligned real plan (golden)', async () => {
-    const {diffs} = await replay(plans[0]!)
-    const text = diffs.join('\n\n') + '\n'
-    if (process.env.UPDATE === '1') {
-      fs.mkdirSync(path.dirname(golden), {recursive: true})
-      fs.writeFileSync(golden, text)
+  describe('one event, one row in the diff', () => {
+    for (const name of plans) {
+      it(`${name.replace(/^.*__/, '')}: each event changes its rows and Last updated; the finished table is the original`, async () => {
+        const {first, last} = await replay(path.join(shapes.dir, name))
+        // Every row back to the values it had: back to the widths it had, byte for byte.
+        expect(tableLines(last)).toEqual(tableLines(first))
+      })
     }
-    expect(text).toBe(fs.readFileSync(golden, 'utf8'))
-    // An overflowing value widens only its own row: the other rows keep the table's widths.
-    expect(text).toContain('+ | A     | in_progress | a9a395b  | —        |')
+
+    it('the line diff of each event on the Prettier-aligned plan (golden)', async () => {
+      const golden = path.join(goldens, shapes.facts.alignedGolden)
+      const {diffs} = await replay(path.join(shapes.dir, plans[0]!))
+      const text = diffs.join('\n\n') + '\n'
+      if (process.env.UPDATE === '1') {
+        fs.mkdirSync(path.dirname(golden), {recursive: true})
+        fs.writeFileSync(golden, text)
+      }
+      expect(text).toBe(fs.readFileSync(golden, 'utf8'))
+      // An overflowing value widens only its own row: the other rows keep the table's widths.
+      expect(text).toContain(`+ | A     | in_progress | ${shapes.facts.finishedA.agentId}  | —        |`)
+    })
   })
 })
 

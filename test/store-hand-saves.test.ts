@@ -8,6 +8,7 @@ import {parsePlan} from '../src/plan/parse-plan.js'
 import {acquireRunLock} from '../src/store/lock.js'
 import {DamagedTableError, PlanStore} from '../src/store/plan-store.js'
 import {tableStateFromPlan} from '../src/store/table-state.js'
+import {forEachShapes} from './helpers/real-plans.js'
 import {copyFixture, tickingClock} from './helpers/store-fixture.js'
 
 /** Save `text` over `file` from another process, the way editors do: a temp file beside it, renamed over it. */
@@ -147,26 +148,25 @@ describe('a symlinked plan', () => {
   })
 })
 
-// Real plans live beside the checkout (CI puts ../shared there).
-const realPlan = path.resolve('../shared/real-plans/ahoym__xrpl-dex-portal__docs__plans__credential-management.md')
-
-describe('a write that changes nothing', () => {
-  it.skipIf(!fs.existsSync(realPlan))('a run of a completed real plan leaves it byte-identical, mtime included, and report keeps its timing', () => {
-    const source = realPlan
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-noop-'))
-    execFileSync('git', ['init', '-q'], {cwd: dir})
-    const file = path.join(dir, 'plan.md')
-    fs.copyFileSync(source, file)
-    const before = fs.readFileSync(file)
-    const mtime = fs.statSync(file).mtimeMs
-    const bin = path.resolve('bin/mdplan.js')
-    const report = (): string => execFileSync(process.execPath, [bin, 'report', 'plan.md', '--json'], {cwd: dir, encoding: 'utf8'})
-    const timing = report()
-    execFileSync(process.execPath, [bin, 'run', 'plan.md', '--runner', 'shell'], {cwd: dir, env: {...process.env, NO_COLOR: '1'}})
-    execFileSync(process.execPath, [bin, 'run', 'plan.md', '--runner', 'shell'], {cwd: dir, env: {...process.env, NO_COLOR: '1'}})
-    expect(fs.readFileSync(file).equals(before)).toBe(true)
-    expect(fs.statSync(file).mtimeMs).toBe(mtime)
-    expect(report()).toBe(timing)
-    expect(JSON.parse(timing).speedup).toBeGreaterThan(0.5)
-  }, 60_000)
+forEachShapes((shapes) => {
+  describe('a write that changes nothing', () => {
+    it('a run of a completed plan in a real plan\'s shape leaves it byte-identical, mtime included, and report keeps its timing', () => {
+      const source = path.join(shapes.dir, shapes.finished)
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-noop-'))
+      execFileSync('git', ['init', '-q'], {cwd: dir})
+      const file = path.join(dir, 'plan.md')
+      fs.copyFileSync(source, file)
+      const before = fs.readFileSync(file)
+      const mtime = fs.statSync(file).mtimeMs
+      const bin = path.resolve('bin/mdplan.js')
+      const report = (): string => execFileSync(process.execPath, [bin, 'report', 'plan.md', '--json'], {cwd: dir, encoding: 'utf8'})
+      const timing = report()
+      execFileSync(process.execPath, [bin, 'run', 'plan.md', '--runner', 'shell'], {cwd: dir, env: {...process.env, NO_COLOR: '1'}})
+      execFileSync(process.execPath, [bin, 'run', 'plan.md', '--runner', 'shell'], {cwd: dir, env: {...process.env, NO_COLOR: '1'}})
+      expect(fs.readFileSync(file).equals(before)).toBe(true)
+      expect(fs.statSync(file).mtimeMs).toBe(mtime)
+      expect(report()).toBe(timing)
+      expect(JSON.parse(timing).speedup).toBeGreaterThan(0.5)
+    }, 60_000)
+  })
 })

@@ -131,6 +131,11 @@ export interface ExecState {
   finished: boolean
   /** The first launch (ms), for the scorecard. */
   firstLaunchAt?: number
+  /**
+   * What each agent's last attempt settled in this run took, in ms (its row's Duration is that, rounded):
+   * the run's own scorecard counts these instead of the rounded cells.
+   */
+  tookMs?: Map<string, number>
   /** Hosts that stayed unreachable longer than their lease: no new attempt goes there while the pool has another. */
   hostsLost: Set<string>
   /** The last scheduling pass's assessments, which the next pass brings up to date (schedule-pass.ts). */

@@ -47,6 +47,9 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   const outcome = pauseOrGiveUp(end, settled)
   if (outcome === undefined) return
   if (outcome.unknownSession) return relaunch(end)
+  // What it took, to the ms: the run's own scorecard counts it instead of the rounded Duration cell.
+  state.tookMs ??= new Map()
+  state.tookMs.set(id, end.durationMs)
   if (outcome.kind === 'completed') return complete(end, outcome)
   if (outcome.kind === 'question' && outcome.question) return ask(end, outcome.question)
   fail(end, outcome)

@@ -1,6 +1,7 @@
 import type {Scorecard, ScorecardAgent} from '../events.js'
 import {statuses, type Plan, type StateRow} from '../plan/types.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
+import {formatDuration} from '../util/format-duration.js'
 import {parseDuration} from '../util/parse-duration.js'
 import type {TableState} from '../store/table-state.js'
 import {durationFromNotes} from '../store/duration-in-notes.js'
@@ -36,6 +37,11 @@ export interface ScorecardOptions {
    * that completed as attempt 2 shows 2, though its Notes record no failure.
    */
   attempts?: ReadonlyMap<string, number>
+  /**
+   * What agents' last attempts took, in ms, as the run that settled them measured it: counted instead of
+   * the rounded Duration cell while the row still says that attempt's duration.
+   */
+  tookMs?: ReadonlyMap<string, number>
 }
 
 /**
@@ -88,7 +94,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
     // A run's held row (a status mdplan does not know): its text, marked, and counted as held, not as that text.
     const status = row?.held !== undefined ? `${row.held || '—'} (held)` : (row?.status ?? 'pending')
     const notes = row?.notes ?? ''
-    const durationMs = parseDuration(row?.duration ?? '')
+    const took = options.tookMs?.get(id)
+    const durationMs = took !== undefined && row?.duration === formatDuration(took) ? took : parseDuration(row?.duration ?? '')
     const cost = parseCost(getNote(notes, 'cost'))
     const launched = row?.held === undefined ? (options.attempts?.get(id) ?? 0) : 0
     const agent: ScorecardAgent = {id, name: names.get(id) ?? '', status, attempts: Math.max(attemptsOf(status, notes), launched)}

@@ -66,13 +66,29 @@ export async function finishRun(input: {
   const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
     // Agents a person added during the run count too.
-    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen}),
+    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen, ...(state.tookMs ? {tookMs: state.tookMs} : {})}),
     ...(ran ? {peakConcurrency: state.peakConcurrency} : {}),
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }
-  if (ran && scorecard.wallClockMs === undefined) scorecard.wallClockMs = Date.now() - input.runStart
+  if (ran) {
+    // The run's own millisecond clock, not the table's whole-second stamps (a short run read 0ms): the
+    // table keeps its stamps, which `mdplan report` reads.
+    scorecard.wallClockMs = Math.max(0, Date.now() - timingStart(state, input.runStart))
+    delete scorecard.speedup
+    if (scorecard.wallClockMs > 0 && scorecard.sumOfPartsMs > 0) scorecard.speedup = Math.round((scorecard.sumOfPartsMs / scorecard.wallClockMs) * 100) / 100
+  }
   emit({type: 'run-finished', exitCode, scorecard})
   return {exitCode, scorecard}
+}
+
+/**
+ * When the timing the table records began, in ms: this run's first launch when the run wrote `Started:` then
+ * (to the second), else that stamp (an earlier run's, resumed: whole seconds are all there is of it).
+ */
+function timingStart(state: ExecState, runStart: number): number {
+  const first = state.firstLaunchAt ?? runStart
+  const stamp = Date.parse(state.table.meta.started ?? '')
+  return Number.isNaN(stamp) || stamp >= Math.floor(first / 1000) * 1000 ? first : stamp
 }
 
 async function verifyAfter(plan: Plan, state: ExecState, where: {cwd: string; file: string; signal?: AbortSignal}, emit: (event: Emitted) => void): Promise<boolean> {

@@ -1,8 +1,6 @@
 import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
-import {join} from 'node:path'
 import {random} from '../../bench/random.js'
-import {root} from './run-cli.js'
 
 /**
  * Launches counted from the agents' side: every agent script appends `start ID ATTEMPT NS` when it begins
@@ -107,13 +105,4 @@ export function randomDag(count: number, seed: number, minMs = 20, maxMs = 120):
     agents.push({id: `T${index}`, deps: [...deps].sort(), ms: Math.round(minMs + rand() * (maxMs - minMs))})
   }
   return agents
-}
-
-/** A real plan from ../shared/real-plans (beside the checkout in CI; two levels up in a helper's worktree). */
-export function realPlan(name: string): string {
-  for (const shared of [join(root, '..', 'shared'), join(root, '..', '..', 'shared')]) {
-    const file = join(shared, 'real-plans', name)
-    if (existsSync(file)) return file
-  }
-  throw new Error(`real plan ${name} not found under ../shared/real-plans`)
 }

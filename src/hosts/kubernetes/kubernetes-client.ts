@@ -1,6 +1,10 @@
+import {existsSync} from 'node:fs'
 import {createRequire} from 'node:module'
+import {basename, dirname, join, sep} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import type * as K8s from '@kubernetes/client-node'
 import type {HostSpec} from '../host-spec.js'
+import {packageRoot} from '../../package-root.js'
 import {shellWord} from '../../util/shell-word.js'
 
 export interface KubernetesClient {
@@ -16,18 +20,51 @@ export interface KubernetesClient {
 
 let loaded: typeof K8s | undefined
 
+/** `require` as mdplan's own code does it (tests hand in one that fails). */
+export type ModuleLoader = (id: string) => unknown
+
+const clientPackage = '@kubernetes/client-node'
+
 /**
- * The official client (`@kubernetes/client-node` 1.x; 2.x needs Node 22),
- * loaded only when a plan has a kubernetes host: it is large, and the CLI
- * bundle stays small without it. The user's kubeconfig (`KUBECONFIG`, else
+ * The official client (`@kubernetes/client-node` 1.x; 2.x needs Node 22): an
+ * optional peer dependency, not installed with mdplan (about 50 MB that most
+ * plans never use). Loaded only when a plan has a kubernetes host, from where
+ * Node resolves packages for mdplan itself: its own `node_modules`, then the
+ * folders above it (so beside a global mdplan). Not `import()`: the bundled
+ * CLI is CommonJS run through vm.Script; Node 20.19+ can require an ES module.
+ */
+export function loadKubernetes(load: ModuleLoader = createRequire(import.meta.url), root: string = fileURLToPath(packageRoot)): typeof K8s | {error: string} {
+  try {
+    return load(clientPackage) as typeof K8s
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+    const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined
+    if (code === 'MODULE_NOT_FOUND' && message.includes(`'${clientPackage}'`)) {
+      return {error: `the Kubernetes client (${clientPackage} 1.x) is not installed: mdplan leaves it out unless a kubernetes host needs it; ${installAdvice(root)}`}
+    }
+    return {error: `could not load ${clientPackage} (${message}): Kubernetes hosts need Node 20.19 or newer; on one, reinstall the client: ${installAdvice(root)}`}
+  }
+}
+
+/** The command that puts the client where mdplan (installed in `root`) looks for it. */
+export function installAdvice(root: string): string {
+  const folder = dirname(root.endsWith(sep) ? root.slice(0, -1) : root)
+  if (basename(folder) !== 'node_modules') return `run \`npm install\` in ${root.replace(/[\\/]$/, '')} (a checkout of mdplan has it as a dev dependency)`
+  if (folder.split(sep).includes('_npx')) return `run mdplan as \`npx -p mdplan -p ${clientPackage}@1 mdplan run <plan>\``
+  const project = dirname(folder)
+  if (existsSync(join(project, 'package.json'))) return `run \`npm install ${clientPackage}@1\` in ${project}`
+  return `run \`npm install -g ${clientPackage}@1\` (it must sit beside mdplan, in ${folder})`
+}
+
+/**
+ * A client for the host's cluster. The user's kubeconfig (`KUBECONFIG`, else
  * `~/.kube/config`, else in-cluster) and the host's `context:` pick the cluster.
  */
 export function kubernetesClient(spec: HostSpec): KubernetesClient | {error: string} {
-  try {
-    // Not `import()`: the bundled CLI is CommonJS run through vm.Script; Node 20.19+ can require an ES module.
-    loaded ??= createRequire(import.meta.url)('@kubernetes/client-node') as typeof K8s
-  } catch (error) {
-    return {error: `could not load @kubernetes/client-node (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); Kubernetes hosts need Node 20.19 or newer`}
+  if (!loaded) {
+    const module = loadKubernetes()
+    if ('error' in module) return module
+    loaded = module
   }
   const k8s = loaded
   const config = new k8s.KubeConfig()
