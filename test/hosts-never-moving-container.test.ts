@@ -2,6 +2,7 @@ import {existsSync} from 'node:fs'
 import {chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {execa} from 'execa'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
 import {readTable, root, runCli, shellPlan, startCli} from './helpers/run-cli.js'
@@ -193,5 +194,43 @@ describe('container jobs that never move (fake engine CLI)', () => {
     expect(await engine.runs()).toEqual([key, key])
     await expectOnce(setup, key)
     await setup.repo.cleanup()
+  }, 120_000)
+})
+
+describe('a container job that began and whose container is gone (fake engine CLI)', () => {
+  it('coordinator SIGKILL, then the container removed by hand: the rerun does not start its agent again; the attempt fails, and the next one completes', async () => {
+    const engine = await fakeEngine()
+    const log = join(await mkdtemp(join(tmpdir(), 'mdplan-never-log-')), 'agents.log')
+    const flag = `${log}.go`
+    const front = ['max_attempts: 2', 'commit: true', 'hosts:', '  sandbox: {type: container, image: localhost/agent:1, engine: podman, slots: 1}', 'host: sandbox'].join('\n')
+    const repo = await tempRepo()
+    await repo.commit('plan', {'plan.md': shellPlan({A: {creates: ['out/A.txt'], script: logged(log, `[ -f '${flag}' ] || sleep 60\nmkdir -p out\necho "A $MDPLAN_ATTEMPT" > out/A.txt`)}}, {frontMatter: front})})
+    const plan = join(repo.root, 'plan.md')
+    const jobs = join(repo.root, '.mdplan', 'jobs')
+    const first = startCli(['run', plan], {cwd: repo.root, env: engine.env})
+    await waitFor('the agent to start', async () => (await readAgentLog(log)).starts.size === 1)
+    const key = await rowKey(plan)
+    first.kill('SIGKILL')
+    await first
+    // Removed while no coordinator follows it (`podman rm -f`, a prune): its agent began (`pid`) and has no result.
+    await execa('podman', ['rm', '-f', key], {env: engine.env})
+    expect(existsSync(join(jobs, key, 'pid'))).toBe(true)
+    expect(existsSync(join(jobs, key, 'rc'))).toBe(false)
+    await writeFile(flag, '')
+    const second = await runCli(['run', plan], {cwd: repo.root, env: engine.env})
+    expect(second.exitCode, second.all).toBe(0)
+    const side = await readAgentLog(log)
+    // Attempt 1's agent started once (never again under its key); attempt 2 did the work.
+    expect(Object.fromEntries(side.starts), side.lines.join('\n')).toEqual({'A#1': 1, 'A#2': 1})
+    const {rows} = await readTable(plan)
+    expect(rows.A!.status).toBe('completed')
+    expect(rows.A!.notes).toMatch(/attempt 1: /)
+    expect(await repo.read('out/A.txt')).toBe('A 2\n')
+    expect((await repo.git('log', '--format=%B')).match(/^Mdplan-Key: .*$/gm)).toEqual([expect.stringMatching(/-A-a2-/)])
+    // (The rerun does `run -d` the key again in its folder; its job script stops before the agent, its env file
+    // being gone with the first start: attempt 1 ends without a result.)
+    expect((await engine.runs()).filter((name) => name === key).length).toBeGreaterThanOrEqual(1)
+    expect(existsSync(jobs) ? await readdir(jobs) : []).toEqual([])
+    await repo.cleanup()
   }, 120_000)
 })
