@@ -118,6 +118,20 @@ describe('container jobs that never move (fake engine CLI)', () => {
     await setup.repo.cleanup()
   }, 90_000)
 
+  it('a container that ended before its job began: the attempt ends, the agent completes under a new key, once, no attempt spent', async () => {
+    const engine = await fakeEngine({FAKE_ENGINE_NO_JOB: '1'})
+    const setup = await oneAgent()
+    const result = await runCli(['run', setup.plan], {cwd: setup.repo.root, env: engine.env})
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.all).toMatch(/A: the container mdplan\S+ ended before its job began; launched again under a new key \(no attempt used\)/)
+    const runs = await engine.runs()
+    expect(runs).toHaveLength(2)
+    expect(runs[0]).not.toBe(runs[1])
+    await expectOnce(setup, runs[1]!)
+    expect(await engine.containers()).toEqual([])
+    await setup.repo.cleanup()
+  }, 90_000)
+
   it('coordinator SIGKILL while its `run -d` had made the container and not started it: the rerun ends it after the bound, the agent completes once', async () => {
     const engine = await fakeEngine({FAKE_ENGINE_HANG: 'created'})
     const setup = await oneAgent()

@@ -7,6 +7,8 @@
 // broken connection would (the caller never learns it started).
 // FAKE_ENGINE_CREATE_ONLY=N: the first N `run -d` calls create their container and never start it (it stays
 // `created`), then end as a `run -d` killed between create and start does (137, nothing said).
+// FAKE_ENGINE_NO_JOB=N: the first N `run -d` calls start a container that ends at once without running its
+// command (an entrypoint that failed before the job script began).
 // FAKE_ENGINE_HANG=before|created: the first `run -d` writes its pid to `hang.pid` in the state folder and
 // hangs, before it makes anything (`before`) or once its container is made and not started (`created`); a
 // test SIGKILLs it with the coordinator, as a killed process group ends both.
@@ -65,7 +67,8 @@ else if (args[0] === 'container' && args[1] === 'inspect') {
   }
   if (hang === 'created') hangHere()
   if (Number(process.env.FAKE_ENGINE_CREATE_ONLY ?? 0) > 0 && counted('create-only') <= Number(process.env.FAKE_ENGINE_CREATE_ONLY)) process.exit(137)
-  const child = spawn('sh', command, {detached: true, stdio: 'ignore'})
+  const noJob = Number(process.env.FAKE_ENGINE_NO_JOB ?? 0) > 0 && counted('no-job') <= Number(process.env.FAKE_ENGINE_NO_JOB)
+  const child = noJob ? spawn('true', [], {detached: true, stdio: 'ignore'}) : spawn('sh', command, {detached: true, stdio: 'ignore'})
   writeFileSync(file(name), JSON.stringify({pid: child.pid, label: option('--label')}))
   child.unref()
   const lost = join(state, `${name}.answered`)
