@@ -25,9 +25,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts', 'test/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts'],
           // Tests that spawn bin/mdplan.js need a fresh dist/: only this tier builds it.
-          globalSetup: ['test/global-setup.ts'],
+          globalSetup: ['test/e2e/global-setup.ts'],
           // Mostly waiting on child processes (the CLI, git, sshd, fake agents): more workers than cores.
           maxWorkers: 3,
           // After the unit tier (a different maxWorkers needs its own group).

@@ -1,6 +1,6 @@
 import {Command} from 'commander'
-import type {RegisterCommand} from '../src/cli/command-result.js'
-import type {Io} from '../src/cli/io.js'
+import type {RegisterCommand} from '../../src/cli/command-result.js'
+import type {Io} from '../../src/cli/io.js'
 
 /**
  * Run one command module in-process, the way src/cli/main.ts wires it, with

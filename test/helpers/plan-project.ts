@@ -1,4 +1,4 @@
-import type {Plan} from '../src/plan/types.js'
+import type {Plan} from '../../src/plan/types.js'
 
 /**
  * A stable, readable projection of a Plan for golden files: spans become

@@ -2,11 +2,11 @@ import {mkdtempSync, readFileSync, existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import type {Agent} from '../src/plan/types.js'
-import type {RunRequest} from '../src/runners/runner.js'
+import type {Agent} from '../../src/plan/types.js'
+import type {RunRequest} from '../../src/runners/runner.js'
 
 /** Shared by the runner tests: fake CLIs, temp folders, minimal agents and requests. */
-export const agentsDir = fileURLToPath(new URL('../fixtures/agents/', import.meta.url))
+export const agentsDir = fileURLToPath(new URL('../../fixtures/agents/', import.meta.url))
 
 export function tempDir(prefix = 'mdplan-runner-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
@@ -53,7 +53,7 @@ export function readArgvLog(file: string): Array<{argv: string[]; cwd: string}> 
     .map((line) => JSON.parse(line) as {argv: string[]; cwd: string})
 }
 
-export {isAlive} from '../src/store/is-alive.js'
+export {isAlive} from '../../src/store/is-alive.js'
 
 export async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
   const until = Date.now() + ms

@@ -1,13 +1,13 @@
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {agentHeading} from '../src/plan/agent-heading.js'
-import {agentHeadingProblem} from '../src/plan/agent-heading-problem.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {checkPlan} from '../src/plan/check-plan.js'
-import {runCli, shellPlan} from './helpers/run-cli.js'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {forEachShapes} from './helpers/real-plans.js'
+import {agentHeading} from '../../../src/plan/agent-heading.js'
+import {agentHeadingProblem} from '../../../src/plan/agent-heading-problem.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {checkPlan} from '../../../src/plan/check-plan.js'
+import {runCli, shellPlan} from '../../helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {forEachShapes} from '../../helpers/real-plans.js'
 
 describe('agent headings', () => {
   it.each([

@@ -4,9 +4,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {installTargets} from '../src/init/install-commands.js'
+import {installTargets} from '../../../src/init/install-commands.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
 const bin = join(root, 'bin/mdplan.js')
 
 // The bins run the single-file bundle dist/mdplan.cjs, not src/: what it finds

@@ -7,7 +7,7 @@ import {execa} from 'execa'
 import {describe, expect, it} from 'vitest'
 
 // These spawn the built CLI (`bin/mdplan.js` runs dist/): the global setup builds it.
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
 const bin = join(root, 'bin', 'mdplan.js')
 
 async function inTemp(fixture: string): Promise<string> {

@@ -3,9 +3,9 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {execa} from 'execa'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
 const before = fs.readFileSync(path.join(root, 'fixtures/diff/basic/before.md'), 'utf8')
 const bin = path.join(root, 'bin/mdplan.js')
 const mdplan = (cwd: string, ...args: string[]) => execa(process.execPath, [bin, ...args], {cwd, reject: false})

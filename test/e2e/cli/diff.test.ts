@@ -3,9 +3,9 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {execa} from 'execa'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
 const fixture = (name: string): string => fs.readFileSync(path.join(root, 'fixtures/diff/basic', name), 'utf8')
 const bin = path.join(root, 'bin/mdplan.js')
 

@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan} from '../../helpers/run-cli.js'
 
 /**
  * `run --dry-run` with hosts (in a real git repository; a dry run reaches no host): it refuses what `run` and

@@ -4,10 +4,10 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {runCli, shellPlan} from './helpers/run-cli.js'
-import {forEachShapes} from './helpers/real-plans.js'
+import {runCli, shellPlan} from '../../helpers/run-cli.js'
+import {forEachShapes} from '../../helpers/real-plans.js'
 
-const fixtures = fileURLToPath(new URL('../fixtures/dry-run/', import.meta.url))
+const fixtures = fileURLToPath(new URL('../../../fixtures/dry-run/', import.meta.url))
 
 /** Compare with a golden file beside the fixtures; `UPDATE=1` rewrites it for review in the diff. */
 function golden(name: string, actual: string): void {

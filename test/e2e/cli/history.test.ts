@@ -2,15 +2,15 @@ import {cp, mkdir, mkdtemp, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {registerHistory} from '../src/cli/commands/history.js'
-import type {AgentHistory, HistoryEntry} from '../src/history/history-types.js'
-import {pruneHistory} from '../src/history/prune-history.js'
-import {updateHistory} from '../src/history/update-history.js'
-import {loadPlan} from '../src/plan/load-plan.js'
-import {runCommand} from '../fixtures/report/run-command.js'
-import {runCli, shellPlan} from './helpers/run-cli.js'
+import {registerHistory} from '../../../src/cli/commands/history.js'
+import type {AgentHistory, HistoryEntry} from '../../../src/history/history-types.js'
+import {pruneHistory} from '../../../src/history/prune-history.js'
+import {updateHistory} from '../../../src/history/update-history.js'
+import {loadPlan} from '../../../src/plan/load-plan.js'
+import {runCommand} from '../../../fixtures/report/run-command.js'
+import {runCli, shellPlan} from '../../helpers/run-cli.js'
 
-const fixture = new URL('../fixtures/history/running/', import.meta.url)
+const fixture = new URL('../../../fixtures/history/running/', import.meta.url)
 
 async function copy(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'mdplan-history-'))
@@ -79,7 +79,7 @@ describe('updateHistory', () => {
     const first = updateHistory(undefined, plan, {planName: 'plan.md', now: day(20)}).history
     first.entries[1]!.custom = 'kept'
     const text = plan.text.replace('| B | in_progress | sess-bbb | — |', '| B | completed | sess-bbb | 3m 00s |')
-    const {parsePlan} = await import('../src/plan/parse-plan.js')
+    const {parsePlan} = await import('../../../src/plan/parse-plan.js')
     const second = updateHistory(first, parsePlan(text, 'plan.md'), {planName: 'plan.md', now: day(21)}).history
     expect(second.entries).toHaveLength(4)
     expect(second.entries[1]).toMatchObject({agent_id: 'sess-bbb', status: 'completed', timestamp: '2026-01-15T14:22:10.000Z', completion_timestamp: '2026-01-15T14:25:10.000Z', custom: 'kept'})

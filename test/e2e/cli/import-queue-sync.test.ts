@@ -1,12 +1,12 @@
 import {fileURLToPath} from 'node:url'
 import {execa} from 'execa'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {markIssueCompleted} from '../src/import/mark-issue-completed.js'
-import {commitMessage} from '../src/git/commit-message.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {markIssueCompleted} from '../../../src/import/mark-issue-completed.js'
+import {commitMessage} from '../../../src/git/commit-message.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 
-const bin = fileURLToPath(new URL('../bin/mdplan.js', import.meta.url))
+const bin = fileURLToPath(new URL('../../../bin/mdplan.js', import.meta.url))
 const mdplan = (cwd: string, ...args: string[]) => execa(process.execPath, [bin, ...args], {cwd, reject: false, stripFinalNewline: false})
 
 let repos: TempRepo[] = []

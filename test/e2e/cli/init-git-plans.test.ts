@@ -2,9 +2,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {execa} from 'execa'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {forEachShapes, shortName} from './helpers/real-plans.js'
-import {bin, shellPlan} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {forEachShapes, shortName} from '../../helpers/real-plans.js'
+import {bin, shellPlan} from '../../helpers/run-cli.js'
 
 let repos: TempRepo[] = []
 beforeAll(isolateGitConfig)

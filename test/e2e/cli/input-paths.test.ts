@@ -2,10 +2,10 @@ import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {readAgentLog, logged} from './helpers/agent-log.js'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
+import {readAgentLog, logged} from '../../helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
 import {execa} from 'execa'
-import {bin, runCli, shellPlan} from './helpers/run-cli.js'
+import {bin, runCli, shellPlan} from '../../helpers/run-cli.js'
 
 // Paths a person gives mdplan that are not what it expects: each is one line,
 // exit 2, nothing created, nothing changed, and nothing hangs (a FIFO read

@@ -1,11 +1,11 @@
 import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import type {RunEvent} from '../src/events.js'
-import type {AgentHistory} from '../src/history/history-types.js'
-import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
+import type {RunEvent} from '../../../src/events.js'
+import type {AgentHistory} from '../../../src/history/history-types.js'
+import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
 
 /**
  * A plan's logs (each attempt's, the run log) are a function of the plan alone, beside it in

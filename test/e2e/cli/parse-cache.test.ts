@@ -3,9 +3,9 @@ import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import v8 from 'node:v8'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {generatePlan} from '../bench/generate-plan.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {root, runCli} from './helpers/run-cli.js'
+import {generatePlan} from '../../../bench/generate-plan.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {root, runCli} from '../../helpers/run-cli.js'
 
 // Issue 24: `status`, `validate`, `graph` and the first read of `run` of a plan that did not change
 // read the parse from `.mdplan/cache/parse/`, trusted only by the build that wrote it.

@@ -7,7 +7,7 @@ import {fileURLToPath} from 'node:url'
 import ts from 'typescript'
 import {afterAll, describe, expect, it} from 'vitest'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
 const tmux = ['/usr/bin/tmux', '/usr/local/bin/tmux'].find((path) => existsSync(path))
 const socket = `mdplan-test-${process.pid}`
 

@@ -6,7 +6,7 @@ import {execa} from 'execa'
 import {describe, expect, it} from 'vitest'
 
 // These spawn the built binary (the global setup builds dist/ first).
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
 const bin = join(root, 'bin', 'mdplan.js')
 const mdplan = (args: string[], cwd: string) => execa(process.execPath, [bin, ...args], {cwd, reject: false, env: {NO_COLOR: '1'}})
 

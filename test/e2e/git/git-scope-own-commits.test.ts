@@ -1,9 +1,9 @@
 import {chmod, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan} from '../../helpers/run-cli.js'
 
 /**
  * mdplan's own commit or merge of one agent's work, landing while another agent launches, is not that

@@ -1,8 +1,8 @@
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, shellPlan, startCli} from '../../helpers/run-cli.js'
 
 /**
  * Two plans run at once in one repository (two terminals): each run rewrites its own table as its

@@ -1,10 +1,10 @@
 import {chmod, mkdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {sharedSnapshots} from '../src/git/shared-snapshots.js'
-import type {SnapshotResult} from '../src/git/take-snapshot.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
+import {sharedSnapshots} from '../../../src/git/shared-snapshots.js'
+import type {SnapshotResult} from '../../../src/git/take-snapshot.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan} from '../../helpers/run-cli.js'
 
 /** A snapshot taker that counts its calls and resolves when told, on a clock the test moves. */
 function fakeGit() {

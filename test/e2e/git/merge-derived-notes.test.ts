@@ -1,7 +1,7 @@
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {installMergeDriver} from '../src/init/install-merge-driver.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {bin, readTable, shellPlan} from './helpers/run-cli.js'
+import {installMergeDriver} from '../../../src/init/install-merge-driver.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {bin, readTable, shellPlan} from '../../helpers/run-cli.js'
 
 let repos: TempRepo[] = []
 beforeAll(isolateGitConfig)

@@ -4,12 +4,12 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {execa} from 'execa'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {driverCommand} from '../src/init/driver-command.js'
-import {installMergeDriver} from '../src/init/install-merge-driver.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {driverCommand} from '../../../src/init/driver-command.js'
+import {installMergeDriver} from '../../../src/init/install-merge-driver.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
 const fixtures = path.join(root, 'fixtures/merge')
 const bin = path.join(root, 'bin/mdplan.js')
 const cases = fs.readdirSync(fixtures).filter((name) => fs.existsSync(path.join(fixtures, name, 'base.md')))

@@ -1,8 +1,8 @@
 import {readFile} from 'node:fs/promises'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {readHosts} from '../src/hosts/read-hosts.js'
-import {runCli, setupPlan} from './helpers/run-cli.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {readHosts} from '../../../src/hosts/read-hosts.js'
+import {runCli, setupPlan} from '../../helpers/run-cli.js'
 
 const badPlan = `---
 runner: shell

@@ -3,9 +3,9 @@ import {chmod, mkdir, mkdtemp, readdir, readFile, writeFile} from 'node:fs/promi
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, root, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, root, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
 
 // Container hosts against a fake engine CLI (test/helpers/fake-engine.mjs): the exactly-once cases in every `npm test`.
 beforeAll(isolateGitConfig)

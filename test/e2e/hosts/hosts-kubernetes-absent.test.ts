@@ -3,9 +3,9 @@ import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {execa} from 'execa'
 import {describe, expect, it} from 'vitest'
-import {installAdvice, loadKubernetes} from '../src/hosts/kubernetes/kubernetes-client.js'
-import {packed} from './helpers/packed.js'
-import {root, shellPlan} from './helpers/run-cli.js'
+import {installAdvice, loadKubernetes} from '../../../src/hosts/kubernetes/kubernetes-client.js'
+import {packed} from '../../helpers/packed.js'
+import {root, shellPlan} from '../../helpers/run-cli.js'
 
 // The Kubernetes client is an optional peer dependency (package.json): a plain `npm install -g mdplan` leaves it
 // out. A plan with a kubernetes host must then fail before anything launches, with one line saying what to run.

@@ -2,11 +2,11 @@ import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
-import {startFakeK8s} from './helpers/fake-k8s.js'
-import {kubernetesName} from '../src/hosts/kubernetes/kubernetes-name.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
+import {startFakeK8s} from '../../helpers/fake-k8s.js'
+import {kubernetesName} from '../../../src/hosts/kubernetes/kubernetes-name.js'
 
 beforeAll(isolateGitConfig)
 

@@ -4,9 +4,9 @@ import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {execa} from 'execa'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
 
 // Container hosts against a real podman (the fake engine covers the same cases in test/hosts-container.test.ts).
 // The image is built once per tag from this machine's own binaries (no registry): sh, git and the coreutils

@@ -2,9 +2,9 @@ import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, randomDag, readAgentLog} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, randomDag, readAgentLog} from '../../helpers/agent-log.js'
 
 // Set by scripts/test-slurm.js (npm run test:slurm) once a real single-node cluster is up: the shared job folder.
 const shared = process.env.MDPLAN_REAL_SLURM

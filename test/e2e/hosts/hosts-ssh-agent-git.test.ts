@@ -3,10 +3,10 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdMissing, startSshd, type SshdFixture} from '../../helpers/sshd.js'
 
 // What an agent does with git on an ssh host (a real sshd on 127.0.0.1) comes back as its work: commits of its
 // own, an amend, a switch to another branch. A commit the job cannot make is a failed attempt, never "no change".

@@ -4,10 +4,10 @@ import {chmod, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile} from '
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdMissing, startSshd, type SshdFixture} from '../../helpers/sshd.js'
 
 // The base commit travels to an ssh host once: its cache repository (<dir>/cache.git) keeps it, later jobs
 // carry only what the cache lacks, and a cache that went away is filled again from the whole history.

@@ -3,10 +3,10 @@ import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
+import {tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdSuite, waitFor} from '../../helpers/sshd-suite.js'
 
 /**
  * `mdplan clean PLAN` removes a plan's finished jobs and their folders on every host, on demand (a real sshd

@@ -4,10 +4,10 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
 import {describe, expect, it} from 'vitest'
-import {tempRepo} from './helpers/git-repo.js'
-import {bin, readTable, runCli, shellPlan} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
+import {tempRepo} from '../../helpers/git-repo.js'
+import {bin, readTable, runCli, shellPlan} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdSuite, waitFor} from '../../helpers/sshd-suite.js'
 
 /**
  * Ctrl-C pressed twice during a remote run (a real sshd on 127.0.0.1; the signals go to the whole process

@@ -3,10 +3,10 @@ import {mkdtemp, readFile, rename, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {tempRepo} from './helpers/git-repo.js'
-import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
+import {tempRepo} from '../../helpers/git-repo.js'
+import {readTable, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdSuite, waitFor} from '../../helpers/sshd-suite.js'
 
 /**
  * Edits to where agents run, saved while the run goes on (two real sshd hosts on 127.0.0.1; each agent logs

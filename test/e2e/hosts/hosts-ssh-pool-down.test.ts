@@ -3,10 +3,10 @@ import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
+import {tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdSuite, waitFor} from '../../helpers/sshd-suite.js'
 
 /**
  * A pool with a host that does not answer degrades to the rest of the pool (real sshd daemons on 127.0.0.1;

@@ -4,9 +4,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli} from './helpers/run-cli.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli} from '../../helpers/run-cli.js'
+import {sshdMissing, startSshd, type SshdFixture} from '../../helpers/sshd.js'
 
 /**
  * A host's preflight of gemini and opencode logins, against a real sshd on 127.0.0.1 whose sessions get a
@@ -19,7 +19,7 @@ import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
 const missing = sshdMissing()
 if (missing) console.log(`hosts-ssh-preflight-files: skipped: ${missing}`)
 
-const fakes = fileURLToPath(new URL('../fixtures/agents/', import.meta.url))
+const fakes = fileURLToPath(new URL('../../../fixtures/agents/', import.meta.url))
 const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
 
 let sshd: SshdFixture

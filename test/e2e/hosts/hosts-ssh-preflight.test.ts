@@ -4,16 +4,16 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {runCli} from './helpers/run-cli.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {runCli} from '../../helpers/run-cli.js'
+import {sshdMissing, startSshd, type SshdFixture} from '../../helpers/sshd.js'
 
 // Issue 21: a host's preflight asks the runner's CLI there whether it is logged in (`claude auth status`).
 
 const missing = sshdMissing()
 if (missing) console.log(`hosts-ssh-preflight: skipped: ${missing}`)
 
-const fakeClaude = fileURLToPath(new URL('../fixtures/agents/claude', import.meta.url))
+const fakeClaude = fileURLToPath(new URL('../../../fixtures/agents/claude', import.meta.url))
 const gitEnv = () => ({GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1'})
 
 let sshd: SshdFixture

@@ -3,11 +3,11 @@ import {mkdtemp, readdir, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {tempRepo} from './helpers/git-repo.js'
-import {readTable, root, runCli, shellPlan, startCli} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite} from './helpers/sshd-suite.js'
-import {readArgvLog} from './runner-support.js'
+import {tempRepo} from '../../helpers/git-repo.js'
+import {readTable, root, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdSuite} from '../../helpers/sshd-suite.js'
+import {readArgvLog} from '../../helpers/runner-support.js'
 
 // An agent on an ssh host that asks a question, or is stopped with Ctrl-C, goes on where it was: on the host
 // that holds its session, in the folder the session was made in, with the work it left there.

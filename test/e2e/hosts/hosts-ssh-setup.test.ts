@@ -4,10 +4,10 @@ import {tmpdir, userInfo} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
 import {describe, expect, it} from 'vitest'
-import {tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdSuite, waitFor} from './helpers/sshd-suite.js'
+import {tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdSuite, waitFor} from '../../helpers/sshd-suite.js'
 
 /**
  * What a run checks and says about its hosts before anything launches, and what it leaves of its ssh

@@ -3,10 +3,10 @@ import {mkdtemp, readdir, readFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, randomDag, readAgentLog, readEvents} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, randomDag, readAgentLog, readEvents} from '../../helpers/agent-log.js'
+import {sshdMissing, startSshd, type SshdFixture} from '../../helpers/sshd.js'
 
 const missing = sshdMissing()
 if (missing) console.log(`hosts-ssh: skipped: ${missing}`)

@@ -1,9 +1,9 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
 import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 

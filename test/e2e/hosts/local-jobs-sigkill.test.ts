@@ -3,10 +3,10 @@ import {mkdtemp, readFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {random} from '../bench/random.js'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, root, runCli, shellPlan, startCli} from './helpers/run-cli.js'
-import {logged, randomDag, readAgentLog} from './helpers/agent-log.js'
+import {random} from '../../../bench/random.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, root, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {logged, randomDag, readAgentLog} from '../../helpers/agent-log.js'
 
 /**
  * Local agents are jobs: a coordinator SIGKILLed at a random moment (a closed lid, the OOM killer) leaves its

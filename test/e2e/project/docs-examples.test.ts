@@ -3,8 +3,8 @@ import {cp, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join, relative, resolve} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {bin, readTable, root, runCli} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {bin, readTable, root, runCli} from '../../helpers/run-cli.js'
 
 // The README and docs/ stay true by test: every plan they show validates (or fails as documented), the quick
 // start's demo runs, and every relative link lands on a file and heading that exist. How to mark an example is in

@@ -1,7 +1,7 @@
 import {execFileSync} from 'node:child_process'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {root} from './helpers/run-cli.js'
+import {root} from '../../helpers/run-cli.js'
 
 /**
  * The house rules of src/ (.dependency-cruiser.cjs): no cycle between files, each folder importing only from the

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {packed} from './helpers/packed.js'
+import {packed} from '../../helpers/packed.js'
 
 // A lean install: the tarball holds the bins, the bundles (with the code caches of `run` and `status`) and the
 // templates, and nothing a user does not run: no source maps, no module-by-module dist/, no sources or tests.

@@ -2,10 +2,10 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {Command} from 'commander'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {registerAnswer} from '../src/cli/commands/answer.js'
-import type {Io} from '../src/cli/io.js'
-import {runPlan} from '../src/run/run-plan.js'
-import {agentsDir, readArgvLog, tempDir} from './runner-support.js'
+import {registerAnswer} from '../../../src/cli/commands/answer.js'
+import type {Io} from '../../../src/cli/io.js'
+import {runPlan} from '../../../src/run/run-plan.js'
+import {agentsDir, readArgvLog, tempDir} from '../../helpers/runner-support.js'
 
 const plan = `# Plan
 

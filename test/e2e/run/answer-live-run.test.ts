@@ -1,10 +1,10 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {liveRun} from './helpers/live-run.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {liveRun} from '../../helpers/live-run.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
 
 /**
  * `mdplan answer` while a run goes on (B keeps it alive): the answer is picked up by that run, which

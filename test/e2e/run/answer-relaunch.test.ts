@@ -1,9 +1,9 @@
 import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, root, runCli} from './helpers/run-cli.js'
-import {readArgvLog, tempDir} from './runner-support.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, root, runCli} from '../../helpers/run-cli.js'
+import {readArgvLog, tempDir} from '../../helpers/runner-support.js'
 
 beforeAll(isolateGitConfig)
 

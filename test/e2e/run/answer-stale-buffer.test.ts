@@ -1,9 +1,9 @@
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan} from '../../helpers/run-cli.js'
 
 /**
  * Between runs: an agent asked, the person answered with `mdplan answer`, then saved an editor buffer

@@ -3,8 +3,8 @@ import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSyn
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {readTable, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
 
 /**
  * A disk that fills up or turns read-only under a running plan, made real with

@@ -2,10 +2,10 @@ import {mkdtemp, readFile, mkdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, root, runCli, shellPlan} from './helpers/run-cli.js'
-import {duplicates, logged, randomDag, readAgentLog, readEvents} from './helpers/agent-log.js'
-import {forEachShapes, stubTools} from './helpers/real-plans.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, root, runCli, shellPlan} from '../../helpers/run-cli.js'
+import {duplicates, logged, randomDag, readAgentLog, readEvents} from '../../helpers/agent-log.js'
+import {forEachShapes, stubTools} from '../../helpers/real-plans.js'
 
 // Every run here is in a real repository and counts launches from the agents' side (see helpers/agent-log.ts).
 beforeAll(isolateGitConfig)

@@ -2,11 +2,11 @@ import {mkdtemp, readFile, rename, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog, readEvents} from './helpers/agent-log.js'
-import {liveEvents} from './helpers/live-events.js'
-import {liveRun} from './helpers/live-run.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog, readEvents} from '../../helpers/agent-log.js'
+import {liveEvents} from '../../helpers/live-events.js'
+import {liveRun} from '../../helpers/live-run.js'
 
 beforeAll(isolateGitConfig)
 // A run a failed expectation leaves waiting for `go` is ended as Ctrl-C ends it, and its repository removed.

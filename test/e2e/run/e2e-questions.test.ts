@@ -2,9 +2,9 @@ import {mkdtemp, readFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog, readEvents} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog, readEvents} from '../../helpers/agent-log.js'
 
 beforeAll(isolateGitConfig)
 

@@ -3,10 +3,10 @@ import {mkdtemp, readFile, rename, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
-import {liveEvents} from './helpers/live-events.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
+import {liveEvents} from '../../helpers/live-events.js'
 
 beforeAll(isolateGitConfig)
 

@@ -1,10 +1,10 @@
 import {readFileSync} from 'node:fs'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {validatePlan} from '../src/plan/validate-plan.js'
-import {mutate, mutation} from './helpers/fuzz-plan.js'
-import {runCli, setupPlan, shellPlan} from './helpers/run-cli.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {validatePlan} from '../../../src/plan/validate-plan.js'
+import {mutate, mutation} from '../../helpers/fuzz-plan.js'
+import {runCli, setupPlan, shellPlan} from '../../helpers/run-cli.js'
 
 const errorsOf = (text: string, file: string) => {
   const plan = parsePlan(text, file)

@@ -1,10 +1,10 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli} from './helpers/run-cli.js'
-import {runPlan} from '../src/run/run-plan.js'
-import type {RunEvent} from '../src/events.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli} from '../../helpers/run-cli.js'
+import {runPlan} from '../../../src/run/run-plan.js'
+import type {RunEvent} from '../../../src/events.js'
 
 /**
  * An answer, a resume state or a failure history belongs to one agent: at

@@ -1,8 +1,8 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, startCli, waitForTable} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, startCli, waitForTable} from '../../helpers/run-cli.js'
 
 /**
  * Plans of plans, end to end: real `mdplan run` processes in real git

@@ -4,9 +4,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
 
 beforeAll(isolateGitConfig)
 

@@ -1,11 +1,11 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {runCommands} from '../src/run/run-commands.js'
-import {runCli, shellPlan} from './helpers/run-cli.js'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {tempDir} from './runner-support.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {runCommands} from '../../../src/run/run-commands.js'
+import {runCli, shellPlan} from '../../helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {tempDir} from '../../helpers/runner-support.js'
 
 /** The pre-verification blocks of a plan whose section holds `blocks`, each a fenced block. */
 function blocks(...scripts: string[]) {

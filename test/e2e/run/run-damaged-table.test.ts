@@ -1,10 +1,10 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {journalFile} from '../src/store/journal-file.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {journalFile} from '../../../src/store/journal-file.js'
 
 let repo: TempRepo | undefined
 beforeAll(isolateGitConfig)

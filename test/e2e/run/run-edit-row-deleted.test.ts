@@ -1,11 +1,11 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {liveRun} from './helpers/live-run.js'
-import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
-import {liveEvents, saveByRename} from './helpers/live-events.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {liveRun} from '../../helpers/live-run.js'
+import {readTable, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {logged, readAgentLog, waitForFirstStart} from '../../helpers/agent-log.js'
+import {liveEvents, saveByRename} from '../../helpers/live-events.js'
 
 /**
  * A person deletes an agent's row while a run goes on (README, "What mdplan writes"): the agent is still

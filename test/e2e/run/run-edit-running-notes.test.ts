@@ -1,10 +1,10 @@
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {liveRun} from './helpers/live-run.js'
-import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog, readEvents, waitForFirstStart} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {liveRun} from '../../helpers/live-run.js'
+import {readTable, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {logged, readAgentLog, readEvents, waitForFirstStart} from '../../helpers/agent-log.js'
 
 /**
  * A person types into the row of an agent that is running (README, "What mdplan writes"): their own

@@ -1,9 +1,9 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {logged, readAgentLog, waitForFirstStart} from '../../helpers/agent-log.js'
 
 /**
  * A person sets a running agent's row to `pending`: mdplan keeps its own

@@ -1,10 +1,10 @@
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {liveRun} from './helpers/live-run.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {liveRun} from '../../helpers/live-run.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {logged, readAgentLog, waitForFirstStart} from '../../helpers/agent-log.js'
 
 /**
  * A person writes a status mdplan does not know (`skipped`) into a pending row while the run goes on.

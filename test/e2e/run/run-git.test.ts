@@ -2,8 +2,8 @@ import {existsSync} from 'node:fs'
 import {readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan} from '../../helpers/run-cli.js'
 
 beforeAll(isolateGitConfig)
 
@@ -115,7 +115,7 @@ describe('mdplan run in a git repository', () => {
   })
 
   it('says once that it skips git outside a repository', async () => {
-    const {setupPlan} = await import('./helpers/run-cli.js')
+    const {setupPlan} = await import('../../helpers/run-cli.js')
     const {dir, plan} = await setupPlan({text: shellPlan({A: {script: 'true'}})})
     const result = await runCli(['run', plan], {cwd: dir})
     expect(result.exitCode).toBe(0)

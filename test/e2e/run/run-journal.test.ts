@@ -1,12 +1,12 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {applyJournal} from '../src/store/apply-journal.js'
-import type {JournalEntry} from '../src/store/journal-lines.js'
-import {emptyRow, type RowState, type TableState} from '../src/store/table-state.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
+import {applyJournal} from '../../../src/store/apply-journal.js'
+import type {JournalEntry} from '../../../src/store/journal-lines.js'
+import {emptyRow, type RowState, type TableState} from '../../../src/store/table-state.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {logged, readAgentLog, waitForFirstStart} from '../../helpers/agent-log.js'
 
 /**
  * Nothing mdplan knows is lost: a completion the damaged table could not take

@@ -1,9 +1,9 @@
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
 
 /**
  * The run lock from the user's side: Ctrl-Z (SIGSTOP) on a run, then a second

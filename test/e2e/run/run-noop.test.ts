@@ -1,9 +1,9 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {runCli} from './helpers/run-cli.js'
-import {forEachShapes} from './helpers/real-plans.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {runCli} from '../../helpers/run-cli.js'
+import {forEachShapes} from '../../helpers/real-plans.js'
 
 let repo: TempRepo | undefined
 beforeAll(isolateGitConfig)
@@ -14,7 +14,7 @@ afterEach(async () => {
 
 describe('a run that has nothing to do', () => {
   it('leaves a completed plan byte-identical, launches nothing and keeps its timing for report', async () => {
-    const demo = readFileSync(new URL('../plans/demo.md', import.meta.url), 'utf8')
+    const demo = readFileSync(new URL('../../../plans/demo.md', import.meta.url), 'utf8')
     repo = await tempRepo({'plan.md': demo})
     const first = await runCli(['run', 'plan.md'], {cwd: repo.root})
     expect(first.exitCode, first.all).toBe(0)

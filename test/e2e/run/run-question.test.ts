@@ -2,7 +2,7 @@ import {mkdtemp, readFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {readTable, root, runCli, setupPlan} from './helpers/run-cli.js'
+import {readTable, root, runCli, setupPlan} from '../../helpers/run-cli.js'
 
 const plan = `---
 runner: claude

@@ -1,16 +1,16 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
-import {logged, readAgentLog} from './helpers/agent-log.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 
 // Issue 24: before its first launch a run read the whole state table once per agent (to see whether
 // every agent had a row): a million row reads at 1000 agents, most of the first launch's time.
 // Counted here, not timed: the table's rows are read a few times before the first launch, not once per agent.
 
 const reads = vi.hoisted(() => ({count: 0}))
-vi.mock('../src/store/table-state.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../src/store/table-state.js')>()
+vi.mock('../../../src/store/table-state.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../src/store/table-state.js')>()
   return {
     ...original,
     readRows: (...args: Parameters<typeof original.readRows>) => {
@@ -20,7 +20,7 @@ vi.mock('../src/store/table-state.js', async (importOriginal) => {
   }
 })
 
-const {runPlan} = await import('../src/run/run-plan.js')
+const {runPlan} = await import('../../../src/run/run-plan.js')
 
 let repo: TempRepo | undefined
 beforeAll(isolateGitConfig)

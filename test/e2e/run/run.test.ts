@@ -2,8 +2,8 @@ import {existsSync} from 'node:fs'
 import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {isAlive} from '../src/store/is-alive.js'
-import {readTable, runCli, setupPlan, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+import {isAlive} from '../../../src/store/is-alive.js'
+import {readTable, runCli, setupPlan, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
 
 const lines = async (file: string): Promise<string[]> =>
   existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : []

@@ -3,7 +3,7 @@ import {readFile, writeFile} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {readTable, runCli, setupPlan, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
+import {readTable, runCli, setupPlan, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
 
 const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [])
 

@@ -2,7 +2,7 @@ import {execFile} from 'node:child_process'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {describe, expect, it} from 'vitest'
-import {root} from './helpers/run-cli.js'
+import {root} from '../../helpers/run-cli.js'
 
 /** The short version of `npm run soak`: same harness, fewer agents, kills and saves. */
 async function soak(args: string[]): Promise<Record<string, any>> {

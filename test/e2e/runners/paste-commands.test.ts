@@ -2,9 +2,9 @@ import {execFileSync} from 'node:child_process'
 import {mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {shellWord} from '../src/util/shell-word.js'
-import {tempDir} from './runner-support.js'
-import {runCli} from './helpers/run-cli.js'
+import {shellWord} from '../../../src/util/shell-word.js'
+import {tempDir} from '../../helpers/runner-support.js'
+import {runCli} from '../../helpers/run-cli.js'
 
 // A folder name that runs commands if a suggested line is pasted with it bare:
 // quotes of both kinds, `$x`, a command substitution, backticks, a newline, unicode.

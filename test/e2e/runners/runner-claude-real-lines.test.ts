@@ -1,8 +1,8 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {claudeRunner, isAuthRetry} from '../src/runners/claude/claude.js'
-import {agentsDir, request, tempDir} from './runner-support.js'
+import {claudeRunner, isAuthRetry} from '../../../src/runners/claude/claude.js'
+import {agentsDir, request, tempDir} from '../../helpers/runner-support.js'
 
 // Captured from the real Claude Code 2.1.330 pointed at a model server that answers 401 (npm run test:clis):
 // its init line, then the first of the ten `api_retry` lines it would print over several minutes.

@@ -2,9 +2,9 @@ import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {claudeRunner} from '../src/runners/claude/claude.js'
-import type {RunRequest} from '../src/runners/runner.js'
-import {agentsDir, isAlive, readArgvLog, request, tempDir, waitFor} from './runner-support.js'
+import {claudeRunner} from '../../../src/runners/claude/claude.js'
+import type {RunRequest} from '../../../src/runners/runner.js'
+import {agentsDir, isAlive, readArgvLog, request, tempDir, waitFor} from '../../helpers/runner-support.js'
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 

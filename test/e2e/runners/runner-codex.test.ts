@@ -1,10 +1,10 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {codexRunner} from '../src/runners/codex/codex.js'
-import {usageDelta} from '../src/runners/usage-delta.js'
-import type {RunRequest} from '../src/runners/runner.js'
-import {agentsDir, isAlive, readArgvLog, request, tempDir, waitFor} from './runner-support.js'
+import {codexRunner} from '../../../src/runners/codex/codex.js'
+import {usageDelta} from '../../../src/runners/usage-delta.js'
+import type {RunRequest} from '../../../src/runners/runner.js'
+import {agentsDir, isAlive, readArgvLog, request, tempDir, waitFor} from '../../helpers/runner-support.js'
 
 beforeAll(() => {
   process.env.MDPLAN_CODEX_BIN = join(agentsDir, 'codex')

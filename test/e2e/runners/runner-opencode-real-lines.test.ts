@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {opencodeRunner} from '../src/runners/opencode/opencode.js'
-import {agentsDir, readArgvLog, request, tempDir} from './runner-support.js'
+import {opencodeRunner} from '../../../src/runners/opencode/opencode.js'
+import {agentsDir, readArgvLog, request, tempDir} from '../../helpers/runner-support.js'
 
 beforeAll(() => {
   process.env.MDPLAN_OPENCODE_BIN = join(agentsDir, 'opencode')

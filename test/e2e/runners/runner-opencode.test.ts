@@ -1,9 +1,9 @@
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {opencodeRunner} from '../src/runners/opencode/opencode.js'
-import type {RunRequest} from '../src/runners/runner.js'
-import {agentsDir, readArgvLog, request, tempDir} from './runner-support.js'
+import {opencodeRunner} from '../../../src/runners/opencode/opencode.js'
+import type {RunRequest} from '../../../src/runners/runner.js'
+import {agentsDir, readArgvLog, request, tempDir} from '../../helpers/runner-support.js'
 
 beforeAll(() => {
   process.env.MDPLAN_OPENCODE_BIN = join(agentsDir, 'opencode')

@@ -1,13 +1,13 @@
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import type {Plan} from '../src/plan/types.js'
-import {preflightRunners} from '../src/runners/preflight-runners.js'
-import {resolveRunner} from '../src/runners/resolve-runner.js'
-import type {Runner} from '../src/runners/runner.js'
-import {agentsDir, tempDir} from './runner-support.js'
-import {runCli} from './helpers/run-cli.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import type {Plan} from '../../../src/plan/types.js'
+import {preflightRunners} from '../../../src/runners/preflight-runners.js'
+import {resolveRunner} from '../../../src/runners/resolve-runner.js'
+import type {Runner} from '../../../src/runners/runner.js'
+import {agentsDir, tempDir} from '../../helpers/runner-support.js'
+import {runCli} from '../../helpers/run-cli.js'
 
 function plan(runner: string, fields = '', agents = ['A']): Plan {
   const sections = agents

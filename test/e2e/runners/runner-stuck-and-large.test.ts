@@ -1,14 +1,14 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {claudeRunner} from '../src/runners/claude/claude.js'
-import {codexRunner} from '../src/runners/codex/codex.js'
-import {defaultAgentTimeoutMs} from '../src/runners/default-agent-timeout.js'
-import {geminiRunner} from '../src/runners/gemini/gemini.js'
-import {opencodeRunner} from '../src/runners/opencode/opencode.js'
-import {argvPromptLimit} from '../src/runners/prompt-via-stdin.js'
-import type {Runner, RunRequest} from '../src/runners/runner.js'
-import {agentsDir, readArgvLog, request, tempDir, waitFor} from './runner-support.js'
+import {claudeRunner} from '../../../src/runners/claude/claude.js'
+import {codexRunner} from '../../../src/runners/codex/codex.js'
+import {defaultAgentTimeoutMs} from '../../../src/runners/default-agent-timeout.js'
+import {geminiRunner} from '../../../src/runners/gemini/gemini.js'
+import {opencodeRunner} from '../../../src/runners/opencode/opencode.js'
+import {argvPromptLimit} from '../../../src/runners/prompt-via-stdin.js'
+import type {Runner, RunRequest} from '../../../src/runners/runner.js'
+import {agentsDir, readArgvLog, request, tempDir, waitFor} from '../../helpers/runner-support.js'
 
 const bins = {
   MDPLAN_CLAUDE_BIN: join(agentsDir, 'claude'),

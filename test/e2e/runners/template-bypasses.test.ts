@@ -1,12 +1,12 @@
 import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {commandRunner} from '../src/runners/builtin-runners.js'
-import {templateProblem} from '../src/runners/template-safety/template-problem.js'
-import {splitTemplate} from '../src/runners/template-safety/split-template.js'
-import {request, tempDir} from './runner-support.js'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {runCli} from './helpers/run-cli.js'
+import {commandRunner} from '../../../src/runners/builtin-runners.js'
+import {templateProblem} from '../../../src/runners/template-safety/template-problem.js'
+import {splitTemplate} from '../../../src/runners/template-safety/split-template.js'
+import {request, tempDir} from '../../helpers/runner-support.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {runCli} from '../../helpers/run-cli.js'
 
 // The red team's templates (redteam/template-injection.sh): each ran its prompt
 // as code while validate passed, because the rule refused only the programs on a

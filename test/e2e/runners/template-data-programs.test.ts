@@ -1,8 +1,8 @@
 import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, runCli} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli} from '../../helpers/run-cli.js'
 
 const hostile = '$(touch PWNED) `touch PWNED`; touch PWNED'
 

@@ -2,14 +2,14 @@ import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {importStateJson} from '../src/store/import-state-json.js'
-import {readSideState} from '../src/store/read-side-state.js'
-import {runCli} from './helpers/run-cli.js'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {forEachShapes} from './helpers/real-plans.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {importStateJson} from '../../../src/store/import-state-json.js'
+import {readSideState} from '../../../src/store/read-side-state.js'
+import {runCli} from '../../helpers/run-cli.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {forEachShapes} from '../../helpers/real-plans.js'
 
-const fixture = fileURLToPath(new URL('../fixtures/side-state/', import.meta.url))
+const fixture = fileURLToPath(new URL('../../../fixtures/side-state/', import.meta.url))
 const planText = readFileSync(join(fixture, 'plan.md'), 'utf8')
 const sideText = readFileSync(join(fixture, '.parallel-plan-state.json'), 'utf8')
 

@@ -2,11 +2,11 @@ import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {tableStateFromPlan} from '../src/store/table-state.js'
-import {copyFixture, random} from './helpers/store-fixture.js'
-import {transpileSources} from './helpers/store-transpile.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {tableStateFromPlan} from '../../../src/store/table-state.js'
+import {copyFixture, random} from '../../helpers/store-fixture.js'
+import {transpileSources} from '../../helpers/store-transpile.js'
 
 const helpers = path.resolve('test/helpers')
 let root: string

@@ -2,7 +2,7 @@ import {execFileSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {bin, readTable, root, runCli, setupPlan, shellPlan} from './helpers/run-cli.js'
+import {bin, readTable, root, runCli, setupPlan, shellPlan} from '../../helpers/run-cli.js'
 
 const claude = join(root, 'fixtures', 'agents', 'claude')
 

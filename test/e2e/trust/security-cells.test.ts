@@ -3,12 +3,12 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {validatePlan} from '../src/plan/validate-plan.js'
-import {statuses} from '../src/plan/types.js'
-import {normalizeCell} from '../src/store/escape-cell.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {readTable, runCli, setupPlan, shellPlan} from './helpers/run-cli.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {validatePlan} from '../../../src/plan/validate-plan.js'
+import {statuses} from '../../../src/plan/types.js'
+import {normalizeCell} from '../../../src/store/escape-cell.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {readTable, runCli, setupPlan, shellPlan} from '../../helpers/run-cli.js'
 
 const ids = ['A', 'B', 'C', 'D']
 

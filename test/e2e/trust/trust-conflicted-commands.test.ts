@@ -1,8 +1,8 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {root, runCli} from './helpers/run-cli.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {root, runCli} from '../../helpers/run-cli.js'
 
 /**
  * Every command that reads a plan's progress or writes into the plan refuses one a merge left with
@@ -98,7 +98,7 @@ describe('a plan with conflict markers', () => {
 
 describe('front matter YAML that parses but has no value', () => {
   it('an alias with no anchor (`- **prompt**:` pasted into the front matter) is an invalid-front-matter error, not a crash', async () => {
-    const {parsePlan} = await import('../src/plan/parse-plan.js')
+    const {parsePlan} = await import('../../../src/plan/parse-plan.js')
     const plan = parsePlan('---\n- **prompt**:\n---\n', 'fuzz.md')
     expect(plan.messages.map((message) => message.rule)).toContain('invalid-front-matter')
   })

@@ -1,12 +1,12 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import type {JournalEntry} from '../src/store/journal-lines.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {tableStateFromPlan} from '../src/store/table-state.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, runCli, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {logged, readAgentLog, waitForFirstStart} from './helpers/agent-log.js'
+import type {JournalEntry} from '../../../src/store/journal-lines.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {tableStateFromPlan} from '../../../src/store/table-state.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {logged, readAgentLog, waitForFirstStart} from '../../helpers/agent-log.js'
 
 /**
  * A completion the damaged table cannot take is journaled as soon as the write fails, not only when the

@@ -3,12 +3,12 @@ import {mkdtemp, readdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from './helpers/git-repo.js'
-import {readTable, shellPlan, startCli, waitForTable} from './helpers/run-cli.js'
-import {duplicates, logged, readAgentLog} from './helpers/agent-log.js'
-import {sshdMissing, startSshd, type SshdFixture} from './helpers/sshd.js'
-import {fakeSlurm} from './helpers/fake-slurm.js'
-import {startFakeK8s} from './helpers/fake-k8s.js'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {readTable, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
+import {sshdMissing, startSshd, type SshdFixture} from '../../helpers/sshd.js'
+import {fakeSlurm} from '../../helpers/fake-slurm.js'
+import {startFakeK8s} from '../../helpers/fake-k8s.js'
 
 /**
  * A run that loses its lock while its agent runs on a remote host, and the run that took the lock over

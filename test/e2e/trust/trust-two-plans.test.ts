@@ -1,11 +1,11 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {planSlug} from '../src/layout/worktree-names.js'
-import {logFolder} from '../src/layout/log-folder.js'
-import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from './helpers/git-repo.js'
-import {readTable, shellPlan, startCli} from './helpers/run-cli.js'
-import {logged, readAgentLog} from './helpers/agent-log.js'
+import {planSlug} from '../../../src/layout/worktree-names.js'
+import {logFolder} from '../../../src/layout/log-folder.js'
+import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {readTable, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {logged, readAgentLog} from '../../helpers/agent-log.js'
 
 /**
  * Two plans run at once in one repository, each with `commit: true` and worktrees, never share a process

@@ -2,17 +2,17 @@ import {cp, mkdtemp, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {registerGraph} from '../src/cli/commands/graph.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {renderMermaid} from '../src/report/render-mermaid.js'
-import {mermaidMarker} from '../src/report/upsert-mermaid-block.js'
-import {dagSection, tracksGraph} from '../src/report/dag-section.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {runCommand} from '../fixtures/report/run-command.js'
+import {registerGraph} from '../../../src/cli/commands/graph.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {renderMermaid} from '../../../src/report/render-mermaid.js'
+import {mermaidMarker} from '../../../src/report/upsert-mermaid-block.js'
+import {dagSection, tracksGraph} from '../../../src/report/dag-section.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {runCommand} from '../../../fixtures/report/run-command.js'
 
 async function copyFixture(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'mdplan-graph-'))
-  await cp(new URL('../fixtures/report/every-status', import.meta.url), dir, {recursive: true})
+  await cp(new URL('../../../fixtures/report/every-status', import.meta.url), dir, {recursive: true})
   return dir
 }
 
@@ -22,7 +22,7 @@ describe('mdplan graph', () => {
     const before = await readFile(join(dir, 'plan.md'), 'utf8')
     const run = await runCommand(registerGraph, ['graph', 'plan.md'], {cwd: dir})
     expect(run.code).toBe(0)
-    expect(run.stdout).toBe(await readFile(new URL('../fixtures/report/every-status/graph.mmd', import.meta.url), 'utf8'))
+    expect(run.stdout).toBe(await readFile(new URL('../../../fixtures/report/every-status/graph.mmd', import.meta.url), 'utf8'))
     expect(await readFile(join(dir, 'plan.md'), 'utf8')).toBe(before)
   })
 

@@ -2,12 +2,12 @@ import {mkdirSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import type {Io} from '../src/cli/io.js'
-import {main} from '../src/cli/main.js'
-import {main as readMain} from '../src/cli/read-main.js'
-import {quickStatus} from '../src/cli/quick-status.js'
-import {forEachShapes} from './helpers/real-plans.js'
-import {root} from './helpers/run-cli.js'
+import type {Io} from '../../../src/cli/io.js'
+import {main} from '../../../src/cli/main.js'
+import {main as readMain} from '../../../src/cli/read-main.js'
+import {quickStatus} from '../../../src/cli/quick-status.js'
+import {forEachShapes} from '../../helpers/real-plans.js'
+import {root} from '../../helpers/run-cli.js'
 
 // `mdplan status <plan> [--json]` runs without commander (src/cli/quick-status.ts): it must
 // print and exit exactly as commander's command does. `status -- <plan>` means the same to

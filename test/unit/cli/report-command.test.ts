@@ -3,10 +3,10 @@ import {tmpdir} from 'node:os'
 import {fileURLToPath} from 'node:url'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {registerReport} from '../src/cli/commands/report.js'
-import {runCommand} from '../fixtures/report/run-command.js'
+import {registerReport} from '../../../src/cli/commands/report.js'
+import {runCommand} from '../../../fixtures/report/run-command.js'
 
-const dir = fileURLToPath(new URL('../fixtures/report/every-status', import.meta.url))
+const dir = fileURLToPath(new URL('../../../fixtures/report/every-status', import.meta.url))
 
 describe('mdplan report', () => {
   it('prints the scorecard computed from the file', async () => {

@@ -2,15 +2,15 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {registerStatus} from '../src/cli/commands/status.js'
-import {loadPlan} from '../src/plan/load-plan.js'
-import {agentReadiness} from '../src/plan/agent-readiness.js'
-import {criticalPath} from '../src/plan/critical-path.js'
-import {longestRemainingPath} from '../src/plan/longest-remaining-path.js'
-import type {PlanStatus} from '../src/plan/plan-status.js'
-import {runCommand} from './plan-cli-harness.js'
+import {registerStatus} from '../../../src/cli/commands/status.js'
+import {loadPlan} from '../../../src/plan/load-plan.js'
+import {agentReadiness} from '../../../src/plan/agent-readiness.js'
+import {criticalPath} from '../../../src/plan/critical-path.js'
+import {longestRemainingPath} from '../../../src/plan/longest-remaining-path.js'
+import type {PlanStatus} from '../../../src/plan/plan-status.js'
+import {runCommand} from '../../helpers/plan-cli-harness.js'
 
-const fixtures = fileURLToPath(new URL('../fixtures/', import.meta.url))
+const fixtures = fileURLToPath(new URL('../../../fixtures/', import.meta.url))
 const mixed = join(fixtures, 'parse', 'status-mixed')
 
 function golden(file: string, actual: string): void {

@@ -2,10 +2,10 @@ import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {registerValidate} from '../src/cli/commands/validate.js'
-import {runCommand} from './plan-cli-harness.js'
+import {registerValidate} from '../../../src/cli/commands/validate.js'
+import {runCommand} from '../../helpers/plan-cli-harness.js'
 
-const root = fileURLToPath(new URL('../fixtures/validate/', import.meta.url))
+const root = fileURLToPath(new URL('../../../fixtures/validate/', import.meta.url))
 const cases = readdirSync(root).sort()
 
 describe('mdplan validate golden fixtures (fixtures/validate/<rule>/plan.md → expected.txt; UPDATE=1 rewrites)', () => {

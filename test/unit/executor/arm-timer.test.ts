@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {armTimer} from '../src/executor/arm-timer.js'
+import {armTimer} from '../../../src/executor/arm-timer.js'
 
 describe('armTimer', () => {
   // Node's timers run on the monotonic clock, Date.now() on the wall clock: a pause's tick came before the

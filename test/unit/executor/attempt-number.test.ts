@@ -2,10 +2,10 @@ import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {attemptNumber} from '../src/executor/attempt-number.js'
-import {failuresOf} from '../src/executor/schedule-pass.js'
-import {readNotes} from '../src/executor/row-notes.js'
-import {loggedAttempts} from '../src/layout/logged-attempts.js'
+import {attemptNumber} from '../../../src/executor/attempt-number.js'
+import {failuresOf} from '../../../src/executor/schedule-pass.js'
+import {readNotes} from '../../../src/executor/row-notes.js'
+import {loggedAttempts} from '../../../src/layout/logged-attempts.js'
 
 describe('attemptNumber', () => {
   it('a retry, a re-queue and a re-queue with the Notes cleared each take the next number', () => {

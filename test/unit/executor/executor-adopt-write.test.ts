@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
-import {adoptWrite} from '../src/executor/adopt-write.js'
-import {emptyRow, type RowState, type TableState} from '../src/store/table-state.js'
-import {execTable, storeRow, type ExecTable} from '../src/executor/exec-row.js'
-import type {WriteResult} from '../src/store/plan-store.js'
+import {adoptWrite} from '../../../src/executor/adopt-write.js'
+import {emptyRow, type RowState, type TableState} from '../../../src/store/table-state.js'
+import {execTable, storeRow, type ExecTable} from '../../../src/executor/exec-row.js'
+import type {WriteResult} from '../../../src/store/plan-store.js'
 
 const row = (fields: Partial<RowState>): RowState => ({...emptyRow(), ...fields})
 const table = (rows: Record<string, Partial<RowState>>): TableState => ({rows: new Map(Object.entries(rows).map(([id, f]) => [id, row(f)])), meta: {}})

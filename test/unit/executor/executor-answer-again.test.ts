@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import type {ExecEffect} from '../src/executor/exec-effect.js'
-import {getNote} from '../src/plan/notes.js'
-import {ExecSim, simAgent, type ExitKind} from './helpers/exec-sim.js'
+import type {ExecEffect} from '../../../src/executor/exec-effect.js'
+import {getNote} from '../../../src/plan/notes.js'
+import {ExecSim, simAgent, type ExitKind} from '../../helpers/exec-sim.js'
 
 type Spawn = Extract<ExecEffect, {type: 'spawn'}>
 

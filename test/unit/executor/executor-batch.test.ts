@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {ExecSim, simAgent} from './helpers/exec-sim.js'
+import {ExecSim, simAgent} from '../../helpers/exec-sim.js'
 
 /**
  * Events that arrive together are stepped as one batch (issue 24): every event but the last is marked

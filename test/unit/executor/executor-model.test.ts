@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import type {Agent} from '../src/plan/types.js'
-import type {RowState} from '../src/store/table-state.js'
-import {ExecSim, simAgent, type ExitKind} from './helpers/exec-sim.js'
-import {intruder, journalAtExit, loseLock, staleMs} from './helpers/exec-sim-lock.js'
-import {applyJournal} from '../src/store/apply-journal.js'
+import type {Agent} from '../../../src/plan/types.js'
+import type {RowState} from '../../../src/store/table-state.js'
+import {ExecSim, simAgent, type ExitKind} from '../../helpers/exec-sim.js'
+import {intruder, journalAtExit, loseLock, staleMs} from '../../helpers/exec-sim-lock.js'
+import {applyJournal} from '../../../src/store/apply-journal.js'
 
 /**
  * Model-based test of the executor's core (fast-check commands): random DAGs

@@ -1,8 +1,8 @@
 import {execa} from 'execa'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {readStatusV2, takeSnapshot} from '../src/git/take-snapshot.js'
-import {splitNul} from '../src/git/run-git.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {readStatusV2, takeSnapshot} from '../../../src/git/take-snapshot.js'
+import {splitNul} from '../../../src/git/run-git.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 
 beforeAll(isolateGitConfig)
 

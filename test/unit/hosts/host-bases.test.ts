@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {hostBases} from '../src/hosts/host-bases.js'
+import {hostBases} from '../../../src/hosts/host-bases.js'
 
 describe('hostBases: what of a base a job carries to a host', () => {
   it('ships the whole history until the host holds a base, then what it lacks, then nothing', () => {

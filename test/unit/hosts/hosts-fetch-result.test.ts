@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {fetchResult} from '../src/hosts/fetch-result.js'
-import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {fetchResult} from '../../../src/hosts/fetch-result.js'
+import {isolateGitConfig, tempDir, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 
 /** Fencing: a result bundle is taken only as the work of the key its commit's `Mdplan-Key:` line names, whole. */
 let repos: TempRepo[] = []

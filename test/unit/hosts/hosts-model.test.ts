@@ -3,8 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, describe, expect, it} from 'vitest'
-import {getNote} from '../src/plan/notes.js'
-import {HostWorld, LocalWorld, type LeftJob, type LocalEnd} from './helpers/host-world.js'
+import {getNote} from '../../../src/plan/notes.js'
+import {HostWorld, LocalWorld, type LeftJob, type LocalEnd} from '../../helpers/host-world.js'
 
 /**
  * Model-based test of remote hosts (fast-check commands, seeded): the

@@ -2,8 +2,8 @@ import {execFileSync} from 'node:child_process'
 import {chmodSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {preflightScript} from '../src/hosts/preflight-script.js'
-import {tempDir} from './runner-support.js'
+import {preflightScript} from '../../../src/hosts/preflight-script.js'
+import {tempDir} from '../../helpers/runner-support.js'
 
 /**
  * The host half of preflight, run here with `sh` as ssh runs it there: a login check that does not answer

@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
-import type {HostSpec} from '../src/hosts/host-spec.js'
-import type {RemoteOutcome} from '../src/hosts/ssh/remote-call.js'
-import {remoteHost} from '../src/hosts/ssh/remote-host.js'
-import type {SshTransport} from '../src/hosts/ssh/ssh-transport.js'
+import type {HostSpec} from '../../../src/hosts/host-spec.js'
+import type {RemoteOutcome} from '../../../src/hosts/ssh/remote-call.js'
+import {remoteHost} from '../../../src/hosts/ssh/remote-host.js'
+import type {SshTransport} from '../../../src/hosts/ssh/ssh-transport.js'
 
 /** A transport whose checks end as `outcome` says: what a host that cannot run them answers. */
 function transport(outcome: RemoteOutcome): SshTransport {

@@ -2,13 +2,13 @@ import {cp, mkdtemp, readdir, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {registerImport} from '../src/cli/commands/import.js'
-import {issuesToPlan} from '../src/import/issues-to-plan.js'
-import {ImportError, readIssues} from '../src/import/read-issues.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {runCommand} from '../fixtures/report/run-command.js'
+import {registerImport} from '../../../src/cli/commands/import.js'
+import {issuesToPlan} from '../../../src/import/issues-to-plan.js'
+import {ImportError, readIssues} from '../../../src/import/read-issues.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {runCommand} from '../../../fixtures/report/run-command.js'
 
-const fixture = (path: string): URL => new URL(`../fixtures/import/${path}`, import.meta.url)
+const fixture = (path: string): URL => new URL(`../../../fixtures/import/${path}`, import.meta.url)
 
 async function copy(name: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'mdplan-import-'))

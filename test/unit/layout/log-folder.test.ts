@@ -2,12 +2,12 @@ import {mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import type {RunEvent} from '../src/events.js'
-import {logFolder} from '../src/layout/log-folder.js'
-import {legacyLogFolders} from '../src/layout/legacy-log-folders.js'
-import {loggedAttempts} from '../src/layout/logged-attempts.js'
-import {readRunLogs} from '../src/report/read-run-logs.js'
-import {runLogFile} from '../src/layout/run-log.js'
+import type {RunEvent} from '../../../src/events.js'
+import {logFolder} from '../../../src/layout/log-folder.js'
+import {legacyLogFolders} from '../../../src/layout/legacy-log-folders.js'
+import {loggedAttempts} from '../../../src/layout/logged-attempts.js'
+import {readRunLogs} from '../../../src/report/read-run-logs.js'
+import {runLogFile} from '../../../src/layout/run-log.js'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {legacyRegistryFiles, olderRegistryFile, registryFile} from '../src/layout/registry-file.js'
+import {legacyRegistryFiles, olderRegistryFile, registryFile} from '../../../src/layout/registry-file.js'
 
 const names = (files: string[]): string[] => files.map((file) => file.replace('/r/', ''))
 

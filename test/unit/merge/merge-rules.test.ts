@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
-import {mergeNotes} from '../src/merge/merge-notes.js'
-import {mergeTableState, type TableSide} from '../src/merge/merge-table-state.js'
-import {mergeOpenQuestions} from '../src/merge/merge-open-questions.js'
-import type {RowState} from '../src/store/table-state.js'
+import {mergeNotes} from '../../../src/merge/merge-notes.js'
+import {mergeTableState, type TableSide} from '../../../src/merge/merge-table-state.js'
+import {mergeOpenQuestions} from '../../../src/merge/merge-open-questions.js'
+import type {RowState} from '../../../src/store/table-state.js'
 
 const row = (status: RowState['status'], notes = '', agentId = '', duration = ''): RowState => ({status, agentId, duration, notes, extra: {}})
 const side = (rows: Record<string, RowState>, lastUpdated?: string, more: TableSide['meta'] = {}): TableSide => ({

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {findConflictMarkers} from '../src/plan/find-conflict-markers.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {leftoverConflicts} from '../src/merge/leftover-conflicts.js'
+import {findConflictMarkers} from '../../../src/plan/find-conflict-markers.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {leftoverConflicts} from '../../../src/merge/leftover-conflicts.js'
 
 const lines = (text: string) => findConflictMarkers(text).map((region) => [text.slice(0, region.start).split('\n').length, region.marker])
 

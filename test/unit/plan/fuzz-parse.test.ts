@@ -2,11 +2,11 @@ import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {validatePlan} from '../src/plan/validate-plan.js'
-import type {Diagnostic, Point, Span} from '../src/plan/types.js'
-import {mutate, mutation, planLine} from './helpers/fuzz-plan.js'
-import {root} from './helpers/run-cli.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {validatePlan} from '../../../src/plan/validate-plan.js'
+import type {Diagnostic, Point, Span} from '../../../src/plan/types.js'
+import {mutate, mutation, planLine} from '../../helpers/fuzz-plan.js'
+import {root} from '../../helpers/run-cli.js'
 
 /** Every plan we have: the parse and validate fixtures and the example plans. */
 function realPlans(): Array<{name: string; text: string}> {

@@ -1,13 +1,13 @@
 import {readdirSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {checkPlan} from '../src/plan/check-plan.js'
-import {checkPlanTree} from '../src/nested/check-plan-tree.js'
-import {loadPlan} from '../src/plan/load-plan.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
+import {checkPlan} from '../../../src/plan/check-plan.js'
+import {checkPlanTree} from '../../../src/nested/check-plan-tree.js'
+import {loadPlan} from '../../../src/plan/load-plan.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const plans = readdirSync(new URL('../plans/', import.meta.url)).filter((name) => name.endsWith('.md') && !name.endsWith('.prompts.md'))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
+const plans = readdirSync(new URL('../../../plans/', import.meta.url)).filter((name) => name.endsWith('.md') && !name.endsWith('.prompts.md'))
 
 describe('example plans in plans/', () => {
   for (const name of plans) {
@@ -39,7 +39,7 @@ describe('example plans in plans/', () => {
 
   it('bench/generate-plan.js makes valid plans, shell-runnable when asked', async () => {
     // Plain JS without types: imported through a URL so TypeScript does not need a declaration.
-    const url: string = new URL('../bench/generate-plan.js', import.meta.url).href
+    const url: string = new URL('../../../bench/generate-plan.js', import.meta.url).href
     const {generatePlan} = (await import(url)) as {generatePlan: (options: Record<string, unknown>) => string}
     for (const options of [{agents: 26}, {agents: 200, shell: true, sleepMs: 100}, {agents: 30, withState: false}]) {
       const plan = parsePlan(generatePlan(options), 'generated.md')

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {checkPlan} from '../src/plan/check-plan.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {checkPlan} from '../../../src/plan/check-plan.js'
 
 const plan = (agents: string, rest = ''): string => `# P\n\n## Agents\n\n${agents}\n${rest}`
 

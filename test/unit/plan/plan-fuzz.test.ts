@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {checkPlan} from '../src/plan/check-plan.js'
-import {planStatus} from '../src/plan/plan-status.js'
-import {formatDiagnostic} from '../src/cli/format-diagnostic.js'
-import {allSpans} from './plan-project.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {checkPlan} from '../../../src/plan/check-plan.js'
+import {planStatus} from '../../../src/plan/plan-status.js'
+import {formatDiagnostic} from '../../../src/cli/format-diagnostic.js'
+import {allSpans} from '../../helpers/plan-project.js'
 
 // Lines a plan is made of, and lines that break it: shuffled, the parser must never throw.
 const lines = [

@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {validatePlan} from '../src/plan/validate-plan.js'
-import {dependencyClosure} from '../src/plan/dependency-closure.js'
-import {longestRemainingPath} from '../src/plan/longest-remaining-path.js'
-import {criticalPath} from '../src/plan/critical-path.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {validatePlan} from '../../../src/plan/validate-plan.js'
+import {dependencyClosure} from '../../../src/plan/dependency-closure.js'
+import {longestRemainingPath} from '../../../src/plan/longest-remaining-path.js'
+import {criticalPath} from '../../../src/plan/critical-path.js'
 
 /** A plan from `id: deps` pairs, e.g. `[['A', ''], ['B', 'A']]`. */
 function plan(agents: Array<[string, string, string?]>): ReturnType<typeof parsePlan> {

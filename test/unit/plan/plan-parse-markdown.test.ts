@@ -6,10 +6,10 @@ import remarkGfm from 'remark-gfm'
 import remarkFrontmatter from 'remark-frontmatter'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {leanTree, parseMarkdown} from '../src/plan/parse-markdown.js'
+import {leanTree, parseMarkdown} from '../../../src/plan/parse-markdown.js'
 
 const whole = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter).freeze()
-const fixtures = fileURLToPath(new URL('../fixtures/parse/', import.meta.url))
+const fixtures = fileURLToPath(new URL('../../../fixtures/parse/', import.meta.url))
 
 /** Column-0 `#` lines where a chunked parse could go wrong: in fences, HTML blocks, comments. */
 function tricky(index: number): string {

@@ -2,10 +2,10 @@ import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {loadPlan} from '../src/plan/load-plan.js'
-import {allSpans, projectPlan} from './plan-project.js'
+import {loadPlan} from '../../../src/plan/load-plan.js'
+import {allSpans, projectPlan} from '../../helpers/plan-project.js'
 
-const root = fileURLToPath(new URL('../fixtures/parse/', import.meta.url))
+const root = fileURLToPath(new URL('../../../fixtures/parse/', import.meta.url))
 const cases = readdirSync(root).sort()
 
 describe('parsePlan golden fixtures (fixtures/parse/<case>/plan.md → expected.json; UPDATE=1 rewrites)', () => {

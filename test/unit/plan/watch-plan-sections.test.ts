@@ -2,14 +2,14 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it, vi} from 'vitest'
-import {onlyOtherSections, sectionDigests} from '../src/plan/section-digests.js'
+import {onlyOtherSections, sectionDigests} from '../../../src/plan/section-digests.js'
 
 // Issue 24: a save that touches only sections no launch reads (a line under `## Context`, as `sed -i`
 // or an editor makes every second in the saves bench) must not cost the run a parse of the whole plan.
 
 const parses = vi.hoisted(() => ({count: 0}))
-vi.mock('../src/plan/parse-plan.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../src/plan/parse-plan.js')>()
+vi.mock('../../../src/plan/parse-plan.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../src/plan/parse-plan.js')>()
   return {
     ...original,
     parsePlan: (...args: Parameters<typeof original.parsePlan>) => {
@@ -19,8 +19,8 @@ vi.mock('../src/plan/parse-plan.js', async (importOriginal) => {
   }
 })
 
-const {PlanStore} = await import('../src/store/plan-store.js')
-const {watchPlan} = await import('../src/executor/watch-plan.js')
+const {PlanStore} = await import('../../../src/store/plan-store.js')
+const {watchPlan} = await import('../../../src/executor/watch-plan.js')
 
 const plan = [
   '---',

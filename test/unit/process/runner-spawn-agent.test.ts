@@ -1,8 +1,8 @@
 import {readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {spawnAgent} from '../src/process/spawn-agent.js'
-import {isAlive, tempDir, waitFor} from './runner-support.js'
+import {spawnAgent} from '../../../src/process/spawn-agent.js'
+import {isAlive, tempDir, waitFor} from '../../helpers/runner-support.js'
 
 describe('spawnAgent', () => {
   it('returns output, streams lines and appends both streams to the log', async () => {

@@ -1,8 +1,8 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {spawnAgent} from '../src/process/spawn-agent.js'
-import {tempDir} from './runner-support.js'
+import {spawnAgent} from '../../../src/process/spawn-agent.js'
+import {tempDir} from '../../helpers/runner-support.js'
 
 // Issue 24: a launch must not fork mdplan's own (large) process. Agents are forked by one small,
 // long-lived helper; what an agent sees and what spawnAgent returns stay as they were.

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {actionableLine} from '../src/protocol/actionable-line.js'
+import {actionableLine} from '../../../src/protocol/actionable-line.js'
 
 // gemini-cli 0.61's words with no auth method (exit 41), as observed with an empty HOME.
 const gemini =

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {interpretResult} from '../src/protocol/interpret-result.js'
-import {resolveAnswer} from '../src/protocol/resolve-answer.js'
-import type {RunResult} from '../src/runners/runner.js'
+import {interpretResult} from '../../../src/protocol/interpret-result.js'
+import {resolveAnswer} from '../../../src/protocol/resolve-answer.js'
+import type {RunResult} from '../../../src/runners/runner.js'
 
 const run = (fields: Partial<RunResult>): RunResult => ({ok: true, finalText: '', ...fields})
 

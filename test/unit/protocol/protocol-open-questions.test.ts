@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {readAnswers} from '../src/protocol/read-answers.js'
-import {renderOpenQuestion} from '../src/protocol/render-open-question.js'
-import {setAnswer} from '../src/protocol/set-answer.js'
-import {upsertOpenQuestion} from '../src/protocol/upsert-open-question.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {readAnswers} from '../../../src/protocol/read-answers.js'
+import {renderOpenQuestion} from '../../../src/protocol/render-open-question.js'
+import {setAnswer} from '../../../src/protocol/set-answer.js'
+import {upsertOpenQuestion} from '../../../src/protocol/upsert-open-question.js'
 
 const entry = {
   agent: 'B',

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {parseResult} from '../src/protocol/parse-result.js'
-import {parseCompletionReport} from '../src/protocol/parse-completion-report.js'
+import {parseResult} from '../../../src/protocol/parse-result.js'
+import {parseCompletionReport} from '../../../src/protocol/parse-completion-report.js'
 
 describe('parseResult', () => {
   it.each([

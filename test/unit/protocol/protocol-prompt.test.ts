@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {answerFollowUp, assemblePrompt} from '../src/protocol/assemble-prompt.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {answerFollowUp, assemblePrompt} from '../../../src/protocol/assemble-prompt.js'
 
 const prompt = 'Create `src/a.ts` with "quotes", $(subshell) and `ticks`.\n\n## Boundaries\nDO NOT touch b.ts.\n'
 const body = `# Plan

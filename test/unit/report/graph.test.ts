@@ -1,11 +1,11 @@
 import {readFile, writeFile} from 'node:fs/promises'
 import {describe, expect, it} from 'vitest'
-import {loadPlan} from '../src/plan/load-plan.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {renderMermaid} from '../src/report/render-mermaid.js'
-import {mermaidMarker, upsertMermaidBlock} from '../src/report/upsert-mermaid-block.js'
+import {loadPlan} from '../../../src/plan/load-plan.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {renderMermaid} from '../../../src/report/render-mermaid.js'
+import {mermaidMarker, upsertMermaidBlock} from '../../../src/report/upsert-mermaid-block.js'
 
-const fixture = (path: string): URL => new URL(`../fixtures/report/${path}`, import.meta.url)
+const fixture = (path: string): URL => new URL(`../../../fixtures/report/${path}`, import.meta.url)
 
 /** Compare with a golden file; `UPDATE=1` rewrites it for review in the diff. */
 async function golden(path: string, actual: string): Promise<void> {

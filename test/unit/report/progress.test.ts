@@ -1,10 +1,10 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {createReporter} from '../src/report/create-reporter.js'
-import {colorEnabled} from '../src/report/color-enabled.js'
-import {applyProgressEvent, countStatuses, createProgressState, waitingOn} from '../src/report/progress-state.js'
-import {renderLive} from '../src/report/render-live.js'
-import type {RunEvent} from '../src/events.js'
-import {everyEvent, scorecard} from '../fixtures/report/events.js'
+import {createReporter} from '../../../src/report/create-reporter.js'
+import {colorEnabled} from '../../../src/report/color-enabled.js'
+import {applyProgressEvent, countStatuses, createProgressState, waitingOn} from '../../../src/report/progress-state.js'
+import {renderLive} from '../../../src/report/render-live.js'
+import type {RunEvent} from '../../../src/events.js'
+import {everyEvent, scorecard} from '../../../fixtures/report/events.js'
 
 const strip = (text: string): string => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
 

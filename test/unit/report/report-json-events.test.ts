@@ -1,9 +1,9 @@
 import {readFile} from 'node:fs/promises'
 import {describe, expect, it} from 'vitest'
-import {eventSchemaVersion, type RunEvent} from '../src/events.js'
-import {createReporter} from '../src/report/create-reporter.js'
-import {eventFields, parseEventLine, serializeEvent} from '../src/report/json-events.js'
-import {everyEvent} from '../fixtures/report/events.js'
+import {eventSchemaVersion, type RunEvent} from '../../../src/events.js'
+import {createReporter} from '../../../src/report/create-reporter.js'
+import {eventFields, parseEventLine, serializeEvent} from '../../../src/report/json-events.js'
+import {everyEvent} from '../../../fixtures/report/events.js'
 
 describe('NDJSON events', () => {
   it('every event type is one line that parses back to the same event, with the schema version', () => {
@@ -42,7 +42,7 @@ describe('NDJSON events', () => {
   })
 
   it('docs/events.md documents every event type and field', async () => {
-    const doc = await readFile(new URL('../docs/events.md', import.meta.url), 'utf8')
+    const doc = await readFile(new URL('../../../docs/events.md', import.meta.url), 'utf8')
     expect(doc).toContain(`"v": ${eventSchemaVersion}`)
     for (const [type, fields] of Object.entries(eventFields)) {
       expect(doc).toContain(`### \`${type}\``)

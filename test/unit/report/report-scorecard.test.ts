@@ -1,10 +1,10 @@
 import {describe, expect, it} from 'vitest'
-import {loadPlan} from '../src/plan/load-plan.js'
-import {computeScorecard} from '../src/report/compute-scorecard.js'
-import {formatScorecard} from '../src/report/format-scorecard.js'
-import {tableStateFromPlan} from '../src/store/table-state.js'
+import {loadPlan} from '../../../src/plan/load-plan.js'
+import {computeScorecard} from '../../../src/report/compute-scorecard.js'
+import {formatScorecard} from '../../../src/report/format-scorecard.js'
+import {tableStateFromPlan} from '../../../src/store/table-state.js'
 
-const fixture = (name: string): string => new URL(`../fixtures/report/${name}/plan.md`, import.meta.url).pathname
+const fixture = (name: string): string => new URL(`../../../fixtures/report/${name}/plan.md`, import.meta.url).pathname
 
 describe('computeScorecard', () => {
   it('reads durations, attempts, wall-clock, build and integration from the file', async () => {
@@ -41,7 +41,7 @@ describe('computeScorecard', () => {
   })
 
   it('works on a plan with no Execution State yet', async () => {
-    const {parsePlan} = await import('../src/plan/parse-plan.js')
+    const {parsePlan} = await import('../../../src/plan/parse-plan.js')
     const plan = parsePlan('# Plan\n\n## Agents\n\n### A: one\n- **depends_on**: []\n- **prompt**: |\n    Do it.\n', 'p.md')
     const scorecard = computeScorecard(plan)
     expect(scorecard.agents).toEqual([{id: 'A', name: 'one', status: 'pending', attempts: 0}])

@@ -1,11 +1,11 @@
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
-import {createExecState} from '../src/executor/create-exec-state.js'
-import {finishRun} from '../src/run/finish-run.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {formatScorecard} from '../src/report/format-scorecard.js'
-import {emptyRow} from '../src/store/table-state.js'
-import {execRow} from '../src/executor/exec-row.js'
-import {shellPlan} from './helpers/run-cli.js'
+import {createExecState} from '../../../src/executor/create-exec-state.js'
+import {finishRun} from '../../../src/run/finish-run.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {formatScorecard} from '../../../src/report/format-scorecard.js'
+import {emptyRow} from '../../../src/store/table-state.js'
+import {execRow} from '../../../src/executor/exec-row.js'
+import {shellPlan} from '../../helpers/run-cli.js'
 
 // The run's scorecard times the run with its own millisecond clock; the table's `Started:` and
 // `Last updated:` are whole seconds, so a run shorter than a second read `Wall-clock 0ms`.

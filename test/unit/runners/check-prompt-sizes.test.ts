@@ -1,10 +1,10 @@
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {checkPromptSizes as check} from '../src/runners/check-prompt-sizes.js'
-import {resolveRunner} from '../src/runners/resolve-runner.js'
-import {agentPrompt} from '../src/protocol/agent-prompt.js'
-import {runnerMap} from '../src/nested/runner-map.js'
-import type {Plan} from '../src/plan/types.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {checkPromptSizes as check} from '../../../src/runners/check-prompt-sizes.js'
+import {resolveRunner} from '../../../src/runners/resolve-runner.js'
+import {agentPrompt} from '../../../src/protocol/agent-prompt.js'
+import {runnerMap} from '../../../src/nested/runner-map.js'
+import type {Plan} from '../../../src/plan/types.js'
 
 /** As `validate` calls it: each agent's runner resolved, its first prompt assembled. */
 function checkPromptSizes(plan: Plan, flag?: string): ReturnType<typeof check> {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {failureKind} from '../src/runners/failure-kind.js'
+import {failureKind} from '../../../src/runners/failure-kind.js'
 
 // Lines the real clients printed against the scripted model server (npm run test:clis).
 describe('failureKind on what the real clients print', () => {

@@ -1,9 +1,9 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {commandRunner, fillTemplate} from '../src/runners/command/command.js'
-import {splitTemplate} from '../src/runners/template-safety/split-template.js'
-import {request, tempDir} from './runner-support.js'
+import {commandRunner, fillTemplate} from '../../../src/runners/command/command.js'
+import {splitTemplate} from '../../../src/runners/template-safety/split-template.js'
+import {request, tempDir} from '../../helpers/runner-support.js'
 
 const nasty = `Quote "a" 'b' $(touch pwned) \`touch pwned2\` $HOME\nline 2\n`
 

@@ -1,9 +1,9 @@
 import {beforeAll, describe, expect, it} from 'vitest'
-import {builtinRunners} from '../src/runners/builtin-runners.js'
-import type {ProjectFiles} from '../src/runners/host-auth.js'
-import {authCheck} from '../src/hosts/remote-auth.js'
-import {projectAuthFacts} from '../src/hosts/project-auth-facts.js'
-import {isolateGitConfig, tempRepo, type TempRepo} from './helpers/git-repo.js'
+import {builtinRunners} from '../../../src/runners/builtin-runners.js'
+import type {ProjectFiles} from '../../../src/runners/host-auth.js'
+import {authCheck} from '../../../src/hosts/remote-auth.js'
+import {projectAuthFacts} from '../../../src/hosts/project-auth-facts.js'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 
 /** A runner's login on a host is its own `remoteAuth`: hosts/remote-auth.ts asks the Runner, never its name. */
 const runner = (name: string) => builtinRunners.get(name)!

@@ -1,11 +1,11 @@
 import {chmodSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {checkRunners, isInstalled} from '../src/runners/check-runners.js'
-import {resolveRunner} from '../src/runners/resolve-runner.js'
-import type {Runner} from '../src/runners/runner.js'
-import {tempDir} from './runner-support.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {checkRunners, isInstalled} from '../../../src/runners/check-runners.js'
+import {resolveRunner} from '../../../src/runners/resolve-runner.js'
+import type {Runner} from '../../../src/runners/runner.js'
+import {tempDir} from '../../helpers/runner-support.js'
 
 const plan = (frontMatter: string, fieldsB = '') =>
   parsePlan(

@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {shellRunner} from '../src/runners/shell/shell.js'
-import {request, tempDir} from './runner-support.js'
+import {shellRunner} from '../../../src/runners/shell/shell.js'
+import {request, tempDir} from '../../helpers/runner-support.js'
 
 describe('shellRunner', () => {
   it('runs the prompt as a script with the plan env, reporting the ID before it runs', async () => {

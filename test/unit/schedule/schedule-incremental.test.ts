@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
-import {assessAgents, type RunView} from '../src/schedule/assess-agents.js'
-import {updateAssessments} from '../src/schedule/assessment-cache.js'
-import type {Status} from '../src/plan/types.js'
-import type {RowState} from '../src/store/table-state.js'
-import {simAgent} from './helpers/exec-sim.js'
+import {assessAgents, type RunView} from '../../../src/schedule/assess-agents.js'
+import {updateAssessments} from '../../../src/schedule/assessment-cache.js'
+import type {Status} from '../../../src/plan/types.js'
+import type {RowState} from '../../../src/store/table-state.js'
+import {simAgent} from '../../helpers/exec-sim.js'
 
 /**
  * A scheduling pass brings the last pass's assessments up to date (issue 24): it assesses again only the

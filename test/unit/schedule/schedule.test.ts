@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import type {Agent, Status} from '../src/plan/types.js'
-import {assessAgents, type RunView} from '../src/schedule/assess-agents.js'
-import {nextLaunches} from '../src/schedule/next-launches.js'
+import type {Agent, Status} from '../../../src/plan/types.js'
+import {assessAgents, type RunView} from '../../../src/schedule/assess-agents.js'
+import {nextLaunches} from '../../../src/schedule/next-launches.js'
 
 const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
@@ -119,7 +119,7 @@ describe('nextLaunches', () => {
 
 describe('simulateRun', () => {
   it('orders launches like the scheduler and reports the makespan', async () => {
-    const {simulateRun} = await import('../src/schedule/simulate-run.js')
+    const {simulateRun} = await import('../../../src/schedule/simulate-run.js')
     const agents = dag('A', 'B', 'C<A', 'D<B')
     agents[0]!.estimatedMs = 100
     agents[1]!.estimatedMs = 10

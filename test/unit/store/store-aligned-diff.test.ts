@@ -2,10 +2,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {PlanStore} from '../src/store/plan-store.js'
-import type {RowState, TableState} from '../src/store/table-state.js'
-import {forEachShapes} from './helpers/real-plans.js'
-import {tickingClock} from './helpers/store-fixture.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import type {RowState, TableState} from '../../../src/store/table-state.js'
+import {forEachShapes} from '../../helpers/real-plans.js'
+import {tickingClock} from '../../helpers/store-fixture.js'
 
 // Issue 23: in a Prettier-aligned table the first `in_progress` (11 characters in a 9-wide
 // column) used to re-pad every row, so a pull request's diff of one event showed the whole table.
@@ -132,7 +132,7 @@ forEachShapes((shapes) => {
 
 describe('an aligned table read back with overflowing rows', () => {
   it('is still aligned (a re-read after a hand save keeps the style and the widths)', async () => {
-    const {detectTableStyle} = await import('../src/store/detect-table-style.js')
+    const {detectTableStyle} = await import('../../../src/store/detect-table-style.js')
     const header = '| Agent | Status    | Notes |'
     const delimiter = '| ----- | --------- | ----- |'
     const rows = ['| A     | in_progress | —     |', '| B     | in_progress | —     |', '| C     | in_progress | a long note |', '| D     | pending   | —     |']

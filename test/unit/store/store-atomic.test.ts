@@ -3,10 +3,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it, vi} from 'vitest'
-import {atomicWrite} from '../src/store/atomic-write.js'
-import {cleanTempFiles} from '../src/store/clean-temp-files.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {copyFixture, tickingClock} from './helpers/store-fixture.js'
+import {atomicWrite} from '../../../src/store/atomic-write.js'
+import {cleanTempFiles} from '../../../src/store/clean-temp-files.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 function folder(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-atomic-'))

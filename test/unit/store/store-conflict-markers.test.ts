@@ -1,8 +1,8 @@
 import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {DamagedTableError, PlanStore} from '../src/store/plan-store.js'
-import {copyFixture, tickingClock} from './helpers/store-fixture.js'
+import {DamagedTableError, PlanStore} from '../../../src/store/plan-store.js'
+import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 /** Save `text` over `file` from another process (a `git pull` or an editor): temp file, rename. */
 function saveFromOutside(file: string, text: string): void {

@@ -1,11 +1,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import type {Plan} from '../src/plan/types.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {tableStateFromPlan, type TableState} from '../src/store/table-state.js'
-import {copyFixture, random, storeFixtures, tickingClock} from './helpers/store-fixture.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import type {Plan} from '../../../src/plan/types.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {tableStateFromPlan, type TableState} from '../../../src/store/table-state.js'
+import {copyFixture, random, storeFixtures, tickingClock} from '../../helpers/store-fixture.js'
 
 const cases = fs.readdirSync(storeFixtures).filter((name) => fs.existsSync(path.join(storeFixtures, name, 'plan.md')))
 

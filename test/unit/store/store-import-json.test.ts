@@ -1,10 +1,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {importStateJson, StateJsonError} from '../src/store/import-state-json.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {copyFixture, storeFixtures, tickingClock} from './helpers/store-fixture.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {importStateJson, StateJsonError} from '../../../src/store/import-state-json.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {copyFixture, storeFixtures, tickingClock} from '../../helpers/store-fixture.js'
 
 const plan = parsePlan(fs.readFileSync(path.join(storeFixtures, 'basic/plan.md'), 'utf8'), 'plan.md')
 

@@ -3,9 +3,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {acquireRunLock, LockHeldError} from '../src/store/lock.js'
-import {lockVerdict} from '../src/store/lock-verdict.js'
-import {isStopped} from '../src/store/is-stopped.js'
+import {acquireRunLock, LockHeldError} from '../../../src/store/lock.js'
+import {lockVerdict} from '../../../src/store/lock-verdict.js'
+import {isStopped} from '../../../src/store/is-stopped.js'
 
 function tempPlan(): string {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'mdplan-lock-'))

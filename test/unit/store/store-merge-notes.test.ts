@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {mergeNoteItems} from '../src/store/merge-note-items.js'
-import {mergeState} from '../src/store/merge-state.js'
-import {emptyRow, type RowState, type TableState} from '../src/store/table-state.js'
+import {mergeNoteItems} from '../../../src/store/merge-note-items.js'
+import {mergeState} from '../../../src/store/merge-state.js'
+import {emptyRow, type RowState, type TableState} from '../../../src/store/table-state.js'
 
 const table = (rows: Record<string, Partial<RowState>>): TableState => ({rows: new Map(Object.entries(rows).map(([id, f]) => [id, {...emptyRow(), ...f}])), meta: {}})
 

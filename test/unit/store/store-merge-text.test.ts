@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {mergeText} from '../src/store/merge-text.js'
+import {mergeText} from '../../../src/store/merge-text.js'
 
 const base = ['# T', '', '<!-- journal -->', '', '## Agents', '', '| Agent | Status | Notes |', '|---|---|---|', '| A | pending | |', '| B | pending | |', '', 'Last updated: 1', ''].join('\n')
 

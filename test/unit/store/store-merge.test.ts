@@ -1,10 +1,10 @@
 import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {mergeState} from '../src/store/merge-state.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {emptyRow, tableStateFromPlan, type RowState, type TableState} from '../src/store/table-state.js'
-import {copyFixture, tickingClock} from './helpers/store-fixture.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {mergeState} from '../../../src/store/merge-state.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {emptyRow, tableStateFromPlan, type RowState, type TableState} from '../../../src/store/table-state.js'
+import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 const row = (fields: Partial<RowState> = {}): RowState => ({...emptyRow(), ...fields})
 const table = (rows: Record<string, Partial<RowState>>, meta: TableState['meta'] = {}): TableState => ({

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {PlanStore} from '../src/store/plan-store.js'
-import {copyFixture, tickingClock} from './helpers/store-fixture.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 afterEach(() => {
   vi.restoreAllMocks()

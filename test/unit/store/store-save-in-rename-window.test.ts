@@ -2,9 +2,9 @@ import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {DamagedTableError, PlanStore} from '../src/store/plan-store.js'
-import {writeMutexPath} from '../src/store/write-mutex.js'
-import {copyFixture, tickingClock} from './helpers/store-fixture.js'
+import {DamagedTableError, PlanStore} from '../../../src/store/plan-store.js'
+import {writeMutexPath} from '../../../src/store/write-mutex.js'
+import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 afterEach(() => {
   vi.restoreAllMocks()

@@ -2,10 +2,10 @@ import fc from 'fast-check'
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {tableStateFromPlan, type RowState} from '../src/store/table-state.js'
-import {copyFixture, tickingClock} from './helpers/store-fixture.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {tableStateFromPlan, type RowState} from '../../../src/store/table-state.js'
+import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 afterEach(() => {
   vi.restoreAllMocks()

@@ -2,12 +2,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {renderState} from '../src/store/render-state.js'
-import {spliceLines} from '../src/store/splice-lines.js'
-import {stateLayout, type StateLayout} from '../src/store/state-layout.js'
-import {tableStateFromPlan, type RowState, type TableState} from '../src/store/table-state.js'
-import {storeFixtures} from './helpers/store-fixture.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {renderState} from '../../../src/store/render-state.js'
+import {spliceLines} from '../../../src/store/splice-lines.js'
+import {stateLayout, type StateLayout} from '../../../src/store/state-layout.js'
+import {tableStateFromPlan, type RowState, type TableState} from '../../../src/store/table-state.js'
+import {storeFixtures} from '../../helpers/store-fixture.js'
 
 const fixtures = ['ten-agents', 'padded', 'crlf', 'crlf-bom-no-final-newline', 'no-final-newline', 'extra-columns', 'no-duration', 'bom']
 

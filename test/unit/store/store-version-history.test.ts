@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {PlanStore} from '../src/store/plan-store.js'
-import {VersionHistory} from '../src/store/version-history.js'
-import {copyFixture, tickingClock} from './helpers/store-fixture.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {VersionHistory} from '../../../src/store/version-history.js'
+import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 /** Another program's save: a temp file renamed over the plan. */
 function save(file: string, text: string): void {

@@ -3,13 +3,13 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it, vi} from 'vitest'
-import {copyFixture} from './helpers/store-fixture.js'
-import {transpileSources} from './helpers/store-transpile.js'
+import {copyFixture} from '../../helpers/store-fixture.js'
+import {transpileSources} from '../../helpers/store-transpile.js'
 
 // The waits of the mutex, counted (and still made): a takeover "at once" is one with no wait, not one within a time.
 const sleeps = vi.hoisted(() => ({count: 0, during: undefined as (() => void) | undefined}))
-vi.mock('../src/util/sleep-sync.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../src/util/sleep-sync.js')>()
+vi.mock('../../../src/util/sleep-sync.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../src/util/sleep-sync.js')>()
   return {
     sleepSync: (ms: number) => {
       sleeps.count++
@@ -19,8 +19,8 @@ vi.mock('../src/util/sleep-sync.js', async (importOriginal) => {
   }
 })
 
-const {PlanStore} = await import('../src/store/plan-store.js')
-const {withWriteMutex, writeMutexPath} = await import('../src/store/write-mutex.js')
+const {PlanStore} = await import('../../../src/store/plan-store.js')
+const {withWriteMutex, writeMutexPath} = await import('../../../src/store/write-mutex.js')
 
 /** Another process that holds the plan's write mutex for `ms`, the way a careful tool would. */
 async function holdMutex(file: string, ms: number): Promise<{released: Promise<number>}> {

@@ -3,8 +3,8 @@ import {mkdtempSync, openSync, readFileSync, writeFileSync, writeSync, ftruncate
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {PlanStore} from '../src/store/plan-store.js'
-import {shellPlan} from './helpers/run-cli.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {shellPlan} from '../../helpers/run-cli.js'
 
 afterEach(() => {
   vi.restoreAllMocks()

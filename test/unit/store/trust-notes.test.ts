@@ -3,10 +3,10 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {formatNotes, getNote, parseNotes, setNote} from '../src/plan/notes.js'
-import {parsePlan} from '../src/plan/parse-plan.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {tableStateFromPlan, type TableState} from '../src/store/table-state.js'
+import {formatNotes, getNote, parseNotes, setNote} from '../../../src/plan/notes.js'
+import {parsePlan} from '../../../src/plan/parse-plan.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {tableStateFromPlan, type TableState} from '../../../src/store/table-state.js'
 
 /**
  * Notes are items split on `; `. Text an agent or the CLI puts in an item (a failure reason, a question,

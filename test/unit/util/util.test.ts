@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {parseDuration} from '../src/util/parse-duration.js'
-import {formatDuration} from '../src/util/format-duration.js'
-import {attemptsInNotes, formatNotes, getNote, parseNotes, setNote} from '../src/plan/notes.js'
+import {parseDuration} from '../../../src/util/parse-duration.js'
+import {formatDuration} from '../../../src/util/format-duration.js'
+import {attemptsInNotes, formatNotes, getNote, parseNotes, setNote} from '../../../src/plan/notes.js'
 
 describe('parseDuration', () => {
   it.each([
