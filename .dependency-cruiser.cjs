@@ -1,4 +1,4 @@
-// The house rules of src/, checked by `npm run lint:deps` (part of `npm test` through test/house-rules.test.ts).
+// The house rules of src/, checked by `npm run lint:deps` (part of `npm test` through test/e2e/project/house-rules.test.ts).
 //
 // 1. Layers. Each folder of src/ (and the few files at its root) has a floor; a file may import only from its own
 //    folder or from folders on lower floors. The floors, bottom to top, are `layers` below: one folder per floor,

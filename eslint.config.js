@@ -1,6 +1,6 @@
 // ESLint with typescript-eslint: the usual correctness rules, type-aware in src/ (a floating promise or a
 // misused one is a lost event in a coordinator that is all async I/O). Run `npm run lint`; `.ci/run` and
-// test/house-rules.test.ts run it too, so a regression fails CI.
+// test/e2e/project/house-rules.test.ts run it too, so a regression fails CI.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 

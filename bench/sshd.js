@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
 
-// Real sshd daemons on 127.0.0.1 for the host tests (test/hosts-ssh.test.ts) and `npm run bench -- hosts`.
+// Real sshd daemons on 127.0.0.1 for the host tests (test/e2e/hosts/hosts-ssh.test.ts) and `npm run bench -- hosts`.
 
 /** Where Debian's openssh-server puts the daemon. */
 export const sshdPath = ['/usr/sbin/sshd', '/usr/bin/sshd'].find((path) => existsSync(path))

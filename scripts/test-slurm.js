@@ -3,9 +3,9 @@
 // Brings up munged, slurmctld and slurmd from the Debian packages (slurm-wlm,
 // munge) with all their state in a temp folder (their own ports, socket, key,
 // spool and logs; nothing under /etc or /var is used), runs
-// test/hosts-slurm-real.test.ts against it (a 20-agent DAG in a git
+// test/e2e/hosts/hosts-slurm-real.test.ts against it (a 20-agent DAG in a git
 // repository, a coordinator SIGKILL mid-run and a rerun; or the test files
-// given: `npm run test:slurm -- test/x.test.ts`), then stops the
+// given: `npm run test:slurm -- test/e2e/hosts/x.test.ts`), then stops the
 // daemons by their PIDs. Exit 0 when the test passed; when the packages are
 // missing it says so in one line and exits 0 (skipped), so CI can run it
 // wherever they install.
@@ -89,7 +89,7 @@ try {
   }
   console.log(`test:slurm: a single-node cluster is up (${scratch})`)
   const files = process.argv.slice(2)
-  const test = spawnSync('npx', ['vitest', 'run', '--maxWorkers=1', ...(files.length > 0 ? files : ['test/hosts-slurm-real.test.ts'])], {cwd: root, env: {...env, MDPLAN_REAL_SLURM: join(scratch, 'shared')}, stdio: 'inherit'})
+  const test = spawnSync('npx', ['vitest', 'run', '--maxWorkers=1', ...(files.length > 0 ? files : ['test/e2e/hosts/hosts-slurm-real.test.ts'])], {cwd: root, env: {...env, MDPLAN_REAL_SLURM: join(scratch, 'shared')}, stdio: 'inherit'})
   code = test.status ?? 1
 } catch (error) {
   console.error(`test:slurm: ${error instanceof Error ? error.message : String(error)}`)

@@ -1,5 +1,5 @@
 // Fuzz figures: parse + validate mutated real plans and random text, count what goes wrong.
-// (test/fuzz-*.test.ts hold the same properties as tests; this counts them at a larger scale.)
+// (test/unit/plan/fuzz-parse.test.ts and test/e2e/run/fuzz-run.test.ts hold the same properties as tests; this counts them at a larger scale.)
 import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'

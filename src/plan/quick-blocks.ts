@@ -6,7 +6,7 @@ import type {Heading, List, ListItem, RootContent, Table} from 'mdast'
 // a small fraction of micromark's cost. Anything it is not sure of makes it give up on the whole
 // region, which micromark then parses: a line that could start or interrupt a block (see
 // `special`), indentation where a block starts, tabs, carriage returns, inline syntax in a
-// heading, a fence left open. test/quick-blocks.test.ts compares it with micromark.
+// heading, a fence left open. test/unit/plan/quick-parse.test.ts compares it with micromark.
 
 type Point = {line: number; column: number; offset: number}
 

@@ -44,7 +44,7 @@ const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, 
 
 /**
  * The executor's pure core against a simulated engine that keeps jobs by key across coordinator restarts
- * (test/hosts-model.test.ts drives it through random faults). It records what the engine's side sees as
+ * (test/unit/hosts/hosts-model.test.ts drives it through random faults). It records what the engine's side sees as
  * violations: a key submitted before a write carries it, a key started twice, two keys' results merged for
  * one agent, an answered agent going on anywhere but in its session's folder on its session's host.
  */
@@ -319,7 +319,7 @@ const deadPid = '2147483646'
 
 /**
  * The executor's pure core with this machine's attempts as jobs (src/hosts/local/), against a simulated local
- * host whose jobs outlive the coordinator (test/hosts-model.test.ts drives it through coordinator deaths). A
+ * host whose jobs outlive the coordinator (test/unit/hosts/hosts-model.test.ts drives it through coordinator deaths). A
  * death loses everything the coordinator held: only the file, the journal and the jobs survive. A rerun
  * computes `localJobs` with src/hosts/local-jobs.ts itself, from the rows' jobs written as folders on disk
  * (so src/hosts/local/local-job.ts reads their state), sweeps, and starts. The host does what

@@ -1,0 +1,45 @@
+import {readFileSync} from 'node:fs'
+import {describe, expect, it} from 'vitest'
+import {shellRunner} from '../../../src/runners/shell/shell.js'
+import {request, tempDir} from '../../helpers/runner-support.js'
+
+describe('shellRunner', () => {
+  it('runs the prompt as a script with the plan env, reporting the ID before it runs', async () => {
+    const dir = tempDir()
+    const seen: string[] = []
+    const result = await shellRunner.run(
+      request(dir, {
+        prompt: 'echo "$MDPLAN_PLAN|$MDPLAN_AGENT|$MDPLAN_ATTEMPT|$MDPLAN_AGENT_ID"; pwd; echo "RESULT: SUCCESS"',
+        attempt: 2,
+        onAgentId: (id) => {
+          seen.push(id)
+        }
+      })
+    )
+    expect(result.ok).toBe(true)
+    expect(seen).toEqual([result.agentId])
+    expect(result.agentId).toMatch(/^sh-[0-9a-f]{8}$/)
+    const [env, cwd] = result.finalText.split('\n')
+    expect(env).toBe(`${dir}/plan.md|A|2|${result.agentId}`)
+    expect(cwd).toBe(dir)
+    expect(result.finalText).toContain('RESULT: SUCCESS')
+    expect(readFileSync(`${dir}/logs/A-1.log`, 'utf8')).toContain('RESULT: SUCCESS')
+    expect(shellRunner.canResume).toBe(false)
+  })
+
+  it('fails with the exit code and the last stderr line', async () => {
+    const dir = tempDir()
+    const result = await shellRunner.run(request(dir, {prompt: 'echo first >&2; echo "second line" >&2; exit 4'}))
+    expect(result.ok).toBe(false)
+    expect(result.exitCode).toBe(4)
+    expect(result.reason).toBe('exit 4: second line')
+  })
+
+  it('says when it timed out', async () => {
+    const dir = tempDir()
+    const result = await shellRunner.run(request(dir, {prompt: 'sleep 20', timeoutMs: 200}))
+    expect(result.ok).toBe(false)
+    expect(result.timedOut).toBe(true)
+    expect(result.reason).toBe('timed out after 200ms')
+  })
+})
