@@ -61,29 +61,11 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
   const known = new Set(issues.map((issue) => issue.id))
   const openIds = new Set(open.map((issue) => issue.id))
   const withAgents = new Set([...openIds, ...existing.keys()])
-  const warnings: string[] = []
-  const problems: string[] = []
 
-  // Issues without a wave go after every numbered wave, in file order.
-  const waveOf = (issue: Issue): number => issue.wave ?? Number.POSITIVE_INFINITY
-  const byWave = (list: Issue[]): Issue[] =>
-    list.map((issue, index) => ({issue, index})).sort((a, b) => waveOf(a.issue) - waveOf(b.issue) || a.index - b.index).map(({issue}) => issue)
   const ordered = byWave(open)
   const all = byWave([...present, ...open])
   const byId = new Map(all.map((issue) => [issue.id, issue]))
-
-  for (const issue of ordered) {
-    for (const dep of issue.dependsOn) {
-      if (!known.has(dep)) warnings.push(`${options.source}:${issue.line}: issue "${issue.id}" depends on "${dep}", which is not in the file; taken as done`)
-      const target = byId.get(dep)
-      if (target && waveOf(target) > waveOf(issue)) {
-        problems.push(`${options.source}:${issue.line}: issue "${issue.id}" (${waveName(issue)}) depends on "${dep}" (${waveName(target)}), a later wave; move one of them`)
-      }
-    }
-  }
-  const cycle = findCycle(ordered, openIds)
-  if (cycle) problems.push(`${options.source}:${byId.get(cycle[0]!)!.line}: issues depend on each other in a cycle: ${cycle.join(' → ')}`)
-  if (problems.length > 0) throw new ImportError(problems)
+  const warnings = checkDependencies(ordered, {known, openIds, byId, source: options.source})
 
   const first = Math.max(options.firstNumber ?? 1, Math.max(0, ...existing.values()) + 1)
   const number = new Map<string, number>([...existing, ...ordered.map((issue, index) => [issue.id, first + index] as const)])
@@ -93,16 +75,7 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
     const at = waves.indexOf(waveOf(issue))
     return at <= 0 ? [] : all.filter((other) => waveOf(other) === waves[at - 1])
   }
-  // Ids that differ only in characters a file name cannot hold still get their own notes file.
-  const fileNames = new Map<string, string>()
-  const taken = new Set<string>()
-  for (const issue of all) {
-    let name = safeName(issue.id)
-    if (taken.has(name)) name = `${name}-${number.get(issue.id)}`
-    taken.add(name)
-    fileNames.set(issue.id, name)
-  }
-  const notesFile = (issue: Issue): string => `${notesDir}/${fileNames.get(issue.id)}.md`
+  const notesFile = notesFiles(all, number, notesDir)
 
   const generated: IssueAgent[] = []
   for (const issue of ordered) {
@@ -121,6 +94,73 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
   const agents = generated.flatMap(renderIssueAgent)
   const agentIds = generated.map((agent) => agent.id)
 
+  const text = planText(options, {notesDir, ordered, waves, skipped, agents, agentIds, number})
+  // A fresh plan must read back as exactly these agents (a re-import checks the grown plan instead).
+  if (options.existing === undefined) {
+    const wrong = checkGeneratedPlan(text, options.source, {earlier: [], agents: generated})
+    if (wrong.length > 0) throw new ImportError(mismatch(options.source, wrong))
+  }
+  return {text, agents, generated, imported: ordered, agentIds, skipped, warnings}
+}
+
+// Issues without a wave go after every numbered wave, in file order.
+const waveOf = (issue: Issue): number => issue.wave ?? Number.POSITIVE_INFINITY
+const byWave = (list: Issue[]): Issue[] =>
+  list.map((issue, index) => ({issue, index})).sort((a, b) => waveOf(a.issue) - waveOf(b.issue) || a.index - b.index).map(({issue}) => issue)
+
+/**
+ * The open issues' dependencies (`ordered`, by wave): one on an issue not in the file is a warning
+ * (taken as done); one on a later wave, or a cycle, is refused (an ImportError with every problem).
+ */
+function checkDependencies(
+  ordered: readonly Issue[],
+  {known, openIds, byId, source}: {known: ReadonlySet<string>; openIds: ReadonlySet<string>; byId: ReadonlyMap<string, Issue>; source: string}
+): string[] {
+  const warnings: string[] = []
+  const problems: string[] = []
+  for (const issue of ordered) {
+    for (const dep of issue.dependsOn) {
+      if (!known.has(dep)) warnings.push(`${source}:${issue.line}: issue "${issue.id}" depends on "${dep}", which is not in the file; taken as done`)
+      const target = byId.get(dep)
+      if (target && waveOf(target) > waveOf(issue)) {
+        problems.push(`${source}:${issue.line}: issue "${issue.id}" (${waveName(issue)}) depends on "${dep}" (${waveName(target)}), a later wave; move one of them`)
+      }
+    }
+  }
+  const cycle = findCycle(ordered, openIds)
+  if (cycle) problems.push(`${source}:${byId.get(cycle[0]!)!.line}: issues depend on each other in a cycle: ${cycle.join(' → ')}`)
+  if (problems.length > 0) throw new ImportError(problems)
+  return warnings
+}
+
+/** Each issue's implementation plan file, under `notesDir`. */
+function notesFiles(all: readonly Issue[], number: ReadonlyMap<string, number>, notesDir: string): (issue: Issue) => string {
+  // Ids that differ only in characters a file name cannot hold still get their own notes file.
+  const fileNames = new Map<string, string>()
+  const taken = new Set<string>()
+  for (const issue of all) {
+    let name = safeName(issue.id)
+    if (taken.has(name)) name = `${name}-${number.get(issue.id)}`
+    taken.add(name)
+    fileNames.set(issue.id, name)
+  }
+  return (issue: Issue): string => `${notesDir}/${fileNames.get(issue.id)}.md`
+}
+
+/** What the plan's text shows besides the options. */
+interface PlanParts {
+  notesDir: string
+  ordered: readonly Issue[]
+  waves: number[]
+  skipped: readonly Issue[]
+  /** The agent sections, as lines. */
+  agents: string[]
+  agentIds: string[]
+  number: ReadonlyMap<string, number>
+}
+
+/** The plan: front matter, title, context, the agents, the DAG by wave, and a table with every agent pending. */
+function planText(options: IssuesToPlanOptions, {notesDir, ordered, waves, skipped, agents, agentIds, number}: PlanParts): string {
   const out: string[] = []
   const front = [
     ...(options.runner ? [`runner: ${yamlScalar(options.runner)}`] : []),
@@ -150,13 +190,7 @@ export function issuesToPlan(issues: readonly Issue[], options: IssuesToPlanOpti
   out.push('| Agent | Status | Agent ID | Duration | Notes |', '|-------|--------|----------|----------|-------|')
   for (const id of agentIds) out.push(`| ${id} | pending | — | — | |`)
   out.push('')
-  const text = out.join('\n')
-  // A fresh plan must read back as exactly these agents (a re-import checks the grown plan instead).
-  if (options.existing === undefined) {
-    const wrong = checkGeneratedPlan(text, options.source, {earlier: [], agents: generated})
-    if (wrong.length > 0) throw new ImportError(mismatch(options.source, wrong))
-  }
-  return {text, agents, generated, imported: ordered, agentIds, skipped, warnings}
+  return out.join('\n')
 }
 
 /** A generated plan that would not read back as generated: refused, whatever the cause. */

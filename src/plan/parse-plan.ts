@@ -73,35 +73,7 @@ export function parsePlan(source: string, file: string, prompts?: PromptsSource)
     const end = last < nodes.length ? nodes[last]!.position!.start.offset! : text.length
     const section: Section = {title, heading: at.span(start, headingEnd), section: at.span(start, end), body: text.slice(bodyStart(text, headingEnd), end)}
     plan.sections.push(section)
-    const inside = nodes.slice(first, last)
-
-    switch (sectionKey(title)) {
-      case 'agents':
-        if (agentsSeen) break
-        agentsSeen = true
-        plan.agents = extractAgents({text, at, file, nodes: inside, end, messages})
-        if (plan.agents.length === 0) {
-          messages.push({severity: 'error', rule: 'no-agents', reason: 'the `## Agents` section has no `### <ID>: <name>` agent headings', file, place: section.heading})
-        }
-        break
-      case 'execution state':
-        if (plan.state) {
-          messages.push({severity: 'warning', rule: 'duplicate-state-section', reason: 'a second `## Execution State` section is ignored: only the first one is read and written', file, place: section.heading})
-          break
-        }
-        plan.state = readStateTable({text, at, file, heading: {start, end: headingEnd}, end, nodes: inside, messages})
-        break
-      case 'open questions':
-        plan.openQuestions ??= section
-        break
-      case 'pre execution verification':
-        plan.preVerification.push(...readCommands(inside, at))
-        break
-      case 'integration tests':
-        plan.integrationTests.push(...readCommands(inside, at))
-        break
-      default:
-    }
+    if (readSection(plan, at, section, {start, headingEnd, end}, nodes.slice(first, last), agentsSeen)) agentsSeen = true
   }
 
   if (!agentsSeen) {
@@ -114,6 +86,42 @@ export function parsePlan(source: string, file: string, prompts?: PromptsSource)
   findPromptsFile(plan, nodes, at)
   if (plan.promptsFile && prompts) applyPromptsFile(plan, prompts)
   return plan
+}
+
+/**
+ * Read an H2 section (its nodes `inside`) into the plan, by its title: the
+ * first `## Agents`, the first `## Execution State`, open questions, commands.
+ * Returns whether it was the `## Agents` section read (`agentsSeen`: one was).
+ */
+function readSection(plan: Plan, at: Locator, section: Section, {start, headingEnd, end}: {start: number; headingEnd: number; end: number}, inside: RootContent[], agentsSeen: boolean): boolean {
+  const {text, file, messages} = plan
+  switch (sectionKey(section.title)) {
+    case 'agents':
+      if (agentsSeen) break
+      plan.agents = extractAgents({text, at, file, nodes: inside, end, messages})
+      if (plan.agents.length === 0) {
+        messages.push({severity: 'error', rule: 'no-agents', reason: 'the `## Agents` section has no `### <ID>: <name>` agent headings', file, place: section.heading})
+      }
+      return true
+    case 'execution state':
+      if (plan.state) {
+        messages.push({severity: 'warning', rule: 'duplicate-state-section', reason: 'a second `## Execution State` section is ignored: only the first one is read and written', file, place: section.heading})
+        break
+      }
+      plan.state = readStateTable({text, at, file, heading: {start, end: headingEnd}, end, nodes: inside, messages})
+      break
+    case 'open questions':
+      plan.openQuestions ??= section
+      break
+    case 'pre execution verification':
+      plan.preVerification.push(...readCommands(inside, at))
+      break
+    case 'integration tests':
+      plan.integrationTests.push(...readCommands(inside, at))
+      break
+    default:
+  }
+  return false
 }
 
 /**

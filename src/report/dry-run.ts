@@ -1,5 +1,5 @@
 import {resolve} from 'node:path'
-import type {Agent, Status} from '../plan/types.js'
+import type {Agent, Plan, Status} from '../plan/types.js'
 import {loadPlan} from '../plan/load-plan.js'
 import {validatePlan} from '../plan/validate-plan.js'
 import {PlanError} from '../plan/plan-error.js'
@@ -9,6 +9,7 @@ import {resolveRunner} from '../runners/resolve-runner.js'
 import {runnerMap} from '../nested/runner-map.js'
 import {agentPrompt} from '../protocol/agent-prompt.js'
 import {readSideState, type SideStateChoice} from '../store/read-side-state.js'
+import type {TableState} from '../store/table-state.js'
 import {checkTemplates} from '../runners/template-safety/check-templates.js'
 import {formatDuration} from '../util/format-duration.js'
 import {parseDuration} from '../util/parse-duration.js'
@@ -60,7 +61,60 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
     return childPlanField(agent) !== undefined ? 'local' : hosts.poolOf(agent.id).join(' or ')
   }
   const concurrency = options.concurrency ?? plan.settings.concurrency ?? defaultConcurrency
-  const table = side.state
+  const run = simulate(plan, side.state, concurrency)
+  const {simulation, status, waves} = run
+  const view: View = {plan, options, run, placed, where}
+
+  const lines: string[] = [
+    `Dry run of ${options.name ?? options.file}: ${simulation.launches.length} of ${plural(plan.agents.length, 'agent')} would launch, concurrency ${concurrency}. Nothing is written.`
+  ]
+  if (side.imported) {
+    const unknownKey = side.diagnostics.find((d) => d.rule === 'state-json-unknown-key')
+    lines.push(`Progress imported from ${side.imported}${unknownKey ? ` (${unknownKey.reason})` : ''}`)
+  }
+  const skipped = plan.agents.filter((agent) => status.get(agent.id) === 'completed').map((agent) => agent.id)
+  if (skipped.length > 0) lines.push(`Already completed (skipped): ${skipped.join(', ')}`)
+  const waiting = plan.agents.filter((agent) => status.get(agent.id) === 'needs_input').map((agent) => agent.id)
+  if (waiting.length > 0) lines.push(`Waiting for an answer: ${waiting.join(', ')}`)
+
+  if (waves.length > 0) {
+    lines.push('', 'Waves (an agent of wave n depends on one of wave n − 1):')
+    waves.forEach((ids, i) => lines.push(`  ${String(i + 1).padStart(String(waves.length).length)}  ${ids.join(', ')}`))
+  }
+
+  const order = launchOrder(view)
+  const time = makespan(run, concurrency)
+  const prompts = options.prompts ? fullPrompts(view) : simulation.launches.length > 0 ? ['Each agent\'s full prompt, as it would be sent: add --prompts.'] : []
+  return [...lines, ...order, '', time, ...prompts].join('\n') + '\n'
+}
+
+/** The run as the scheduler would make it, every agent succeeding on its first attempt. */
+interface Simulated {
+  simulation: ReturnType<typeof simulateRun>
+  /** What the simulation starts from, per agent. */
+  status: Map<string, Status>
+  /** The agents that would launch (pending). */
+  launching: Agent[]
+  /** The launching agents with no known duration. */
+  unknown: string[]
+  /** Every launching agent's duration is known: the simulation is in milliseconds. */
+  timed: boolean
+  byId: Map<string, Agent>
+  waves: string[][]
+}
+
+/** What the parts of the dry run's text read. */
+interface View {
+  plan: Plan
+  options: DryRunOptions
+  run: Simulated
+  /** Whether agents run on more than one host (or the plan names hosts): the host is shown. */
+  placed: boolean
+  where: (agent: Agent) => string
+}
+
+/** Simulate the run from `table` (the table, or the side-file's progress over it). */
+function simulate(plan: Plan, table: TableState, concurrency: number): Simulated {
   const status = new Map<string, Status>()
   for (const agent of plan.agents) {
     const current = table.rows.get(agent.id)?.status ?? 'pending'
@@ -80,24 +134,11 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
   const simulation = simulateRun({agents, status, concurrency, priority: longestRemainingPath(plan)})
   const byId = new Map(plan.agents.map((agent) => [agent.id, agent]))
   const waves = wavesOf(launching, byId, status)
+  return {simulation, status, launching, unknown, timed, byId, waves}
+}
 
-  const lines: string[] = [
-    `Dry run of ${options.name ?? options.file}: ${simulation.launches.length} of ${plural(plan.agents.length, 'agent')} would launch, concurrency ${concurrency}. Nothing is written.`
-  ]
-  if (side.imported) {
-    const unknownKey = side.diagnostics.find((d) => d.rule === 'state-json-unknown-key')
-    lines.push(`Progress imported from ${side.imported}${unknownKey ? ` (${unknownKey.reason})` : ''}`)
-  }
-  const skipped = plan.agents.filter((agent) => status.get(agent.id) === 'completed').map((agent) => agent.id)
-  if (skipped.length > 0) lines.push(`Already completed (skipped): ${skipped.join(', ')}`)
-  const waiting = plan.agents.filter((agent) => status.get(agent.id) === 'needs_input').map((agent) => agent.id)
-  if (waiting.length > 0) lines.push(`Waiting for an answer: ${waiting.join(', ')}`)
-
-  if (waves.length > 0) {
-    lines.push('', 'Waves (an agent of wave n depends on one of wave n − 1):')
-    waves.forEach((ids, i) => lines.push(`  ${String(i + 1).padStart(String(waves.length).length)}  ${ids.join(', ')}`))
-  }
-
+/** The launch order as a table: when, which agent, its runner, (its host,) its first prompt line. */
+function launchOrder({plan, options, run: {simulation, timed, byId}, placed, where}: View): string[] {
   const rows = simulation.launches.map((launch, i) => {
     const agent = byId.get(launch.agent)!
     return [
@@ -109,38 +150,39 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
       firstLine(agent)
     ]
   })
-  if (rows.length > 0) {
-    const header = ['', ...(timed ? ['start'] : []), 'agent', 'runner', ...(placed ? ['host'] : []), 'first prompt line']
-    lines.push('', `Launch order (longest remaining path first):`)
-    const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
-    for (const row of [header, ...rows]) {
-      lines.push(`  ${row.map((cell, i) => (i === row.length - 1 ? cut(cell, 72) : cell.padEnd(widths[i]!))).join('  ')}`.trimEnd())
-    }
+  if (rows.length === 0) return []
+  const header = ['', ...(timed ? ['start'] : []), 'agent', 'runner', ...(placed ? ['host'] : []), 'first prompt line']
+  const lines = ['', `Launch order (longest remaining path first):`]
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
+  for (const row of [header, ...rows]) {
+    lines.push(`  ${row.map((cell, i) => (i === row.length - 1 ? cut(cell, 72) : cell.padEnd(widths[i]!))).join('  ')}`.trimEnd())
   }
+  return lines
+}
 
-  lines.push('')
-  if (simulation.launches.length === 0) lines.push('Nothing would launch.')
-  else if (timed) {
+/** How long the run would take, when every duration is known; else which are missing. */
+function makespan({simulation, launching, unknown, timed, waves}: Simulated, concurrency: number): string {
+  if (simulation.launches.length === 0) return 'Nothing would launch.'
+  if (timed) {
     const estimated = launching.filter((agent) => agent.estimatedMs !== undefined).length
     const from = estimated === launching.length ? 'estimated_duration' : estimated === 0 ? 'the durations in the table' : 'estimated_duration and the durations in the table'
-    lines.push(`Estimated makespan: ${formatDuration(simulation.makespan)} (from ${from}; if every agent succeeds on its first attempt)`)
-  } else {
-    const few = unknown.length <= 8 ? unknown.join(', ') : `${unknown.slice(0, 8).join(', ')} and ${unknown.length - 8} more`
-    lines.push(
-      `Estimated makespan: unknown (no duration for ${few}: add \`- **estimated_duration**: 5m\` to an agent); ${plural(waves.length, 'wave')} at concurrency ${concurrency}`
-    )
+    return `Estimated makespan: ${formatDuration(simulation.makespan)} (from ${from}; if every agent succeeds on its first attempt)`
   }
+  const few = unknown.length <= 8 ? unknown.join(', ') : `${unknown.slice(0, 8).join(', ')} and ${unknown.length - 8} more`
+  return `Estimated makespan: unknown (no duration for ${few}: add \`- **estimated_duration**: 5m\` to an agent); ${plural(waves.length, 'wave')} at concurrency ${concurrency}`
+}
 
-  if (options.prompts) {
-    for (const launch of simulation.launches) {
-      const agent = byId.get(launch.agent)!
-      const runner = resolveRunner(plan, agent, options.runner, runnerMap)
-      lines.push('', `── ${agent.id}: ${agent.name}  (runner ${runner.name}${placed ? `, on ${where(agent)}` : ''})`)
-      const {prompt} = agentPrompt(runner, {plan, agent})
-      for (const line of prompt.split(/\r?\n/)) lines.push(`   │ ${line}`)
-    }
-  } else if (simulation.launches.length > 0) lines.push('Each agent\'s full prompt, as it would be sent: add --prompts.')
-  return lines.join('\n') + '\n'
+/** Every launching agent's full prompt, as it would be sent, in launch order. */
+function fullPrompts({plan, options, run: {simulation, byId}, placed, where}: View): string[] {
+  const lines: string[] = []
+  for (const launch of simulation.launches) {
+    const agent = byId.get(launch.agent)!
+    const runner = resolveRunner(plan, agent, options.runner, runnerMap)
+    lines.push('', `── ${agent.id}: ${agent.name}  (runner ${runner.name}${placed ? `, on ${where(agent)}` : ''})`)
+    const {prompt} = agentPrompt(runner, {plan, agent})
+    for (const line of prompt.split(/\r?\n/)) lines.push(`   │ ${line}`)
+  }
+  return lines
 }
 
 /** Agents that would launch, by wave: wave 1 waits on nothing that runs; wave n on an agent of wave n − 1. */

@@ -1,9 +1,12 @@
 import fs from 'node:fs'
 import {atomicWrite} from './atomic-write.js'
+import {type FileStamp, ownStamp, sameStamp} from './file-stamp.js'
+import {foldLateEdit} from './fold-late-edit.js'
+import {lateEdits} from './late-edits.js'
 import type {Outside} from './merge-outside.js'
 import type {Conflict, HumanEdit} from './merge-state.js'
-import {lineDistance, mergeText} from './merge-text.js'
-import {holds, readAll, release, settle} from './open-file.js'
+import {holds, quietMs, readAll, release, settle} from './open-file.js'
+import {openSave, readSave} from './replaced-save.js'
 import type {StateLayout} from './state-layout.js'
 import type {TableState} from './table-state.js'
 import {withWriteMutex} from './write-mutex.js'
@@ -55,13 +58,6 @@ export interface CommitIo {
   written?: FileStamp | undefined
 }
 
-interface FileStamp {
-  ino: bigint
-  size: bigint
-  mtimeNs: bigint
-  ctimeNs: bigint
-}
-
 export interface CommitInput {
   /** Where the bytes go (a symlink's target). */
   target: string
@@ -80,8 +76,6 @@ export interface CommitInput {
 }
 
 const ancestrySize = 12
-/** A file not modified for this long is no longer being written. */
-const quietMs = 50
 
 /**
  * Read the file, let `produce` compute the new bytes, write them atomically
@@ -111,38 +105,12 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
     let keep = false
     try {
       const mine = input.bytes()
-      let disk = mine
-      // Untouched since our rename (same inode, size and times): no need to read it. A write in place
-      // that left all four as they were (within one tick of a coarse clock) is still caught: the rename
-      // below replaces this inode, and the check after it reads the file we replaced.
-      if (!sameStamp(fd, io.written, mine.length) && !holds(fd, disk)) {
-        // A file written moments ago may be half written (in place): wait for it to settle. One
-        // untouched for a while is complete, and merging it must not wait (saves come every 0.1 s).
-        const stat = fs.fstatSync(fd)
-        disk = stat.size > 0 && Date.now() - stat.mtimeMs > quietMs ? readAll(fd) : settle(fd, readAll(fd))
-      }
-      let seen = disk
-      // A save our rename replaced: merged as what the file would hold but for that rename. One saved over
-      // our write since (`disk`) waits: it is merged next, as a save this write replaces, from our write.
-      const replaced = io.replaced
-      const next = replaced && disk !== mine && !disk.equals(mine) ? {from: mine, save: disk} : undefined
-      if (replaced) seen = replaced.save
-      for (const late of io.late) seen = fold(io, late, seen)
+      const disk = readDisk(io, fd, mine)
+      const merge = toMerge(io, disk, mine)
+      const {seen, next} = merge
       const same = seen === mine || seen.equals(mine)
       if (same && bytes !== -1) return {bytes, humanEdits, conflicts}
-      let result: Produced
-      try {
-        result = input.produce(seen, same, replaced?.from)
-      } catch (error) {
-        // A save our rename replaced that cannot be merged (a table damaged by hand): the person must see it
-        // to repair it. Saved over since: the newer save is what they see.
-        if (replaced && !next) putBack(input, fd, replaced)
-        else if (replaced) {
-          io.late = [{from: replaced.from, to: replaced.save}, ...io.late]
-          io.replaced = undefined
-        }
-        throw error
-      }
+      const result = produceOrPutBack(input, fd, merge, same)
       const {data} = result
       if (data.equals(disk)) {
         humanEdits.push(...result.humanEdits)
@@ -154,16 +122,7 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
         bytes = Math.max(bytes, 0)
         return {bytes, humanEdits, conflicts}
       }
-      const stat = fs.fstatSync(fd)
-      // A save renamed over the plan after the check below, which our rename then replaced: still open here.
-      let save: number | undefined
-      const written = atomicWrite(target, data, {
-        mode: stat.mode & 0o7777,
-        beforeRename: () => fs.statSync(target).ino === stat.ino,
-        afterRename: (mine) => (io.written = ownStamp(fs.statSync(target, {bigint: true}), mine)),
-        replaced: (held) => (save = held === undefined ? undefined : openSave(held, stat.ino)),
-        exclusive: (checkAndRename) => withWriteMutex(target, checkAndRename)
-      })
+      const {written, save} = renameOver(input, fd, data)
       if (!written) {
         // Someone renamed over the plan meanwhile: let them finish (and the event loop breathe), then start over.
         if (Date.now() > deadline) throw new Error(`${input.file}: the file kept changing while mdplan tried to write it (for ${Math.round(input.giveUpAfterMs / 1000)} s, ${attempt + 1} attempts)`)
@@ -173,15 +132,7 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       io.ancestry = [...new Set([data, seen, disk, ...io.late.map((late) => late.to), ...io.ancestry])].slice(0, ancestrySize)
       io.late = []
       io.replaced = next
-      if (save !== undefined) {
-        // Renamed over the plan between our check and our rename, which replaced it: merge it now (over
-        // the save we read, when it was one: that save is the file it replaced, its author's to keep).
-        const held = watch(io, save, disk)
-        const saved = readSave(save)
-        // Empty: a writer that truncated it has not written yet (the next write looks again).
-        if (saved.length > 0) held.bytes = saved
-        if (saved.length > 0 && !saved.equals(disk)) io.replaced = {from: disk, save: saved}
-      }
+      if (save !== undefined) takeReplacedSave(io, save, disk)
       input.adopt({data, result})
       humanEdits.push(...result.humanEdits)
       conflicts.push(...result.conflicts)
@@ -190,16 +141,7 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       // that opened it before our rename may still write into it.
       const read = watch(io, fd, disk)
       keep = true
-      const late: Array<{from: Buffer; to: Buffer}> = []
-      if (!holds(fd, disk)) {
-        const after = readAll(fd)
-        if (after.length > 0) {
-          // Written in place into the file we just replaced: fold it in now (and keep watching it:
-          // another editor may have it open too).
-          read.bytes = settle(fd, after)
-          late.push({from: disk, to: read.bytes})
-        }
-      }
+      const late = writtenInPlace(fd, disk, read)
       if (late.length > 0 || io.replaced) {
         io.late = late
         continue
@@ -209,6 +151,103 @@ export async function commitFile(input: CommitInput): Promise<{bytes: number; hu
       if (!keep) fs.closeSync(fd)
     }
   }
+}
+
+/** A save our rename replaced (`save`), and the bytes we had read then (`from`: what it most likely started from). */
+type Replaced = {from: Buffer; save: Buffer}
+
+/** The file's bytes (`fd`, open at the path): `mine` when it is untouched since our rename or holds them, else read. */
+function readDisk(io: CommitIo, fd: number, mine: Buffer): Buffer {
+  let disk = mine
+  // Untouched since our rename (same inode, size and times): no need to read it. A write in place
+  // that left all four as they were (within one tick of a coarse clock) is still caught: the rename
+  // below replaces this inode, and the check after it reads the file we replaced.
+  if (!sameStamp(fd, io.written, mine.length) && !holds(fd, disk)) {
+    // A file written moments ago may be half written (in place): wait for it to settle. One
+    // untouched for a while is complete, and merging it must not wait (saves come every 0.1 s).
+    const stat = fs.fstatSync(fd)
+    disk = stat.size > 0 && Date.now() - stat.mtimeMs > quietMs ? readAll(fd) : settle(fd, readAll(fd))
+  }
+  return disk
+}
+
+/**
+ * What `produce` merges (`seen`): the file's bytes (`disk`), or the save our last rename replaced
+ * (`replaced`), with the late edits folded in; and `next`, a save over our write since, merged after it.
+ */
+function toMerge(io: CommitIo, disk: Buffer, mine: Buffer): {seen: Buffer; replaced: Replaced | undefined; next: Replaced | undefined} {
+  let seen = disk
+  // A save our rename replaced: merged as what the file would hold but for that rename. One saved over
+  // our write since (`disk`) waits: it is merged next, as a save this write replaces, from our write.
+  const replaced = io.replaced
+  const next = replaced && disk !== mine && !disk.equals(mine) ? {from: mine, save: disk} : undefined
+  if (replaced) seen = replaced.save
+  for (const late of io.late) seen = foldLateEdit(io.ancestry, late, seen)
+  return {seen, replaced, next}
+}
+
+/** `produce` the new bytes; when it cannot, a save our rename replaced is put back or kept as a late edit. */
+function produceOrPutBack(input: CommitInput, fd: number, {seen, replaced, next}: ReturnType<typeof toMerge>, same: boolean): Produced {
+  const {io} = input
+  try {
+    return input.produce(seen, same, replaced?.from)
+  } catch (error) {
+    // A save our rename replaced that cannot be merged (a table damaged by hand): the person must see it
+    // to repair it. Saved over since: the newer save is what they see.
+    if (replaced && !next) putBack(input, fd, replaced)
+    else if (replaced) {
+      io.late = [{from: replaced.from, to: replaced.save}, ...io.late]
+      io.replaced = undefined
+    }
+    throw error
+  }
+}
+
+/**
+ * Write `data` and rename it over the plan, if the path still holds the file we read (`fd`): `written`
+ * false when it does not; `save`, open, a save renamed over the plan after that check, which our rename
+ * then replaced.
+ */
+function renameOver(input: CommitInput, fd: number, data: Buffer): {written: boolean; save: number | undefined} {
+  const {io, target} = input
+  const stat = fs.fstatSync(fd)
+  // A save renamed over the plan after the check below, which our rename then replaced: still open here.
+  let save: number | undefined
+  const written = atomicWrite(target, data, {
+    mode: stat.mode & 0o7777,
+    beforeRename: () => fs.statSync(target).ino === stat.ino,
+    afterRename: (mine) => (io.written = ownStamp(fs.statSync(target, {bigint: true}), mine)),
+    replaced: (held) => (save = held === undefined ? undefined : openSave(held, stat.ino)),
+    exclusive: (checkAndRename) => withWriteMutex(target, checkAndRename)
+  })
+  return {written, save}
+}
+
+/**
+ * A save (`save`, open) renamed over the plan between our check and our rename, which replaced it: merge
+ * it now (over the save we read, when it was one: that save is the file it replaced, its author's to keep).
+ */
+function takeReplacedSave(io: CommitIo, save: number, disk: Buffer): void {
+  const held = watch(io, save, disk)
+  const saved = readSave(save)
+  // Empty: a writer that truncated it has not written yet (the next write looks again).
+  if (saved.length > 0) held.bytes = saved
+  if (saved.length > 0 && !saved.equals(disk)) io.replaced = {from: disk, save: saved}
+}
+
+/** An edit written in place into the file we just replaced (`fd`, watched as `read`), to fold in now; or none. */
+function writtenInPlace(fd: number, disk: Buffer, read: {fd: number; bytes: Buffer}): Array<{from: Buffer; to: Buffer}> {
+  const late: Array<{from: Buffer; to: Buffer}> = []
+  if (!holds(fd, disk)) {
+    const after = readAll(fd)
+    if (after.length > 0) {
+      // Written in place into the file we just replaced: fold it in now (and keep watching it:
+      // another editor may have it open too).
+      read.bytes = settle(fd, after)
+      late.push({from: disk, to: read.bytes})
+    }
+  }
+  return late
 }
 
 /**
@@ -236,90 +275,9 @@ function putBack(input: CommitInput, fd: number, replaced: {from: Buffer; save: 
   }
 }
 
-/**
- * The file at `held` (a link to what our rename replaced), open, when it is not the file we read (`read`,
- * its inode): a save renamed over the plan after our check. Called inside the write mutex: no reading here.
- */
-function openSave(held: string, read: number): number | undefined {
-  try {
-    if (fs.statSync(held).ino === read) return undefined
-    return fs.openSync(held, 'r')
-  } catch {
-    return undefined
-  }
-}
-
 /** Watch a replaced file for in-place writes until the next write (`lateEdits`): `bytes`, what it holds now. */
 function watch(io: CommitIo, fd: number, bytes: Buffer): {fd: number; bytes: Buffer} {
   const replaced = {fd, bytes}
   io.displaced.push(replaced)
   return replaced
-}
-
-/** A save's bytes: one renamed into place is whole, but a writer may still be writing into it in place. */
-function readSave(fd: number): Buffer {
-  const stat = fs.fstatSync(fd)
-  const bytes = readAll(fd)
-  return stat.size > 0 && Date.now() - stat.mtimeMs > quietMs ? bytes : settle(fd, bytes)
-}
-
-function stampOf(stat: fs.BigIntStats): FileStamp {
-  return {ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs}
-}
-
-/**
- * The stamp of the file at the path, if it is still the one we wrote: another save between our rename
- * and this stat (a rename onto the path, or an in-place write that moved its mtime) must not be taken
- * for ours, or the next write would skip reading it and overwrite it.
- */
-function ownStamp(now: fs.BigIntStats, mine: fs.BigIntStats): FileStamp | undefined {
-  return now.ino === mine.ino && now.mtimeNs === mine.mtimeNs && now.size === mine.size ? stampOf(now) : undefined
-}
-
-function sameStamp(fd: number, stamp: FileStamp | undefined, size: number): boolean {
-  if (!stamp || stamp.size !== BigInt(size)) return false
-  const now = fs.fstatSync(fd, {bigint: true})
-  return now.ino === stamp.ino && now.size === stamp.size && now.mtimeNs === stamp.mtimeNs && now.ctimeNs === stamp.ctimeNs
-}
-
-/** Fold an edit found in a file we had replaced into `current`, from the version it was made on. */
-function fold(io: CommitIo, late: {from: Buffer; to: Buffer}, current: Buffer): Buffer {
-  const text = late.to.toString('utf8')
-  let parent = late.from.toString('utf8')
-  let best = lineDistance(parent, text)
-  for (const version of io.ancestry) {
-    if (best === 0) break
-    const candidate = version.toString('utf8')
-    if (candidate === parent || candidate === text) continue
-    const distance = lineDistance(candidate, text)
-    if (distance < best) {
-      best = distance
-      parent = candidate
-    }
-  }
-  return Buffer.from(mergeText(parent, text, current.toString('utf8')), 'utf8')
-}
-
-/** What late in-place writers wrote into files our earlier writes replaced. */
-function lateEdits(io: CommitIo): Array<{from: Buffer; to: Buffer}> {
-  const edits: Array<{from: Buffer; to: Buffer}> = []
-  const watching: Array<{fd: number; bytes: Buffer}> = []
-  for (const displaced of io.displaced) {
-    if (holds(displaced.fd, displaced.bytes)) {
-      release(displaced.fd)
-      continue
-    }
-    const now = readAll(displaced.fd)
-    // Empty: truncated by a writer that has not written yet; look again next time.
-    if (now.length === 0 && displaced.bytes.length > 0) {
-      watching.push(displaced)
-      continue
-    }
-    if (!now.equals(displaced.bytes)) edits.push({from: displaced.bytes, to: settle(displaced.fd, now)})
-    release(displaced.fd)
-  }
-  // A few at most: a writer stuck that long has lost its race anyway.
-  while (watching.length > 4) release(watching.shift()!.fd)
-  io.displaced = watching
-  return edits
 }

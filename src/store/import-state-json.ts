@@ -46,6 +46,18 @@ const synonyms: Record<string, Status> = {
 export function importStateJson(json: unknown, plan: Plan, warn: (key: string) => void = () => {}): TableState {
   const state = tableStateFromPlan(plan)
   if (!isObject(json)) throw new StateJsonError('(root)', `expected an object, got ${kind(json)}`)
+  for (const [id, key, entry] of agentEntries(json)) {
+    if (!isObject(entry)) throw new StateJsonError(key, `expected an object, got ${kind(entry)}`)
+    const row: RowState = state.rows.get(id) ?? emptyRow()
+    readAgent(row, entry, key, warn)
+    state.rows.set(id, row)
+  }
+  readMeta(state, json, warn)
+  return state
+}
+
+/** Each agent's id, its JSON path and its entry, from `agents` (or `state`, `tasks`): an object by id, or a list. */
+function agentEntries(json: Record<string, unknown>): Array<[string, string, unknown]> {
   const agents = json.agents ?? json.state ?? json.tasks
   const entries: Array<[string, string, unknown]> = []
   if (Array.isArray(agents)) {
@@ -61,58 +73,60 @@ export function importStateJson(json: unknown, plan: Plan, warn: (key: string) =
   } else {
     throw new StateJsonError('agents', agents === undefined ? 'missing: expected `agents` (an object by id, or a list)' : `expected an object or a list, got ${kind(agents)}`)
   }
+  return entries
+}
 
-  for (const [id, key, entry] of entries) {
-    if (!isObject(entry)) throw new StateJsonError(key, `expected an object, got ${kind(entry)}`)
-    const row: RowState = state.rows.get(id) ?? emptyRow()
-    for (const [field, value] of Object.entries(entry)) {
-      const at = `${key}.${field}`
-      switch (field) {
-        case 'id':
-        case 'agent':
-        case 'name':
-          break
-        case 'status':
-          row.status = toStatus(value, at)
-          break
-        case 'agent_id':
-        case 'agentId':
-        case 'session_id':
-        case 'sessionId':
-          row.agentId = text(value, at)
-          break
-        case 'duration':
-          row.duration = typeof value === 'number' ? formatDuration(value * 1000) : text(value, at)
-          break
-        case 'duration_ms':
-        case 'durationMs':
-          if (typeof value !== 'number') throw new StateJsonError(at, `expected milliseconds as a number, got ${kind(value)}`)
-          row.duration = formatDuration(value)
-          break
-        case 'notes':
-        case 'note':
-          row.notes = Array.isArray(value) ? value.map((item, i) => text(item, `${at}[${i}]`)).join('; ') : text(value, at)
-          break
-        case 'attempts':
-          if (typeof value !== 'number') throw new StateJsonError(at, `expected a number, got ${kind(value)}`)
-          break
-        case 'error':
-        case 'last_error':
-          if (value !== null && value !== '') row.notes = setNote(row.notes, `attempt ${Number(entry.attempts) || 1}`, text(value, at))
-          break
-        case 'started_at':
-        case 'startedAt':
-        case 'completed_at':
-        case 'completedAt':
-        case 'finished_at':
-          break
-        default:
-          warn(at)
-      }
+/** One agent's entry (at JSON path `key`) onto its row. */
+function readAgent(row: RowState, entry: Record<string, unknown>, key: string, warn: (key: string) => void): void {
+  for (const [field, value] of Object.entries(entry)) {
+    const at = `${key}.${field}`
+    switch (field) {
+      case 'id':
+      case 'agent':
+      case 'name':
+        break
+      case 'status':
+        row.status = toStatus(value, at)
+        break
+      case 'agent_id':
+      case 'agentId':
+      case 'session_id':
+      case 'sessionId':
+        row.agentId = text(value, at)
+        break
+      case 'duration':
+        row.duration = typeof value === 'number' ? formatDuration(value * 1000) : text(value, at)
+        break
+      case 'duration_ms':
+      case 'durationMs':
+        if (typeof value !== 'number') throw new StateJsonError(at, `expected milliseconds as a number, got ${kind(value)}`)
+        row.duration = formatDuration(value)
+        break
+      case 'notes':
+      case 'note':
+        row.notes = Array.isArray(value) ? value.map((item, i) => text(item, `${at}[${i}]`)).join('; ') : text(value, at)
+        break
+      case 'attempts':
+        if (typeof value !== 'number') throw new StateJsonError(at, `expected a number, got ${kind(value)}`)
+        break
+      case 'error':
+      case 'last_error':
+        if (value !== null && value !== '') row.notes = setNote(row.notes, `attempt ${Number(entry.attempts) || 1}`, text(value, at))
+        break
+      case 'started_at':
+      case 'startedAt':
+      case 'completed_at':
+      case 'completedAt':
+      case 'finished_at':
+        break
+      default:
+        warn(at)
     }
-    state.rows.set(id, row)
   }
+}
 
+/** The top-level keys: when the run started, when the table was last updated, the build and integration states. */
+function readMeta(state: TableState, json: Record<string, unknown>, warn: (key: string) => void): void {
   for (const [field, value] of Object.entries(json)) {
     switch (field) {
       case 'agents':
@@ -141,7 +155,6 @@ export function importStateJson(json: unknown, plan: Plan, warn: (key: string) =
         warn(field)
     }
   }
-  return state
 }
 
 function toStatus(value: unknown, key: string): Status {

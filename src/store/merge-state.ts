@@ -109,11 +109,17 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
   }
   for (const [agent, row] of theirs.rows) if (!rows.has(agent)) rows.set(agent, copy(row))
 
+  const meta = mergeMeta(base.meta, mine.meta, theirs.meta, humanEdits)
+  return {state: {rows, meta}, humanEdits, conflicts, restored}
+}
+
+/** The lines after the table, line by line: a person's edit stands, except on `Last updated:`. */
+function mergeMeta(base: TableMeta, mine: TableMeta, theirs: TableMeta, humanEdits: HumanEdit[]): TableMeta {
   const meta: TableMeta = {}
   for (const [name, , label] of metaKeys) {
-    const b = base.meta[name]
-    const m = mine.meta[name]
-    const t = theirs.meta[name]
+    const b = base[name]
+    const m = mine[name]
+    const t = theirs[name]
     // A line that is missing and one that says `—` both mean "none": not an edit.
     if (name === 'lastUpdated' || (t ?? '') === (b ?? '')) {
       if (m !== undefined) meta[name] = m
@@ -124,7 +130,7 @@ export function mergeState(base: TableState, mine: TableState, theirs: {rows: Ma
     if (t !== undefined) meta[name] = t
     else if (m !== undefined && m !== b) meta[name] = m
   }
-  return {state: {rows, meta}, humanEdits, conflicts, restored}
+  return meta
 }
 
 function sameRow(a: RowState, b: RowState): boolean {

@@ -3,6 +3,8 @@ import {sleepSync} from '../util/sleep-sync.js'
 
 /** How long a file someone else just wrote must stay unchanged before it is merged. */
 const settleMs = 3
+/** A file not modified for this long is no longer being written. */
+export const quietMs = 50
 
 /**
  * The bytes of a file someone else is writing, once they settle: in-place

@@ -1,10 +1,8 @@
-import {escapeCell, normalizeCell} from './escape-cell.js'
-import {renderDelimiter, renderRow} from './render-row.js'
-import {splitRaw} from './detect-table-style.js'
-import {headerCells, type LayoutRow, type StateLayout, type TableLine} from './state-layout.js'
-import {isStandard, statusCell, type RowState, type TableState} from './table-state.js'
-import {durationIntoNotes} from './duration-in-notes.js'
+import type {LayoutRow, StateLayout, TableLine} from './state-layout.js'
+import type {TableState} from './table-state.js'
 import {renderMeta} from './render-meta.js'
+import {renderRows, type RowChanges} from './render-rows.js'
+import {repadTable} from './repad-table.js'
 import {sectionLength, sectionText} from './section-text.js'
 
 export interface RenderedState {
@@ -40,91 +38,16 @@ export interface RenderOptions {
  * style, meta lines are updated in place. Pure.
  */
 export function renderState(layout: StateLayout, desired: TableState, options: RenderOptions = {}): RenderedState {
-  const {style, eol} = layout
-  const columns = layout.columns.length
+  const {eol} = layout
   const positions = rowPositions(layout)
-
-  // Rows: changed ones get new text; missing ones are queued after the row of
-  // the agent before them in plan order (or at the top).
-  const replaced = new Map<LayoutRow, LayoutRow>()
-  const replacedAt = new Map<number, LayoutRow>()
-  const after = new Map<LayoutRow | undefined, LayoutRow[]>()
-  let previous: LayoutRow | undefined
-  let changedRows = 0
-  let widen = false
-  for (const [agent, row] of entries(desired, positions, options.changed)) {
-    const at = positions.get(agent)
-    const old = at === undefined ? undefined : layout.rows[at]
-    if (old) {
-      previous = old
-      if (renderedFrom.get(old) === row) continue
-      if (unchanged(old, row, layout)) {
-        renderedFrom.set(old, row)
-        continue
-      }
-    }
-    const values = cellValues(agent, row, layout, old)
-    if (old && sameValues(old.values, values, layout.index.status)) {
-      renderedFrom.set(old, row)
-      continue
-    }
-    const cells = values.map((value, i) => displayCell(value, i, layout))
-    if (style.aligned && !options.overflow && cells.some((cell, i) => cell.length > (style.widths[i] ?? 0))) widen = true
-    const line: LayoutRow = {text: renderRow(cells, style), eol, agent, values}
-    changedRows++
-    renderedFrom.set(line, row)
-    if (old) {
-      const kept = {...line, eol: old.eol}
-      renderedFrom.set(kept, row)
-      replaced.set(old, kept)
-      replacedAt.set(at!, kept)
-    }
-    else {
-      const queue = after.get(previous) ?? []
-      queue.push(line)
-      after.set(previous, queue)
-      previous = line
-      after.set(line, [])
-    }
-  }
-
-  let rows: LayoutRow[]
-  if (after.size === 0) {
-    rows = layout.rows.slice()
-    for (const [at, row] of replacedAt) rows[at] = row
-  } else {
-    rows = []
-    const emit = (row: LayoutRow): void => {
-      rows.push(row)
-      for (const next of after.get(row) ?? []) emit(next)
-    }
-    for (const row of after.get(undefined) ?? []) emit(row)
-    for (const row of layout.rows) emit(replaced.get(row) ?? row)
-  }
-  // A row that was last may not be now: only the last line keeps the table's
-  // last line ending (which is '' when the table ends the file).
-  const lastOld = layout.rows[layout.rows.length - 1] ?? layout.delimiter
-  let delimiter: TableLine = layout.delimiter
-  if (rows.length > layout.rows.length && lastOld.eol === '') {
-    for (let i = 0; i < rows.length - 1; i++) if (rows[i]!.eol === '') rows[i] = {...rows[i]!, eol}
-    if (layout.rows.length === 0) delimiter = {...delimiter, eol}
-    rows[rows.length - 1] = {...rows[rows.length - 1]!, eol: ''}
-  }
+  const changes = renderRows(layout, desired, positions, options)
+  const {after, replacedAt, changedRows, widen} = changes
+  const rows = orderRows(layout, changes)
+  let delimiter = endLastRow(layout, rows)
 
   let header = layout.header
-  let nextStyle = style
-  if (widen) {
-    // A value wider than its column: re-pad the whole table, never shrinking.
-    const kept = new Set(layout.rows)
-    const texts = rows.map((row) => (kept.has(row) ? rawCells(row.text, columns) : row.values.map((value, i) => displayCell(value, i, layout))))
-    const head = headerCells(layout)
-    const widths = style.widths.slice(0, columns)
-    for (const cells of [head, ...texts]) cells.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 3, cell.length, 3)))
-    nextStyle = {...style, widths}
-    header = {text: renderRow(head, nextStyle), eol: header.eol}
-    delimiter = {text: renderDelimiter(nextStyle, columns), eol: delimiter.eol}
-    rows.forEach((row, i) => (rows[i] = {...row, text: renderRow(texts[i]!, nextStyle)}))
-  }
+  let nextStyle = layout.style
+  if (widen) ({style: nextStyle, header, delimiter} = repadTable(layout, rows, delimiter))
 
   const post = renderMeta(layout, desired)
   // Lines after the table need the table's last line to end.
@@ -139,6 +62,40 @@ export function renderState(layout: StateLayout, desired: TableState, options: R
   if (after.size === 0) index.set(rows, positions)
   const same = changedRows === 0 && post.length === layout.post.length && post.every((line, i) => line === layout.post[i])
   return rendered(next, changedRows, same)
+}
+
+/** The table's rows in their new order: the old ones (changed ones replaced), each followed by the new rows queued after it. */
+function orderRows(layout: StateLayout, {replaced, replacedAt, after}: RowChanges): LayoutRow[] {
+  if (after.size === 0) {
+    const rows = layout.rows.slice()
+    for (const [at, row] of replacedAt) rows[at] = row
+    return rows
+  }
+  const rows: LayoutRow[] = []
+  const emit = (row: LayoutRow): void => {
+    rows.push(row)
+    for (const next of after.get(row) ?? []) emit(next)
+  }
+  for (const row of after.get(undefined) ?? []) emit(row)
+  for (const row of layout.rows) emit(replaced.get(row) ?? row)
+  return rows
+}
+
+/**
+ * A row that was last may not be now: only the last line keeps the table's
+ * last line ending (which is '' when the table ends the file). Fixes `rows`
+ * in place; returns the delimiter, which ends now when it was the last line.
+ */
+function endLastRow(layout: StateLayout, rows: LayoutRow[]): TableLine {
+  const {eol} = layout
+  const lastOld = layout.rows[layout.rows.length - 1] ?? layout.delimiter
+  let delimiter: TableLine = layout.delimiter
+  if (rows.length > layout.rows.length && lastOld.eol === '') {
+    for (let i = 0; i < rows.length - 1; i++) if (rows[i]!.eol === '') rows[i] = {...rows[i]!, eol}
+    if (layout.rows.length === 0) delimiter = {...delimiter, eol}
+    rows[rows.length - 1] = {...rows[rows.length - 1]!, eol: ''}
+  }
+  return delimiter
 }
 
 /**
@@ -175,12 +132,6 @@ export function renderMetaAgain(previous: RenderedState, desired: TableState, op
   return rendered({...layout, end: layout.end - old + length, post}, 0, same)
 }
 
-/** The rows to look at: all of them, or the changed ones when each has its line. */
-function entries(desired: TableState, positions: ReadonlyMap<string, number>, changed: readonly string[] | undefined): Iterable<[string, RowState]> {
-  if (!changed || !changed.every((agent) => positions.has(agent) && desired.rows.has(agent))) return desired.rows
-  return changed.map((agent) => [agent, desired.rows.get(agent)!])
-}
-
 /** How much longer `next` is than `layout`, when only the rows at `touched`, the header, delimiter and lines after the table may differ. */
 function lengthChange(layout: StateLayout, next: StateLayout, touched: readonly number[]): number {
   const size = (line: TableLine | undefined): number => (line ? line.text.length + line.eol.length : 0)
@@ -192,13 +143,6 @@ function lengthChange(layout: StateLayout, next: StateLayout, touched: readonly 
 }
 
 const index = new WeakMap<readonly LayoutRow[], Map<string, number>>()
-/**
- * The row state a line was rendered from (or found to read back as): a write
- * passes the same row objects for the rows an event did not touch, so a
- * thousand-row table is checked by identity, not cell by cell.
- */
-const renderedFrom = new WeakMap<LayoutRow, RowState>()
-
 /** Where each agent's (first) row is, built once per rows array. */
 function rowPositions(layout: StateLayout): Map<string, number> {
   let positions = index.get(layout.rows)
@@ -212,59 +156,3 @@ function rowPositions(layout: StateLayout): Map<string, number> {
   return positions
 }
 
-/** The values a row's cells should read back as, per column. */
-function cellValues(agent: string, row: RowState, layout: StateLayout, old: LayoutRow | undefined): string[] {
-  const {index, columns} = layout
-  return columns.map((column, i) => {
-    if (i === index.agent) return old ? old.values[i]! : agent
-    if (i === index.status) return statusCell(row)
-    if (i === index.agentId) return normalizeCell(row.agentId)
-    if (i === index.duration) return normalizeCell(row.duration)
-    if (i === index.notes) return normalizeCell(notesCell(row, index))
-    if (isStandard(i, index)) return ''
-    const value = row.extra[column]
-    return value === undefined ? (old?.values[i] ?? '') : normalizeCell(value)
-  })
-}
-
-/** A quick check, without building the row's cells (most rows do not change). */
-function unchanged(old: LayoutRow, row: RowState, layout: StateLayout): boolean {
-  const {index, columns} = layout
-  const v = old.values
-  if (v[index.status] !== statusCell(row)) return false
-  if (index.agentId !== -1 && v[index.agentId] !== row.agentId) return false
-  if (index.duration !== -1 && v[index.duration] !== row.duration) return false
-  if (index.notes !== -1 && v[index.notes] !== notesCell(row, index)) return false
-  for (const column in row.extra) {
-    const i = columns.indexOf(column)
-    if (i !== -1 && !isStandard(i, index) && v[i] !== row.extra[column]) return false
-  }
-  return true
-}
-
-/** A table with no Duration column keeps the duration in the Notes (`took 3m 12s`). */
-function notesCell(row: RowState, index: StateLayout['index']): string {
-  return index.duration === -1 ? durationIntoNotes(row.notes, row.duration) : row.notes
-}
-
-function displayCell(value: string, i: number, layout: StateLayout): string {
-  if (value === '' && (i === layout.index.agentId || i === layout.index.duration)) return '—'
-  return escapeCell(value)
-}
-
-function sameValues(old: readonly string[], values: readonly string[], status: number): boolean {
-  for (let i = 0; i < values.length; i++) {
-    const a = old[i] ?? ''
-    const b = values[i]!
-    if (a === b) continue
-    if (i === status && a.toLowerCase().replace(/[\s-]+/g, '_') === b) continue
-    return false
-  }
-  return true
-}
-
-function rawCells(line: string, columns: number): string[] {
-  const cells = splitRaw(line).map((cell) => cell.trim())
-  while (cells.length < columns) cells.push('')
-  return cells.slice(0, columns)
-}
