@@ -38,7 +38,11 @@ export function mergeOutside(theirs: Outside, ours: Outside, known: readonly Out
     if (best === 0) break
     if (same(version, ours)) continue
     const d = lineDistance(joined(version), text)
-    if (d < best) {
+    // A tie with ours goes to the other version: taken from ours, their text stands as it is, and lines ours
+    // has that theirs lacks would be lost (a save made from a file that lacked a save mdplan still held: its
+    // lines in place of the held one's are as near to ours as to the file it was made from). Merged from the
+    // other, both sides' lines are kept.
+    if (d < best || (d === best && parent === ours)) {
       best = d
       parent = version
     }
