@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {mergeOutside} from '../src/store/merge-outside.js'
-import {PlanStore} from '../src/store/plan-store.js'
-import {copyFixture, tickingClock} from './helpers/store-fixture.js'
+import {mergeOutside} from '../../../src/store/merge-outside.js'
+import {PlanStore} from '../../../src/store/plan-store.js'
+import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 afterEach(() => {
   vi.restoreAllMocks()
