@@ -15,7 +15,7 @@ import {createHost} from '../hosts/host-types.js'
 import type {Host} from '../hosts/host.js'
 import {jobKeyPrefix, jobSpace, parseJobKey} from '../hosts/job-key.js'
 import {neededJobs} from '../hosts/kept-jobs.js'
-import {openJobLedger, suspectJobs} from '../hosts/job-ledger.js'
+import {openJobLedger, suspectJobs, type JobLedger} from '../hosts/job-ledger.js'
 import {resolveHostPaths} from '../hosts/host-paths.js'
 import {exitCodes} from '../exit-codes.js'
 
@@ -60,46 +60,13 @@ export async function cleanPlan(options: CleanOptions): Promise<number> {
     const declared = new Map([...read.hosts].filter(([, spec]) => isRemote(spec)).map(([name, spec]) => [name, resolveHostPaths(spec, file)]))
     const names = [...new Set([...declared.keys(), ...ledger.pending()])].sort()
     const verb = options.dryRun ? 'would remove' : 'removed'
-    let removed = 0
-    let kept = 0
-    let unanswered = 0
-    const visit = async (name: string, host: Host, label: string, record: boolean): Promise<void> => {
-      const at = new Date().toISOString()
-      const listed = await host.list(prefix).catch(() => undefined)
-      if (listed === undefined) {
-        unanswered++
-        const known = ledger.keys(name).filter(own)
-        options.say(`${label}: did not answer${known.length > 0 ? `; ${known.length === 1 ? 'a job' : `${known.length} jobs`} of the plan may be there (${known.join(', ')})` : ''}: run \`mdplan clean\` again once it answers (a run that reaches it sweeps it too)`)
-        return
-      }
-      const mine = listed.filter(own)
-      const keep = mine.filter((key) => needed.has(key))
-      const gone = mine.filter((key) => !needed.has(key))
-      for (const key of keep) options.say(`${label}: keeps ${key}: ${needed.get(key)} (\`--force\` removes it, ending it if it runs)`)
-      kept += keep.length
-      if (options.dryRun) {
-        if (gone.length > 0) options.say(`${label}: ${verb} ${gone.length === 1 ? '1 job' : `${gone.length} jobs`}: ${gone.join(', ')}`)
-        removed += gone.length
-        return
-      }
-      const confirmed = gone.length > 0 ? await host.cancel(gone) : true
-      const after = confirmed === true ? listed.filter((key) => !gone.includes(key)) : await host.list(prefix).catch(() => undefined)
-      if (!after) {
-        unanswered++
-        options.say(`${label}: stopped answering during the removal of ${gone.join(', ')}: run \`mdplan clean\` again once it answers`)
-        return
-      }
-      const done = gone.filter((key) => !after.includes(key))
-      if (done.length > 0) options.say(`${label}: ${verb} ${done.length === 1 ? '1 job' : `${done.length} jobs`}: ${done.join(', ')}`)
-      if (done.length < gone.length) options.say(`${label}: still there after the removal: ${gone.filter((key) => after.includes(key)).join(', ')}`)
-      removed += done.length
-      if (record) ledger.listed(name, after.filter(own), at)
-    }
+    const tally = {removed: 0, kept: 0, unanswered: 0}
+    const visit = (name: string, host: Host, label: string, record: boolean): Promise<void> => cleanHost({options, ledger, prefix, own, needed, verb, tally}, {name, host, label, record})
     await Promise.all(
       names.map(async (name) => {
         const spec: HostSpec | undefined = declared.get(name) ?? ledger.spec(name)
         if (!spec) {
-          unanswered++
+          tally.unanswered++
           const known = ledger.keys(name)
           options.say(
             `host ${name}: the plan does not declare it, and nothing says how to reach it${known.length > 0 ? ` (${known.length === 1 ? 'a job' : `${known.length} jobs`} of the plan may be there: ${known.join(', ')})` : ''}: declare it under \`hosts:\` and run \`mdplan clean\` again`
@@ -113,15 +80,70 @@ export async function cleanPlan(options: CleanOptions): Promise<number> {
     )
     // This machine's jobs (`.mdplan/local-jobs/` beside the plan).
     await visit(localHostName, createHost(localHostSpec, {root: location?.root ?? dirname(file), jobs: jobsFolder(file), scratch: hostFilesFolder(file)}), 'this machine', false)
-    const summary = [
-      removed === 0 ? `nothing ${options.dryRun ? 'to remove' : 'removed'}` : `${verb} ${removed === 1 ? '1 job' : `${removed} jobs`} and ${removed === 1 ? 'its folder' : 'their folders'}`,
-      ...(kept > 0 ? [`kept ${kept} the rows still need`] : []),
-      ...(unanswered > 0 ? [`${unanswered === 1 ? '1 host' : `${unanswered} hosts`} not reached`] : [])
-    ]
-    options.say(`${options.file}: ${summary.join('; ')}`)
-    return unanswered > 0 ? exitCodes.failed : exitCodes.ok
+    options.say(`${options.file}: ${summary(tally, Boolean(options.dryRun), verb)}`)
+    return tally.unanswered > 0 ? exitCodes.failed : exitCodes.ok
   } finally {
     await Promise.all(opened.map((host) => host.close()))
     await lock?.release()
   }
+}
+
+/** What one clean counts: jobs removed (or that would be), kept for the rows, hosts not reached. */
+interface Tally {
+  removed: number
+  kept: number
+  unanswered: number
+}
+
+/**
+ * One host's part of a clean: the plan's jobs listed there, those the rows need kept (and said), the rest
+ * removed and what is left recorded in the ledger (`record`: a remote host); a host that does not answer is
+ * said and counted.
+ */
+async function cleanHost(
+  clean: {options: CleanOptions; ledger: JobLedger; prefix: string; own: (key: string) => boolean; needed: ReadonlyMap<string, string>; verb: string; tally: Tally},
+  visit: {name: string; host: Host; label: string; record: boolean}
+): Promise<void> {
+  const {options, ledger, prefix, own, needed, verb, tally} = clean
+  const {name, host, label} = visit
+  const at = new Date().toISOString()
+  const listed = await host.list(prefix).catch(() => undefined)
+  if (listed === undefined) {
+    tally.unanswered++
+    const known = ledger.keys(name).filter(own)
+    options.say(`${label}: did not answer${known.length > 0 ? `; ${known.length === 1 ? 'a job' : `${known.length} jobs`} of the plan may be there (${known.join(', ')})` : ''}: run \`mdplan clean\` again once it answers (a run that reaches it sweeps it too)`)
+    return
+  }
+  const mine = listed.filter(own)
+  const keep = mine.filter((key) => needed.has(key))
+  const gone = mine.filter((key) => !needed.has(key))
+  for (const key of keep) options.say(`${label}: keeps ${key}: ${needed.get(key)} (\`--force\` removes it, ending it if it runs)`)
+  tally.kept += keep.length
+  if (options.dryRun) {
+    if (gone.length > 0) options.say(`${label}: ${verb} ${gone.length === 1 ? '1 job' : `${gone.length} jobs`}: ${gone.join(', ')}`)
+    tally.removed += gone.length
+    return
+  }
+  const confirmed = gone.length > 0 ? await host.cancel(gone) : true
+  const after = confirmed === true ? listed.filter((key) => !gone.includes(key)) : await host.list(prefix).catch(() => undefined)
+  if (!after) {
+    tally.unanswered++
+    options.say(`${label}: stopped answering during the removal of ${gone.join(', ')}: run \`mdplan clean\` again once it answers`)
+    return
+  }
+  const done = gone.filter((key) => !after.includes(key))
+  if (done.length > 0) options.say(`${label}: ${verb} ${done.length === 1 ? '1 job' : `${done.length} jobs`}: ${done.join(', ')}`)
+  if (done.length < gone.length) options.say(`${label}: still there after the removal: ${gone.filter((key) => after.includes(key)).join(', ')}`)
+  tally.removed += done.length
+  if (visit.record) ledger.listed(name, after.filter(own), at)
+}
+
+/** The clean's last line, after the plan's name. */
+function summary(tally: Tally, dryRun: boolean, verb: string): string {
+  const {removed, kept, unanswered} = tally
+  return [
+    removed === 0 ? `nothing ${dryRun ? 'to remove' : 'removed'}` : `${verb} ${removed === 1 ? '1 job' : `${removed} jobs`} and ${removed === 1 ? 'its folder' : 'their folders'}`,
+    ...(kept > 0 ? [`kept ${kept} the rows still need`] : []),
+    ...(unanswered > 0 ? [`${unanswered === 1 ? '1 host' : `${unanswered} hosts`} not reached`] : [])
+  ].join('; ')
 }

@@ -1,12 +1,11 @@
 import {resolve} from 'node:path'
 import {Option} from 'commander'
 import type {RegisterCommand} from '../command-result.js'
-import {directoryProblem} from '../directory-problem.js'
+import type {Io} from '../io.js'
 import {exitCodes} from '../../exit-codes.js'
 import {runPlan} from '../../run/run-plan.js'
 import {defaultConcurrency, defaultMaxAttempts} from '../../plan/defaults.js'
 import {dryRun} from '../../report/dry-run.js'
-import {parseDuration} from '../../util/parse-duration.js'
 import {createReporter, type Reporter} from '../../report/create-reporter.js'
 import {colorEnabled} from '../../report/color-enabled.js'
 import {reporterMode} from '../../report/reporter-mode.js'
@@ -14,30 +13,8 @@ import type {Plan} from '../../plan/types.js'
 import {reportFailure} from '../report-failure.js'
 import {syncIssueQueue} from '../../import/sync-issue-queue.js'
 import type {RunEvent} from '../../events.js'
-
-interface RunFlags {
-  concurrency?: string
-  runner?: string
-  maxAttempts?: string
-  agentTimeout?: string
-  maxPause?: string
-  failFast?: boolean
-  strictScope?: boolean
-  dryRun?: boolean
-  prompts?: boolean
-  importState?: boolean
-  ignoreStateFile?: boolean
-  cwd?: string
-  json?: boolean
-  quiet?: boolean
-  color?: boolean
-  model?: string
-  permissionMode?: string
-  allowedTools?: string[]
-  maxTurns?: string
-  maxBudgetUsd?: string
-  host?: string
-}
+import {readRunFlags, type ReadRunFlags, type RunFlags} from '../run-flags.js'
+import {stopOnSignals} from '../stop-on-signals.js'
 
 export const registerRun: RegisterCommand = (program, io, done) => {
   program
@@ -73,136 +50,83 @@ for an answer, or is blocked; 2 invalid plan or arguments; 3 another run holds
 the lock; 130 interrupted: Ctrl-C, SIGTERM or SIGHUP (run again to resume).`
     )
     .action(async (plan: string, flags: RunFlags) => {
-      done(await run(plan, flags))
+      done(await run(plan, flags, io))
     })
+}
 
-  async function run(plan: string, flags: RunFlags): Promise<number> {
-    const numbers: Record<string, number | undefined> = {}
-    for (const [name, value] of [
-      ['concurrency', flags.concurrency],
-      ['max-attempts', flags.maxAttempts],
-      ['max-turns', flags.maxTurns],
-      ['max-budget-usd', flags.maxBudgetUsd]
-    ] as const) {
-      if (value === undefined) continue
-      const number = Number(value)
-      if (!Number.isFinite(number) || number <= 0) {
-        io.stderr(`mdplan run: --${name} must be a positive number, got ${JSON.stringify(value)}\n`)
-        return exitCodes.invalid
-      }
-      numbers[name] = number
-    }
-    let agentTimeoutMs: number | undefined
-    if (flags.agentTimeout !== undefined) {
-      agentTimeoutMs = parseDuration(flags.agentTimeout)
-      if (agentTimeoutMs === undefined || agentTimeoutMs <= 0) {
-        io.stderr(`mdplan run: --agent-timeout must be a duration such as 90s, 30m or 1h30m, got ${JSON.stringify(flags.agentTimeout)}\n`)
-        return exitCodes.invalid
-      }
-    }
-    let maxPauseMs: number | undefined
-    if (flags.maxPause !== undefined) {
-      maxPauseMs = parseDuration(flags.maxPause)
-      if (maxPauseMs === undefined || maxPauseMs <= 0) {
-        io.stderr(`mdplan run: --max-pause must be a duration such as 90s, 30m or 1h30m, got ${JSON.stringify(flags.maxPause)}\n`)
-        return exitCodes.invalid
-      }
-    }
-    if (flags.importState && flags.ignoreStateFile) {
-      io.stderr('mdplan run: choose one of --import-state and --ignore-state-file\n')
-      return exitCodes.invalid
-    }
-    if (flags.prompts && !flags.dryRun) {
-      io.stderr('mdplan run: --prompts goes with --dry-run (mdplan run --dry-run --prompts PLAN)\n')
-      return exitCodes.invalid
-    }
-    const sideState = flags.importState ? 'import' : flags.ignoreStateFile ? 'ignore' : undefined
-    const cwd = resolve(io.cwd, flags.cwd ?? '.')
-    const cwdProblem = directoryProblem(cwd)
-    if (cwdProblem !== undefined) {
-      io.stderr(`mdplan run: --cwd ${flags.cwd ?? cwd} ${cwdProblem}; nothing was run and the plan was not changed. Create it or choose another folder.\n`)
-      return exitCodes.invalid
-    }
-    // The plan's path is relative to where mdplan was called, whatever `--cwd` says about the agents.
-    const file = resolve(io.cwd, plan)
+/** `mdplan run PLAN`: its flags read, then a dry run or the run itself. Resolves to the exit code. */
+async function run(plan: string, flags: RunFlags, io: Io): Promise<number> {
+  const read = readRunFlags(flags, io)
+  if (typeof read === 'number') return read
+  const {numbers, sideState, cwd} = read
+  // The plan's path is relative to where mdplan was called, whatever `--cwd` says about the agents.
+  const file = resolve(io.cwd, plan)
 
-    if (flags.dryRun) {
-      try {
-        io.stdout(await dryRun({file, name: plan, cwd, concurrency: numbers.concurrency, runner: flags.runner, prompts: flags.prompts, sideState, host: flags.host}))
-        return exitCodes.ok
-      } catch (error) {
-        return reportFailure(error, io)
-      }
-    }
-
-    const color = flags.color !== false && colorEnabled(io.env, io.isTTY)
-    // The reporter starts once the plan is read, so the live view knows every agent and its dependencies.
-    let reporter: Reporter | undefined
-    const startReporter = (plan?: Plan): Reporter =>
-      (reporter ??= createReporter({
-        mode: reporterMode({json: flags.json, quiet: flags.quiet, isTTY: io.isTTY, env: io.env}),
-        write: io.stdout,
-        color,
-        plan,
-        columns: () => process.stdout.columns,
-        rows: () => process.stdout.rows
-      }))
-    // A plan imported from an issue queue keeps the queue in step as agents complete.
-    let syncQueue: (event: RunEvent) => void = () => {}
-    const controller = new AbortController()
-    let interrupts = 0
-    const onSignal = (signal: NodeJS.Signals): void => {
-      // A closed terminal's hangup can come twice (the kernel's, then the shell's to its jobs): one request to stop.
-      if (signal === 'SIGHUP' && interrupts > 0) return
-      interrupts++
-      if (interrupts > 1) {
-        // A second Ctrl-C: kill at once (spawnAgent's exit hook kills the agents' process groups).
-        io.stderr('\nmdplan: killed; rows stay in_progress and resume on the next run\n')
-        process.exit(exitCodes.interrupted)
-      }
-      io.stderr(`\nmdplan: ${signal}: stopping; running agents are ended and resume on the next run (Ctrl-C again to kill at once)\n`)
-      controller.abort()
-    }
-    // SIGHUP: the terminal closed or the ssh session dropped. Left to its default it ended mdplan alone and
-    // its agents (in their own process groups) ran on, unwatched: it is stopped as Ctrl-C stops it.
-    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
-    for (const signal of signals) process.on(signal, onSignal)
+  if (flags.dryRun) {
     try {
-      const result = await runPlan({
-        file,
-        cwd,
-        concurrency: numbers.concurrency,
-        runner: flags.runner,
-        maxAttempts: numbers['max-attempts'],
-        agentTimeoutMs,
-        maxPauseMs,
-        failFast: flags.failFast,
-        strictScope: flags.strictScope,
-        host: flags.host,
-        sideState,
-        signal: controller.signal,
-        runnerOptions: {
-          model: flags.model,
-          permissionMode: flags.permissionMode,
-          allowedTools: flags.allowedTools,
-          maxTurns: numbers['max-turns'],
-          maxBudgetUsd: numbers['max-budget-usd']
-        },
-        onPlan: (plan) => {
-          startReporter(plan)
-          syncQueue = syncIssueQueue(plan, {warn: (message) => io.stderr(`mdplan: ${message}\n`)})
-        },
-        onEvent: (event) => {
-          startReporter().event(event)
-          syncQueue(event)
-        }
-      })
-      return result.exitCode
+      io.stdout(await dryRun({file, name: plan, cwd, concurrency: numbers.concurrency, runner: flags.runner, prompts: flags.prompts, sideState, host: flags.host}))
+      return exitCodes.ok
     } catch (error) {
       return reportFailure(error, io)
-    } finally {
-      reporter?.close()
-      for (const signal of signals) process.off(signal, onSignal)
     }
+  }
+  return runLive(file, flags, read, io)
+}
+
+/** The run itself, reported as it goes (live view, plain lines or JSON), stopped by Ctrl-C. */
+async function runLive(file: string, flags: RunFlags, read: ReadRunFlags, io: Io): Promise<number> {
+  const {numbers} = read
+  const color = flags.color !== false && colorEnabled(io.env, io.isTTY)
+  // The reporter starts once the plan is read, so the live view knows every agent and its dependencies.
+  let reporter: Reporter | undefined
+  const startReporter = (plan?: Plan): Reporter =>
+    (reporter ??= createReporter({
+      mode: reporterMode({json: flags.json, quiet: flags.quiet, isTTY: io.isTTY, env: io.env}),
+      write: io.stdout,
+      color,
+      plan,
+      columns: () => process.stdout.columns,
+      rows: () => process.stdout.rows
+    }))
+  // A plan imported from an issue queue keeps the queue in step as agents complete.
+  let syncQueue: (event: RunEvent) => void = () => {}
+  const controller = new AbortController()
+  const stopListening = stopOnSignals(io, controller)
+  try {
+    const result = await runPlan({
+      file,
+      cwd: read.cwd,
+      concurrency: numbers.concurrency,
+      runner: flags.runner,
+      maxAttempts: numbers['max-attempts'],
+      agentTimeoutMs: read.agentTimeoutMs,
+      maxPauseMs: read.maxPauseMs,
+      failFast: flags.failFast,
+      strictScope: flags.strictScope,
+      host: flags.host,
+      sideState: read.sideState,
+      signal: controller.signal,
+      runnerOptions: {
+        model: flags.model,
+        permissionMode: flags.permissionMode,
+        allowedTools: flags.allowedTools,
+        maxTurns: numbers['max-turns'],
+        maxBudgetUsd: numbers['max-budget-usd']
+      },
+      onPlan: (plan) => {
+        startReporter(plan)
+        syncQueue = syncIssueQueue(plan, {warn: (message) => io.stderr(`mdplan: ${message}\n`)})
+      },
+      onEvent: (event) => {
+        startReporter().event(event)
+        syncQueue(event)
+      }
+    })
+    return result.exitCode
+  } catch (error) {
+    return reportFailure(error, io)
+  } finally {
+    reporter?.close()
+    stopListening()
   }
 }
