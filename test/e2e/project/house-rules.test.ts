@@ -1,5 +1,6 @@
 import {execFileSync} from 'node:child_process'
-import {join} from 'node:path'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {join, relative} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {root} from '../../helpers/run-cli.js'
 
@@ -21,4 +22,26 @@ describe('the house rules', () => {
     expect(output, output).toContain('no dependency violations found')
     expect(failed).toBe(false)
   }, 60_000)
+
+  it('no function in src/ over 80 lines (scripts/long-functions.js), no file over 300', () => {
+    let output = ''
+    try {
+      output = execFileSync(process.execPath, [join(root, 'scripts', 'long-functions.js'), 'src'], {cwd: root, encoding: 'utf8'})
+    } catch (error) {
+      output = String((error as {stdout?: string}).stdout ?? error) || 'long-functions.js failed'
+    }
+    expect(output.trim(), output).toBe('')
+    const long = sources(join(root, 'src'))
+      .map((file) => ({file: relative(root, file), lines: readFileSync(file, 'utf8').split('\n').length - 1}))
+      .filter(({lines}) => lines > 300)
+    expect(long).toEqual([])
+  }, 60_000)
 })
+
+/** Every .ts file under `dir`. */
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? [path] : []
+  })
+}
