@@ -23,10 +23,11 @@ import {applyJournal} from '../../../src/store/apply-journal.js'
  * again after it completed unless a person set it back. Then every run ends.
  *
  * Seeded: `MDPLAN_MODEL_SEED=<seed> MDPLAN_MODEL_PATH=<path> MDPLAN_MODEL_REPLAY=<replayPath>` replays a failure at once;
- * `MDPLAN_MODEL_RUNS` sets the count (2000 by default; run 10,000 locally after a change to the core).
+ * `MDPLAN_MODEL_RUNS` sets the count (2000 by default, as `npm test` runs it; 300 in `npm run test:unit`'s inner
+ * loop, MDPLAN_QUICK=1; run 10,000 locally after a change to the core).
  */
 const seed = Number(process.env.MDPLAN_MODEL_SEED ?? 20261123)
-const numRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? 2000)
+const numRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? (process.env.MDPLAN_QUICK ? 300 : 2000))
 /** fast-check's `path` of a failure (printed with its seed): replays that one case at once. */
 const path = process.env.MDPLAN_MODEL_PATH
 

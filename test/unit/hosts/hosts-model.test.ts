@@ -23,7 +23,8 @@ import {HostWorld, LocalWorld, type LeftJob, type LocalEnd} from '../../helpers/
  * `MDPLAN_MODEL_SEED`, `MDPLAN_MODEL_RUNS`, `MDPLAN_MODEL_REPLAY` as in executor-model.test.ts.
  */
 const seed = Number(process.env.MDPLAN_MODEL_SEED ?? 20261123)
-const numRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? 500)
+/** `npm test` draws 500 worlds; `npm run test:unit` (MDPLAN_QUICK=1), the inner loop, 100. */
+const numRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? (process.env.MDPLAN_QUICK ? 100 : 500))
 
 interface Model {
   readonly _: true
@@ -165,7 +166,7 @@ describe('remote hosts, driven through random faults', () => {
  * `MDPLAN_MODEL_SEED=<seed> MDPLAN_MODEL_PATH=<path> MDPLAN_MODEL_REPLAY=<replayPath>` replays it at once.
  * `MDPLAN_MODEL_STATS=1` prints what the reruns found.
  */
-const localRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? 200)
+const localRuns = Number(process.env.MDPLAN_MODEL_RUNS ?? (process.env.MDPLAN_QUICK ? 50 : 200))
 const path = process.env.MDPLAN_MODEL_PATH
 const scratch = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'mdplan-model-'))
 afterAll(() => rmSync(scratch, {recursive: true, force: true}))
