@@ -4,6 +4,7 @@ import {loadPlan} from '../plan/load-plan.js'
 import {validatePlan} from '../plan/validate-plan.js'
 import {PlanError} from '../plan/plan-error.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
+import {dependencyDepth} from '../plan/dependency-depth.js'
 import {simulateRun} from '../schedule/simulate-run.js'
 import {resolveRunner} from '../runners/resolve-runner.js'
 import {runnerMap} from '../nested/runner-map.js'
@@ -187,24 +188,9 @@ function fullPrompts({plan, options, run: {simulation, byId}, placed, where}: Vi
 
 /** Agents that would launch, by wave: wave 1 waits on nothing that runs; wave n on an agent of wave n − 1. */
 function wavesOf(launching: readonly Agent[], byId: ReadonlyMap<string, Agent>, status: ReadonlyMap<string, Status>): string[][] {
-  const wave = new Map<string, number>()
-  const visiting = new Set<string>()
-  const visit = (id: string): number => {
-    const seen = wave.get(id)
-    if (seen !== undefined) return seen
-    // A cycle is the validator's to report; here it only stops the walk.
-    if (visiting.has(id)) return 1
-    visiting.add(id)
-    let result = 1
-    for (const dep of byId.get(id)?.dependsOn ?? []) {
-      if (byId.has(dep.id) && status.get(dep.id) === 'pending') result = Math.max(result, visit(dep.id) + 1)
-    }
-    visiting.delete(id)
-    wave.set(id, result)
-    return result
-  }
+  const depth = dependencyDepth({agents: [...byId.values()]}, (id) => status.get(id) === 'pending')
   const waves: string[][] = []
-  for (const agent of launching) (waves[visit(agent.id) - 1] ??= []).push(agent.id)
+  for (const agent of launching) (waves[depth.get(agent.id)!] ??= []).push(agent.id)
   return waves.filter((ids) => ids !== undefined)
 }
 
