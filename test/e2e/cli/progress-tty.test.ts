@@ -13,10 +13,8 @@ const socket = `mdplan-test-${process.pid}`
 
 /** Transpile the report code and what it imports, so a plain `node` in the terminal can run it without a build. */
 async function transpile(into: string): Promise<void> {
-  const files = ['src/events.ts', 'src/plan/types.ts', 'src/plan/notes.ts']
-  for (const folder of ['src/report', 'src/util']) {
-    for (const name of await readdir(join(root, folder))) if (name.endsWith('.ts')) files.push(`${folder}/${name}`)
-  }
+  // All of src/: the report code's imports reach into other folders (a list of them went stale as the code moved).
+  const files = (await readdir(join(root, 'src'), {recursive: true})).filter((name) => name.endsWith('.ts')).map((name) => `src/${name}`)
   for (const file of files) {
     const source = await readFile(join(root, file), 'utf8')
     const output = ts.transpileModule(source, {compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}}).outputText
@@ -30,6 +28,7 @@ async function transpile(into: string): Promise<void> {
 
 // Feeds a small run to the live view, waits for the test's go-ahead, then finishes the run.
 const driver = `
+import {existsSync} from 'node:fs'
 import {createReporter} from './src/report/create-reporter.js'
 const agent = (id, name, deps) => ({id, name, dependsOn: deps.map((d) => ({id: d})), softDependsOn: []})
 const plan = {file: 'plans/demo.md', agents: [agent('A', 'types', []), agent('B', 'api', []), agent('C', 'docs', []), agent('D', 'ui', ['A', 'B']), agent('E', 'e2e', ['D'])]}
