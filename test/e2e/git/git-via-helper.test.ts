@@ -23,8 +23,8 @@ describe('git during a run', () => {
     const log = join(bin, 'calls.log')
     await writeFile(join(bin, 'git'), `#!/bin/sh\necho "$PPID $*" >> '${log}'\nexec '${realGit}' "$@"\n`)
     await chmod(join(bin, 'git'), 0o755)
-    // Each agent logs its own parent: the helper's pid.
-    const agent = (id: string) => `echo "$PPID agent" >> '${log}'\necho ${id} > ${id.toLowerCase()}.txt`
+    // Each agent logs its job wrapper's parent (an agent runs as a job: its parent is the wrapper): the helper's pid.
+    const agent = (id: string) => `echo "$(ps -o ppid= -p $PPID | tr -d ' ') agent" >> '${log}'\necho ${id} > ${id.toLowerCase()}.txt`
     await repo.commit('plan', {'plan.md': shellPlan({A: {script: agent('A'), creates: ['a.txt']}, B: {deps: ['A'], script: agent('B'), creates: ['b.txt']}})})
     const plan = join(repo.root, 'plan.md')
     const result = await runCli(['run', plan], {
