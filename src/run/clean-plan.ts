@@ -8,7 +8,7 @@ import type {RunLock} from '../store/lock.js'
 import {gitRoot} from '../git/git-root.js'
 import {planSlug} from '../layout/worktree-names.js'
 import {hostFilesFolder, jobsFolder} from '../layout/jobs-folder.js'
-import {readRunLog, runLogFile} from '../layout/run-log.js'
+import {loggedLaunches} from '../layout/logged-launches.js'
 import {readHosts} from '../hosts/read-hosts.js'
 import {isRemote, localHostName, localHostSpec, type HostSpec} from '../hosts/host-spec.js'
 import {createHost} from '../hosts/host-types.js'
@@ -55,7 +55,7 @@ export async function cleanPlan(options: CleanOptions): Promise<number> {
     const own = (key: string): boolean => key.startsWith(prefix) && parseJobKey(key) !== undefined
     const needed = options.force ? new Map<string, string>() : neededJobs(rows)
     const ledger = openJobLedger(file)
-    suspectJobs(ledger, rows.values(), readRunLog(runLogFile(file), file).flatMap((event) => (event.type === 'launched' ? [{host: event.host, job: event.job, time: event.time}] : [])))
+    suspectJobs(ledger, rows.values(), loggedLaunches(file))
     const read = readHosts(plan)
     const declared = new Map([...read.hosts].filter(([, spec]) => isRemote(spec)).map(([name, spec]) => [name, resolveHostPaths(spec, file)]))
     const names = [...new Set([...declared.keys(), ...ledger.pending()])].sort()

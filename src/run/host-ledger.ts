@@ -1,4 +1,4 @@
-import {readRunLog, runLogFile} from '../layout/run-log.js'
+import {loggedLaunches} from '../layout/logged-launches.js'
 import type {RowState} from '../store/table-state.js'
 import {openJobLedger, suspectJobs, type JobLedger} from '../hosts/job-ledger.js'
 
@@ -10,7 +10,7 @@ export function hostLedger(file: string, rows: readonly RowState[], declared: bo
   const ledger = openJobLedger(file)
   const remembers = ledger.names().length > 0 || rows.some((row) => /(?:^|;\s*)(?:job|work|host):/.test(row.notes))
   if (declared || remembers) {
-    const launches = readRunLog(runLogFile(file), file).flatMap((event) => (event.type === 'launched' ? [{host: event.host, job: event.job, time: event.time}] : []))
+    const launches = loggedLaunches(file)
     suspectJobs(ledger, rows, launches)
   }
   return ledger
