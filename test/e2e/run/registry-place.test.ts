@@ -36,15 +36,15 @@ async function placeRepo(path: string) {
   return {repo, log}
 }
 
-/** Finished, A completed, and never two A's at once (the killed run's orphan was ended before the relaunch). */
-async function expectAlone(plan: string, log: string, second: {exitCode?: number; all?: string}): Promise<void> {
+/** Finished, A completed, and never two A's at once; `starts` counts A's starts (a rerun that re-attaches: 1). */
+async function expectAlone(plan: string, log: string, second: {exitCode?: number; all?: string}, starts: number, says: string): Promise<void> {
   expect(second.exitCode, second.all).toBe(0)
   expect((await readTable(plan)).rows.A!.status).toBe('completed')
   await sleep(300)
   const side = await readAgentLog(log)
   expect(text(log).split('\n').filter((line) => line.startsWith('overlap')), side.lines.join('\n')).toEqual([])
-  expect(side.starts.get('A#1'), side.lines.join('\n')).toBe(2)
-  expect(second.all).toContain('ended 1 agent process group a killed run left running')
+  expect(side.starts.get('A#1'), side.lines.join('\n')).toBe(starts)
+  expect(second.all).toContain(says)
 }
 
 describe('the process registry belongs to the plan, not to the folder a run starts in (git repository)', () => {
@@ -54,14 +54,14 @@ describe('the process registry belongs to the plan, not to the folder a run star
     {name: '`cd sub && mdplan run ../plan.md`, SIGKILL, then `mdplan run plan.md` from the top', plan: 'plan.md', first: ['sub', '../plan.md'], second: ['.', 'plan.md']}
   ]
   for (const {name, plan: path, first: [firstDir, ...firstArgs], second: [secondDir, ...secondArgs]} of cases) {
-    it(`${name}: the rerun ends the orphan before it runs A again`, async () => {
+    it(`${name}: the rerun finds the killed run's job beside the plan and re-attaches to it`, async () => {
       const {repo, log} = await placeRepo(path)
       const first = startCli(['run', ...firstArgs], {cwd: join(repo.root, firstDir!), env: gitEnv()})
       await waitFor(() => text(log).includes('start A'))
       first.kill('SIGKILL')
       await first
       const second = await runCli(['run', ...secondArgs], {cwd: join(repo.root, secondDir!), env: gitEnv()})
-      await expectAlone(join(repo.root, path), log, second)
+      await expectAlone(join(repo.root, path), log, second, 1, 'launched A (attempt 1, resumed)')
       await repo.cleanup()
     }, 60_000)
   }
@@ -81,7 +81,7 @@ describe('the process registry belongs to the plan, not to the folder a run star
     await writeFile(plan, text(plan).replace('| A | pending |', '| A | in_progress |'))
     const second = await runCli(['run', 'plan.md'], {cwd: repo.root, env: gitEnv()})
     await orphan
-    await expectAlone(plan, log, second)
+    await expectAlone(plan, log, second, 2, 'ended 1 agent process group a killed run left running')
     await repo.cleanup()
   }, 60_000)
 })

@@ -32,7 +32,7 @@ describe('two runs of one plan', () => {
 
   it('takes over the stale lock of a SIGKILLed run at once and finishes its work', async () => {
     const {dir, plan} = await setupPlan({
-      text: shellPlan({A: {script: 'echo A >> runs\n[ -f go ] || sleep 30'}, B: {deps: ['A'], script: 'echo B >> runs'}})
+      text: shellPlan({A: {script: 'echo A >> runs\nwhile [ ! -f go ]; do sleep 0.05; done'}, B: {deps: ['A'], script: 'echo B >> runs'}})
     })
     const first = startCli(['run', plan], {cwd: dir})
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && rows.A.agentId !== '')
@@ -51,6 +51,8 @@ describe('two runs of one plan', () => {
     expect(rows.A!.status).toBe('completed')
     expect(rows.B!.status).toBe('completed')
     expect(existsSync(`${plan}.lock`)).toBe(false)
+    // A kept running as a job while no run held the plan; the second run re-attached to it rather than start it again.
+    expect(lines(join(dir, 'runs'))).toEqual(['A', 'B'])
   })
 
   // A run killed between the lock's mkdir and writing its owner.json leaves a lock with no owner.

@@ -14,31 +14,26 @@ async function waitFor(predicate: () => boolean, ms = 15_000): Promise<void> {
 }
 
 describe('agents of a SIGKILLed run', () => {
-  // Agents run in their own process groups, so a SIGKILL of `mdplan run` alone leaves them
-  // running; the next run ends them (from .mdplan/run/<plan>.agents) before relaunching.
-  it('are not running twice at once after the next run resumes', async () => {
+  // A local agent runs as a job in `.mdplan/local-jobs/<key>/`, outside mdplan's process group: a SIGKILL of
+  // `mdplan run` leaves it running, and the next run re-attaches to it instead of starting it again.
+  it('are not running twice at once after the next run resumes: it re-attaches to the job', async () => {
     const {dir, plan} = await setupPlan({
       text: shellPlan({A: {script: 'echo "start $MDPLAN_AGENT_ID" >> runs\nsleep 3\necho "done $MDPLAN_AGENT_ID" >> runs'}})
     })
     const first = startCli(['run', plan], {cwd: dir})
     await waitForTable(plan, (rows) => rows.A?.status === 'in_progress' && rows.A.agentId !== '')
     await waitFor(() => lines(join(dir, 'runs')).length === 1)
-    // The agent may write its first line a moment before mdplan records its process group
-    // (a busy machine can deschedule mdplan right after the fork): kill only once it is on record.
-    const registry = join(dir, '.mdplan', 'run')
-    const recorded = (): boolean =>
-      existsSync(registry) && readdirSync(registry).some((name) => name.endsWith('.agents') && lines(join(registry, name)).some((line) => line.startsWith('+')))
-    await waitFor(recorded)
+    const jobs = join(dir, '.mdplan', 'local-jobs')
+    await waitFor(() => existsSync(jobs) && readdirSync(jobs).some((key) => existsSync(join(jobs, key, 'pid'))))
     first.kill('SIGKILL')
     await first
     const second = await runCli(['run', plan], {cwd: dir})
     expect(second.exitCode, second.all).toBe(0)
+    expect(second.all).toContain('launched A (attempt 1, resumed)')
     expect((await readTable(plan)).rows.A!.status).toBe('completed')
-    // Killed or waited for, the orphan must not still be working once the relaunch started.
+    // Counted from the agent's side: one start and one end, the same job's.
     const runs = lines(join(dir, 'runs')).map((line) => line.split(' '))
-    const orphan = runs[0]![1]
-    const relaunch = runs.findIndex(([kind, id]) => kind === 'start' && id !== orphan)
-    expect(relaunch).toBeGreaterThan(0)
-    expect(runs.slice(relaunch).filter(([kind, id]) => kind === 'done' && id === orphan)).toEqual([])
+    expect(runs.map(([kind]) => kind)).toEqual(['start', 'done'])
+    expect(runs[1]![1]).toBe(runs[0]![1])
   }, 30_000)
 })
