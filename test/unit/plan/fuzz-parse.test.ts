@@ -7,6 +7,7 @@ import {validatePlan} from '../../../src/plan/validate-plan.js'
 import type {Diagnostic, Point, Span} from '../../../src/plan/types.js'
 import {mutate, mutation, planLine} from '../../helpers/fuzz-plan.js'
 import {root} from '../../helpers/run-cli.js'
+import {sized} from '../../helpers/quick.js'
 
 /** Every plan we have: the parse and validate fixtures and the example plans. */
 function realPlans(): Array<{name: string; text: string}> {
@@ -94,7 +95,7 @@ const document = fc
     (bom ? '\uFEFF' : '') + [...(front ? ['---', 'runner: shell', '---'] : []), '# Parallel Plan: fuzz', ...head, '## Agents', ...agents.flat(), ...sections.flat()].join(eol)
   )
 
-const runs = Number(process.env.FUZZ_RUNS ?? 200)
+const runs = Number(process.env.FUZZ_RUNS ?? sized(200, 50))
 // Fixed by default so a failure reproduces; FUZZ_SEED=<n> explores further.
 const seed = Number(process.env.FUZZ_SEED ?? 8)
 

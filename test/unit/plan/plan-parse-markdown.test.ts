@@ -7,6 +7,7 @@ import remarkFrontmatter from 'remark-frontmatter'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {leanTree, parseMarkdown} from '../../../src/plan/parse-markdown.js'
+import {sized} from '../../helpers/quick.js'
 
 const whole = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter).freeze()
 const fixtures = fileURLToPath(new URL('../../../fixtures/parse/', import.meta.url))
@@ -144,7 +145,7 @@ describe('parseMarkdown lean: blocks only, headings complete', () => {
         const text = [...picked, ...Array.from({length: padding}, (_, i) => `### P${i}: padding *${i}*\n\n${'words '.repeat(20)}\n`)].join('\n')
         expect(parseMarkdown(text, {lean: true})).toEqual(leanTree(whole.parse(text)))
       }),
-      {numRuns: Number(process.env.FUZZ_RUNS ?? 40)}
+      {numRuns: Number(process.env.FUZZ_RUNS ?? sized(40, 10))}
     )
   })
 })

@@ -13,13 +13,14 @@ import {mutate, mutation, planLine} from '../../helpers/fuzz-plan.js'
 import {forEachShapes} from '../../helpers/real-plans.js'
 import {root} from '../../helpers/run-cli.js'
 import {sleepDag, toPlan} from '../../../bench/sleep-dag.js'
+import {sized} from '../../helpers/quick.js'
 
 // The quick reader (src/plan/quick-blocks.ts) must give exactly micromark's lean tree, or give
 // up: every tree below is compared as JSON (key order included) with parseMarkdown's micromark
 // path, and small ones with one whole-document remark parse too.
 
 const whole = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter).freeze()
-const runs = Number(process.env.FUZZ_RUNS ?? 400)
+const runs = Number(process.env.FUZZ_RUNS ?? sized(400, 80))
 // Fixed by default so a failure reproduces; FUZZ_SEED=<n> explores further.
 const seed = Number(process.env.FUZZ_SEED ?? 24)
 

@@ -6,6 +6,7 @@ import type {Plan} from '../../../src/plan/types.js'
 import {PlanStore} from '../../../src/store/plan-store.js'
 import {tableStateFromPlan, type TableState} from '../../../src/store/table-state.js'
 import {copyFixture, random, storeFixtures, tickingClock} from '../../helpers/store-fixture.js'
+import {sized} from '../../helpers/quick.js'
 
 const cases = fs.readdirSync(storeFixtures).filter((name) => fs.existsSync(path.join(storeFixtures, name, 'plan.md')))
 
@@ -84,7 +85,7 @@ describe('golden fixtures', () => {
   })
 })
 
-describe('100 writes', () => {
+describe(`${sized(100, 25)} writes`, () => {
   const values = ['', 'x', 'attempt 2: a | b', 'multi\nline', 'ünïcødé ✓', 'a much longer note that is wider than any padded column here', '—', '`code | span`']
   const statuses = ['pending', 'in_progress', 'completed', 'failed', 'needs_input'] as const
 
@@ -97,7 +98,7 @@ describe('100 writes', () => {
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!
     let state = first.state
     const agents = [...state.rows.keys()]
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < sized(100, 25); i++) {
       const row = state.rows.get(pick(agents))!
       row.status = pick(statuses)
       row.notes = pick(values)

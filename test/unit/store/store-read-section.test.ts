@@ -9,6 +9,7 @@ import {readStateSection} from '../../../src/store/read-state-section.js'
 import {stateLayout} from '../../../src/store/state-layout.js'
 import {readMeta, readRows} from '../../../src/store/table-state.js'
 import {storeFixtures} from '../../helpers/store-fixture.js'
+import {sized} from '../../helpers/quick.js'
 
 const fixtures = fs
   .readdirSync(storeFixtures)
@@ -121,7 +122,7 @@ describe('the state section read from its lines', () => {
         expect(lines).toEqual(parsed)
         answered++
       }),
-      {numRuns: 3000}
+      {numRuns: sized(3000, 500)}
     )
     // The comparison ran on many tables, not only on texts the reader left to the parser.
     expect(answered).toBeGreaterThan(300)

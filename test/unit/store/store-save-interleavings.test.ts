@@ -6,6 +6,7 @@ import {parsePlan} from '../../../src/plan/parse-plan.js'
 import {PlanStore} from '../../../src/store/plan-store.js'
 import {tableStateFromPlan, type RowState} from '../../../src/store/table-state.js'
 import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
+import {sized} from '../../helpers/quick.js'
 
 afterEach(() => {
   vi.restoreAllMocks()
@@ -153,7 +154,7 @@ describe('saves interleaved with store writes at every step of a write', () => {
         expect(fs.readdirSync(path.dirname(file))).toEqual(['plan.md'])
         fs.rmSync(path.dirname(file), {recursive: true, force: true})
       }),
-      {seed: 20261127, numRuns: 60}
+      {seed: 20261127, numRuns: sized(60, 15)}
     )
   }, 240_000)
 })

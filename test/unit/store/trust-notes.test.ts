@@ -7,6 +7,7 @@ import {formatNotes, getNote, parseNotes, setNote} from '../../../src/plan/notes
 import {parsePlan} from '../../../src/plan/parse-plan.js'
 import {PlanStore} from '../../../src/store/plan-store.js'
 import {tableStateFromPlan, type TableState} from '../../../src/store/table-state.js'
+import {sized} from '../../helpers/quick.js'
 
 /**
  * Notes are items split on `; `. Text an agent or the CLI puts in an item (a failure reason, a question,
@@ -74,7 +75,7 @@ describe('Notes items round-trip through the table', () => {
         await write(file, formatNotes(parseNotes(cell)))
         expect(readFileSync(file, 'utf8')).toBe(before)
       }),
-      {seed: 20261123, numRuns: 150}
+      {seed: 20261123, numRuns: sized(150, 40)}
     )
   }, 120_000)
 
