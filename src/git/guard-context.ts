@@ -8,7 +8,7 @@ import {sharedSnapshots, type SharedSnapshots} from './shared-snapshots.js'
 import {takeSnapshot, type Snapshot} from './take-snapshot.js'
 import type {Attribution} from './attribute-changes.js'
 import {runningWindows, type RunningWindows} from './running-windows.js'
-import {planSlug} from '../layout/worktree-names.js'
+import {planKey} from '../layout/plan-key.js'
 import {childPlanPath} from '../plan/child-plan-path.js'
 import {withDeclaredBelow} from '../plan/declared-below.js'
 
@@ -55,7 +55,7 @@ export function createGuardContext(input: {plan: Plan; planFile: string; cwd: st
   const {root, prefix} = location
   const {plan} = input
   const owners = ownershipMap({...plan, agents: withDeclaredBelow(plan, input.planFile)}, prefix)
-  const slug = planSlug(input.planFile, root)
+  const slug = planKey(input.planFile, root)
   // Child plans (agents whose definition names a plan) are written by their own runs, like the plan.
   // A child run is told the plans of its tree (its parent's, its siblings') in MDPLAN_TREE_PLANS.
   const tree = (process.env.MDPLAN_TREE_PLANS ?? '').split('\n').filter(Boolean)

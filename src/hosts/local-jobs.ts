@@ -27,13 +27,16 @@ export function localJobs(input: {
   file: string
   root: string
   prefix: string
+  /** Keys among `named` of another prefix that are this plan's all the same (src/run/older-job-keys.ts): gone back to, then swept, as its own. */
+  older?: readonly string[]
   named: Iterable<string>
   /** Ends the agent's jobs on other hosts (HostRuntime.fence) before a job of it starts here; this machine's own it fences itself. */
   fence?: (job: {host: string; key: string}, signal?: AbortSignal) => Promise<string | undefined>
 }): LocalJobs {
   const host = createHost(localHostSpec, {root: input.root, jobs: jobsFolder(input.file), scratch: hostFilesFolder(input.file)})
   const found = new Map<string, {state: string; startedAt?: number}>()
-  for (const key of input.named) if (key.startsWith(input.prefix)) found.set(key, host.status!(key))
+  const older = new Set(input.older)
+  for (const key of input.named) if (key.startsWith(input.prefix) || older.has(key)) found.set(key, host.status!(key))
   return {
     reattach: (key) => ['running', 'ended', 'missing'].includes(found.get(key)?.state ?? ''),
     launchedAt: (key) => found.get(key)?.startedAt,
@@ -49,7 +52,8 @@ export function localJobs(input: {
     }),
     async sweep(keep) {
       const listed = (await host.list(input.prefix)) ?? []
-      await host.cancel(listed.filter((key) => !keep.has(key)))
+      // Only the older keys the rows named: another prefix may be another plan's (a plan of this folder whose key it is).
+      await host.cancel([...listed, ...older].filter((key) => !keep.has(key)))
     }
   }
 }

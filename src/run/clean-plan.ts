@@ -6,7 +6,7 @@ import {readRows} from '../store/table-state.js'
 import {acquirePlanLock} from '../store/plan-lock.js'
 import type {RunLock} from '../store/lock.js'
 import {gitRoot} from '../git/git-root.js'
-import {planSlug} from '../layout/worktree-names.js'
+import {planKey} from '../layout/plan-key.js'
 import {hostFilesFolder, jobsFolder} from '../layout/jobs-folder.js'
 import {loggedLaunches} from '../layout/logged-launches.js'
 import {readHosts} from '../hosts/read-hosts.js'
@@ -50,7 +50,7 @@ export async function cleanPlan(options: CleanOptions): Promise<number> {
   try {
     const rows = readRows(plan)
     const location = await gitRoot(dirname(file))
-    const slug = planSlug(file, location?.root)
+    const slug = planKey(file, location?.root)
     const prefix = jobKeyPrefix(location ? jobSpace(slug, location.root) : slug)
     const own = (key: string): boolean => key.startsWith(prefix) && parseJobKey(key) !== undefined
     const needed = options.force ? new Map<string, string>() : neededJobs(rows)

@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 import type {Agent} from '../plan/types.js'
 import type {HostsConfig} from '../executor/exec-config.js'
 import type {GitRoot} from '../git/git-root.js'
-import {planSlug} from '../layout/worktree-names.js'
+import {planKey} from '../layout/plan-key.js'
 import type {HostRuntime} from '../hosts/host-runtime.js'
 import {isRemote, localHostName, type HostSpec} from '../hosts/host-spec.js'
 import {jobKey, jobSpace} from '../hosts/job-key.js'
@@ -55,7 +55,7 @@ export function hostPlacement(input: {
   // Keyed by the plan's path in the repository (two plans named alike in two folders never share job names)
   // and by the repository (two repositories' plan.md on one host never do either).
   const gitRoot = location?.root
-  const slug = planSlug(input.file, gitRoot)
+  const slug = planKey(input.file, gitRoot)
   const space = gitRoot === undefined ? slug : jobSpace(slug, gitRoot)
   const config: HostsConfig = {
     // The agent's definition as the run has it now: a person may move a pending agent to another host mid-run.

@@ -4,8 +4,9 @@ import type {GitRoot} from '../git/git-root.js'
 import {localHostName} from '../hosts/host-spec.js'
 import {jobKey, jobKeyPrefix, jobSpace, parseJobNote} from '../hosts/job-key.js'
 import {localJobs, type LocalJobs} from '../hosts/local-jobs.js'
-import {planSlug} from '../layout/worktree-names.js'
+import {planKey} from '../layout/plan-key.js'
 import {getNote} from '../plan/notes.js'
+import {olderJobKeys} from './older-job-keys.js'
 import type {RowState} from '../store/table-state.js'
 
 /**
@@ -21,14 +22,17 @@ export async function localJobsOf(
   fence?: (job: {host: string; key: string}, signal?: AbortSignal) => Promise<string | undefined>
 ): Promise<{jobs: LocalJobs; config: LocalJobsConfig}> {
   const gitRoot = (await root)?.root
-  const slug = planSlug(file, gitRoot)
+  const slug = planKey(file, gitRoot)
   const space = gitRoot === undefined ? slug : jobSpace(slug, gitRoot)
   const named: string[] = []
   for (const row of rows) {
     const job = row.status === 'in_progress' ? parseJobNote(getNote(row.notes, 'job')) : undefined
     if (job?.host === localHostName) named.push(job.key)
   }
-  const jobs = localJobs({file, root: gitRoot ?? cwd, prefix: jobKeyPrefix(space), named, ...(fence ? {fence} : {})})
+  const prefix = jobKeyPrefix(space)
+  // Keyed by the plan's real path (a run through a symlink and one through its target share it); older runs' keys too.
+  const older = olderJobKeys(file, prefix, named)
+  const jobs = localJobs({file, root: gitRoot ?? cwd, prefix, older, named, ...(fence ? {fence} : {})})
   return {
     jobs,
     config: {newKey: (agent, attempt) => jobKey(space, agent, attempt, randomBytes(3).toString('hex')), reattach: jobs.reattach, launchedAt: jobs.launchedAt}

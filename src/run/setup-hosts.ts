@@ -2,7 +2,7 @@ import {realpathSync} from 'node:fs'
 import {relative, resolve} from 'node:path'
 import type {Agent, Plan} from '../plan/types.js'
 import type {GitRoot} from '../git/git-root.js'
-import {planSlug} from '../layout/worktree-names.js'
+import {planKey} from '../layout/plan-key.js'
 import type {Runner} from '../runners/runner.js'
 import type {RowState} from '../store/table-state.js'
 import {createHostRuntime, type HostRuntime} from '../hosts/host-runtime.js'
@@ -61,7 +61,7 @@ export async function setupHosts(input: {
   if (!declared) {
     // Hosts no agent uses any more may still hold the plan's jobs: the run sweeps them (with the ledger's specs).
     if (!location || ledger.pending().length === 0) return {runsHere: everywhere, used: [], unplaceable: read.unplaceable, problems, warnings}
-    const slug = planSlug(file, location.root)
+    const slug = planKey(file, location.root)
     const runtime = createHostRuntime({plan, file, specs, root: location.root, prefix: location.prefix, slug, space: jobSpace(slug, location.root), strictScope: input.strictScope, commits: () => false, ledger})
     return {runtime, runsHere: everywhere, used: [], unplaceable: read.unplaceable, problems, warnings}
   }

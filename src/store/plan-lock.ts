@@ -23,7 +23,7 @@ export class LinkReplacedError extends Error {
     super(
       `${planFile} was a symlink to ${target} when pid ${owner.pid} (now gone) began its run, and a save has replaced the link with a regular file; ` +
         `that run's agents, lock and record of what it left running are beside ${target}, so nothing was launched. ` +
-        `Put the link back (\`mv ${path.basename(planFile)} ${path.basename(planFile)}.saved && ln -s ${shown} ${path.basename(planFile)}\`, then bring your edit from ${path.basename(planFile)}.saved into ${target}) and run again, or run \`mdplan run ${target}\`, which ends what that run left running. ` +
+        `Put the link back (\`mv ${path.basename(planFile)} ${path.basename(planFile)}.saved && ln -s ${shown} ${path.basename(planFile)}\`, then bring your edit from ${path.basename(planFile)}.saved into ${target}) and run again, or run \`mdplan run ${target}\`, which goes back to what that run left running. ` +
         `If ${planFile} is meant to be a plan of its own now, do that first, then remove ${planFile}.lock`
     )
     this.name = 'LinkReplacedError'

@@ -85,11 +85,25 @@ describe('a save that replaces a symlinked plan with a regular file (git reposit
     await repo.cleanup()
   }, 60_000)
 
-  // KNOWN HOLE (2026-11-28), skipped so it is said and not hidden in a red run: since local agents became jobs, the
-  // rerun through the target starts A again while the stopped-then-killed run's job of A still runs (an overlap
-  // counted from the agent's side). The job's key is in the target's row; the rerun should re-attach to it or fence
-  // it first. To be fixed before this skip goes.
-  it.skip('a save the run never saw (it was stopped), then SIGKILL: `mdplan run plan.md` refuses, exit 3, naming the target; `mdplan run plans/plan.md` runs A alone (never beside the job the killed run left)', async () => {
+  it('a run through the target, SIGKILL, then `mdplan run plan.md` through the link: one plan, one key for its jobs, so the rerun re-attaches to the job of A', async () => {
+    const {repo, log, target} = await linkedRepo()
+    const first = startCli(['run', 'plans/plan.md'], {cwd: repo.root, env: gitEnv()})
+    await waitFor(() => text(log).includes('start A'))
+    first.kill('SIGKILL')
+    await first
+    const second = await runCli(['run', 'plan.md'], {cwd: repo.root, env: gitEnv()})
+    expect(second.exitCode, second.all).toBe(0)
+    await sleep(300)
+    expect(overlaps(log), text(log)).toEqual([])
+    const side = await readAgentLog(log)
+    expect(Object.fromEntries(side.starts), side.lines.join('\n')).toEqual({'A#1': 1})
+    expect((await readTable(target)).rows.A!.status).toBe('completed')
+    await repo.cleanup()
+  }, 60_000)
+
+  // The job's key is in the target's row, and the plan's key (its jobs' names) comes from its real path: the rerun
+  // through the target finds the job the run through the link left and re-attaches to it.
+  it('a save the run never saw (it was stopped), then SIGKILL: `mdplan run plan.md` refuses, exit 3, naming the target; `mdplan run plans/plan.md` runs A alone (never beside the job the killed run left)', async () => {
     const {repo, log, link, target} = await linkedRepo()
     const first = startCli(['run', 'plan.md'], {cwd: repo.root, env: gitEnv()})
     await waitFor(() => text(log).includes('start A'))
@@ -106,6 +120,9 @@ describe('a save that replaces a symlinked plan with a regular file (git reposit
     expect(third.exitCode, third.all).toBe(0)
     await sleep(300)
     expect(overlaps(log), text(log)).toEqual([])
+    const side = await readAgentLog(log)
+    expect(Object.fromEntries(side.starts), side.lines.join('\n')).toEqual({'A#1': 1})
+    expect(side.unfinished).toEqual([])
     expect((await readTable(target)).rows.A!.status).toBe('completed')
     await repo.cleanup()
   }, 60_000)
