@@ -123,7 +123,8 @@ cd "$j" || exit 1
 # A beacon the follow watches (tail --pid): this script reaps it the moment the job is done. Its own pid would
 # do only where init reaps at once; under one that reaps late (a container's, a VM agent's) a finished job
 # stays a zombie that kill -0 still finds, for seconds. Killed with the job's process group on a cancel.
-sleep 2147483647 & echo $! > beacon
+# Its pid is kept here too: a folder removed under the job (a cancel, mdplan clean) must not leave it waiting on it.
+sleep 2147483647 & mdplan_beacon=$!; echo $mdplan_beacon > beacon
 echo $$ > pid
 : > out; : > err
 { read -r base; read -r ref; read -r branch; read -r prefix; read -r name; read -r email; read -r key; read -r from; } < job
@@ -158,7 +159,7 @@ ${collectScript}
 [ "$rc" = 0 ] && [ "$collected" = 1 ] && rc=125
 echo "$rc" > "$j/rc.tmp"
 mv "$j/rc.tmp" "$j/rc"
-read -r beacon < "$j/beacon"; kill "$beacon" 2>/dev/null; wait
+kill "$mdplan_beacon" 2>/dev/null; wait
 `
 
 /**
