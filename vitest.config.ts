@@ -28,10 +28,9 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           // Tests that spawn bin/mdplan.js need a fresh dist/: only this tier builds it.
           globalSetup: ['test/e2e/global-setup.ts'],
-          // One file at a time, as the suite always ran: many of these tests time real processes (a SIGKILL at a
-          // random moment, a lease, a stuck engine's bound) against 30-60 s timeouts that two cores shared by three
-          // workers overran (e2e-dag, run-lock-loss, 2026-11-28). Raise it only with five green full runs to show for it.
-          maxWorkers: 1,
+          // Its files mostly wait on child processes (agents that sleep, sshd, podman, git), not on the CPU: three
+          // at once on two cores. MDPLAN_E2E_WORKERS=1 runs them one at a time (a machine shared with other work).
+          maxWorkers: Number(process.env.MDPLAN_E2E_WORKERS ?? 3),
           // After the unit tier (a different maxWorkers needs its own group).
           sequence: {groupOrder: 1}
         }

@@ -1,13 +1,14 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
-import {chmod, cp, mkdir, mkdtemp, open, readdir, rm, writeFile} from 'node:fs/promises'
+import {chmod, mkdir, mkdtemp, open, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {join} from 'node:path'
 import {execa} from 'execa'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 import {readTable, root, shellPlan, startCli} from '../../helpers/run-cli.js'
 import {logged, readAgentLog} from '../../helpers/agent-log.js'
 import {sshdSuite} from '../../helpers/sshd-suite.js'
+import {buildImage, imageTools} from '../../helpers/podman-image.js'
 
 /**
  * Output of any size on remote engines (local-jobs-big-output.test.ts is the local case): an agent that prints a
@@ -91,7 +92,7 @@ describe('an agent that prints a gigabyte on an ssh host (a real sshd on 127.0.0
 // test/e2e/hosts/hosts-podman.test.ts builds, with `yes` and `head`), else the fake engine (test/helpers/fake-engine.mjs),
 // whose containers are processes of this machine: the output is read from the job folder's files either way.
 const image = 'localhost/mdplan-test-big:1'
-const tools = ['sh', 'dash', 'git', 'cat', 'mv', 'rm', 'mkdir', 'rmdir', 'xargs', 'env', 'sleep', 'date', 'tail', 'ls', 'cp', 'touch', 'yes', 'head']
+const tools = [...imageTools, 'yes', 'head']
 let engine: {kind: 'podman' | 'fake'; env: Record<string, string>; logDir: string} | undefined
 let scratch = ''
 
@@ -141,7 +142,7 @@ async function realPodman(dir: string): Promise<{kind: 'podman'; env: Record<str
   const env = {GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1', CONTAINERS_CONF: join(dir, 'containers.conf'), PATH: `${bin}:${process.env.PATH}`}
   const podman = (args: string[]) => execa(real, args, {reject: false, env})
   if ((await podman(['image', 'exists', image])).exitCode !== 0) {
-    const built = await buildImage(dir, real, env)
+    const built = await buildImage(dir, real, image, tools, env)
     if (built) return `it cannot import an image: ${built}`
   }
   const trial = await podman(['run', '--rm', '--network', 'none', image, 'sh', '-c', 'git --version && yes | head -c 1'])
@@ -149,29 +150,6 @@ async function realPodman(dir: string): Promise<{kind: 'podman'; env: Record<str
   return {kind: 'podman', env, logDir}
 }
 
-/** A rootfs of this machine's own binaries and their libraries, imported as `image`; the error line, if any. */
-async function buildImage(dir: string, podman: string, env: Record<string, string>): Promise<string | undefined> {
-  const rootfs = join(dir, 'rootfs')
-  const copy = async (file: string) => {
-    if (existsSync(join(rootfs, file))) return
-    await mkdir(dirname(join(rootfs, file)), {recursive: true})
-    await cp(file, join(rootfs, file), {dereference: true})
-  }
-  for (const tool of tools) {
-    const path = (await execa('sh', ['-c', `command -v ${tool}`], {reject: false})).stdout
-    if (!path.startsWith('/')) return `\`${tool}\` is not on this machine`
-    await copy(path)
-    const libraries = (await execa('ldd', [path], {reject: false})).stdout.match(/\/\S+/g) ?? []
-    for (const library of libraries) await copy(library)
-  }
-  if (!existsSync(join(rootfs, 'bin'))) await execa('ln', ['-s', 'usr/bin', join(rootfs, 'bin')])
-  await mkdir(join(rootfs, 'tmp'), {recursive: true})
-  await mkdir(join(rootfs, 'etc'), {recursive: true})
-  await writeFile(join(rootfs, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/sh\n')
-  const imported = await execa('sh', ['-c', `tar -C '${rootfs}' -c . | '${podman}' import -q - '${image}'`], {reject: false, env})
-  await rm(rootfs, {recursive: true, force: true})
-  return imported.exitCode === 0 ? undefined : String(imported.stderr).trim().split('\n').at(-1)
-}
 
 /** The fake engine CLI first on PATH (its containers: detached processes of this machine). */
 async function fakeEngine(dir: string): Promise<{kind: 'fake'; env: Record<string, string>; logDir: string}> {

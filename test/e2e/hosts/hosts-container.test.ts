@@ -1,34 +1,16 @@
 import {existsSync} from 'node:fs'
-import {chmod, mkdir, mkdtemp, readdir, readFile, writeFile} from 'node:fs/promises'
+import {mkdtemp, readdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
-import {readTable, root, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
+import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
 import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
+import {fakeEngine} from '../../helpers/fake-engine.js'
 
 // Container hosts against a fake engine CLI (test/helpers/fake-engine.mjs): the exactly-once cases in every `npm test`.
 beforeAll(isolateGitConfig)
 
-async function fakeEngine(extra: Record<string, string> = {}) {
-  const dir = await mkdtemp(join(tmpdir(), 'mdplan-fake-engine-'))
-  const bin = join(dir, 'bin')
-  const state = join(dir, 'state')
-  await mkdir(bin)
-  await mkdir(state)
-  await writeFile(join(bin, 'podman'), `#!/bin/sh\nexec '${process.execPath}' '${join(root, 'test', 'helpers', 'fake-engine.mjs')}' "$@"\n`)
-  await chmod(join(bin, 'podman'), 0o755)
-  const log = join(dir, 'calls.log')
-  const env = {
-    GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!,
-    GIT_CONFIG_NOSYSTEM: '1',
-    PATH: `${bin}:${process.env.PATH}`,
-    FAKE_ENGINE_STATE: state,
-    FAKE_ENGINE_LOG: log,
-    ...extra
-  }
-  return {env, state, calls: async () => (existsSync(log) ? (await readFile(log, 'utf8')).split('\n').filter(Boolean) : [])}
-}
 
 async function planRepo(seconds: number) {
   const log = join(await mkdtemp(join(tmpdir(), 'mdplan-container-log-')), 'agents.log')

@@ -1,12 +1,13 @@
 import {existsSync} from 'node:fs'
-import {chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {execa} from 'execa'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
-import {readTable, root, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
+import {readTable, runCli, shellPlan, startCli} from '../../helpers/run-cli.js'
 import {logged, readAgentLog} from '../../helpers/agent-log.js'
+import {fakeEngine} from '../../helpers/fake-engine.js'
 
 // Container jobs that never move (container-run.ts): one left `created` ends its attempt after MDPLAN_STUCK_MS
 // and the agent goes again under a new key with no attempt spent (settle-attempt.ts, goAgain); a job folder a
@@ -19,25 +20,9 @@ beforeAll(isolateGitConfig)
 /** How long a container may stay `created` here (the default is a minute). */
 const stuckMs = 2_000
 
-async function fakeEngine(extra: Record<string, string> = {}) {
-  const dir = await mkdtemp(join(tmpdir(), 'mdplan-fake-engine-'))
-  const bin = join(dir, 'bin')
-  const state = join(dir, 'state')
-  await mkdir(bin)
-  await mkdir(state)
-  await writeFile(join(bin, 'podman'), `#!/bin/sh\nexec '${process.execPath}' '${join(root, 'test', 'helpers', 'fake-engine.mjs')}' "$@"\n`)
-  await chmod(join(bin, 'podman'), 0o755)
-  const log = join(dir, 'calls.log')
-  const env = {
-    GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!,
-    GIT_CONFIG_NOSYSTEM: '1',
-    PATH: `${bin}:${process.env.PATH}`,
-    FAKE_ENGINE_STATE: state,
-    FAKE_ENGINE_LOG: log,
-    MDPLAN_STUCK_MS: String(stuckMs),
-    ...extra
-  }
-  const calls = async () => (existsSync(log) ? (await readFile(log, 'utf8')).split('\n').filter(Boolean) : [])
+/** The fake engine, with the stuck bound short, and what these tests ask of its calls. */
+async function stuckEngine(extra: Record<string, string> = {}) {
+  const {env, state, log, calls} = await fakeEngine({MDPLAN_STUCK_MS: String(stuckMs), ...extra})
   return {
     env,
     state,
@@ -96,7 +81,7 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms
 
 describe('container jobs that never move (fake engine CLI)', () => {
   it('a container left `created` ends its attempt after the bound; the agent completes under a new key, once, no attempt spent', async () => {
-    const engine = await fakeEngine({FAKE_ENGINE_CREATE_ONLY: '1'})
+    const engine = await stuckEngine({FAKE_ENGINE_CREATE_ONLY: '1'})
     const setup = await oneAgent()
     const began = Date.now()
     const result = await runCli(['run', setup.plan], {cwd: setup.repo.root, env: engine.env})
@@ -119,7 +104,7 @@ describe('container jobs that never move (fake engine CLI)', () => {
   }, 90_000)
 
   it('a container that ended before its job began: the attempt ends, the agent completes under a new key, once, no attempt spent', async () => {
-    const engine = await fakeEngine({FAKE_ENGINE_NO_JOB: '1'})
+    const engine = await stuckEngine({FAKE_ENGINE_NO_JOB: '1'})
     const setup = await oneAgent()
     const result = await runCli(['run', setup.plan], {cwd: setup.repo.root, env: engine.env})
     expect(result.exitCode, result.all).toBe(0)
@@ -133,7 +118,7 @@ describe('container jobs that never move (fake engine CLI)', () => {
   }, 90_000)
 
   it('coordinator SIGKILL while its `run -d` had made the container and not started it: the rerun ends it after the bound, the agent completes once', async () => {
-    const engine = await fakeEngine({FAKE_ENGINE_HANG: 'created'})
+    const engine = await stuckEngine({FAKE_ENGINE_HANG: 'created'})
     const setup = await oneAgent()
     const first = startCli(['run', setup.plan], {cwd: setup.repo.root, env: engine.env})
     const hang = join(engine.state, 'hang.pid')
@@ -168,7 +153,7 @@ describe('container jobs that never move (fake engine CLI)', () => {
   }, 120_000)
 
   it('coordinator SIGKILL after the folder was placed, before `run -d` made anything: the rerun starts the key in that folder, the agent completes once', async () => {
-    const engine = await fakeEngine({FAKE_ENGINE_HANG: 'before'})
+    const engine = await stuckEngine({FAKE_ENGINE_HANG: 'before'})
     const setup = await oneAgent()
     const first = startCli(['run', setup.plan], {cwd: setup.repo.root, env: engine.env})
     const hang = join(engine.state, 'hang.pid')
@@ -190,7 +175,7 @@ describe('container jobs that never move (fake engine CLI)', () => {
   }, 120_000)
 
   it('a half-made folder under the key the row names (no job script, no started mark, no container): the rerun makes it anew, the agent completes once', async () => {
-    const engine = await fakeEngine({FAKE_ENGINE_HANG: 'before'})
+    const engine = await stuckEngine({FAKE_ENGINE_HANG: 'before'})
     const setup = await oneAgent()
     const first = startCli(['run', setup.plan], {cwd: setup.repo.root, env: engine.env})
     const hang = join(engine.state, 'hang.pid')
@@ -213,7 +198,7 @@ describe('container jobs that never move (fake engine CLI)', () => {
 
 describe('a container job that began and whose container is gone (fake engine CLI)', () => {
   it('coordinator SIGKILL, then the container removed by hand: the rerun does not start its agent again; the attempt fails, and the next one completes', async () => {
-    const engine = await fakeEngine()
+    const engine = await stuckEngine()
     const log = join(await mkdtemp(join(tmpdir(), 'mdplan-never-log-')), 'agents.log')
     const flag = `${log}.go`
     const front = ['max_attempts: 2', 'commit: true', 'hosts:', '  sandbox: {type: container, image: localhost/agent:1, engine: podman, slots: 1}', 'host: sandbox'].join('\n')

@@ -1,9 +1,10 @@
 import {existsSync} from 'node:fs'
-import {chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {execa} from 'execa'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {buildImage, imageTools} from '../../helpers/podman-image.js'
 import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
 import {readTable, runCli, shellPlan, startCli, waitForTable} from '../../helpers/run-cli.js'
 import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
@@ -12,7 +13,6 @@ import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
 // The image is built once per tag from this machine's own binaries (no registry): sh, git and the coreutils
 // the job script uses, with their shared libraries, `podman import`ed from a tarball.
 const image = 'localhost/mdplan-test-git:1'
-const tools = ['sh', 'dash', 'git', 'cat', 'mv', 'rm', 'mkdir', 'rmdir', 'xargs', 'env', 'sleep', 'date', 'tail', 'ls', 'cp', 'touch']
 let skip: string | undefined
 let env: Record<string, string> = {}
 let logDir = ''
@@ -48,37 +48,13 @@ async function setUp(): Promise<void> {
   env = {GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL!, GIT_CONFIG_NOSYSTEM: '1', CONTAINERS_CONF: join(dir, 'containers.conf'), PATH: `${bin}:${process.env.PATH}`}
   const podman = (args: string[], input?: string) => execa(real, args, {reject: false, env, ...(input === undefined ? {} : {input})})
   if ((await podman(['image', 'exists', image])).exitCode !== 0) {
-    const built = await buildImage(dir, real)
+    const built = await buildImage(dir, real, image, imageTools, env)
     if (built) return void (skip = `podman cannot import an image here: ${built}`)
   }
   const trial = await podman(['run', '--rm', '--network', 'none', image, 'sh', '-c', 'git --version'])
   if (trial.exitCode !== 0) skip = `podman cannot run a container here: ${String(trial.stderr).trim().split('\n').at(-1)}`
 }
 
-/** A rootfs of the host's own binaries and their libraries, imported as `image`; the error line, if any. */
-async function buildImage(dir: string, podman: string): Promise<string | undefined> {
-  const rootfs = join(dir, 'rootfs')
-  const copy = async (file: string) => {
-    if (existsSync(join(rootfs, file))) return
-    await mkdir(dirname(join(rootfs, file)), {recursive: true})
-    await cp(file, join(rootfs, file), {dereference: true})
-  }
-  for (const tool of tools) {
-    const path = (await execa('sh', ['-c', `command -v ${tool}`], {reject: false})).stdout
-    if (!path.startsWith('/')) return `\`${tool}\` is not on this machine`
-    await copy(path)
-    const libraries = (await execa('ldd', [path], {reject: false})).stdout.match(/\/\S+/g) ?? []
-    for (const library of libraries) await copy(library)
-  }
-  // /bin/sh is where run.sh and the preflight look; the machine's /bin may be a symlink to usr/bin.
-  if (!existsSync(join(rootfs, 'bin'))) await execa('ln', ['-s', 'usr/bin', join(rootfs, 'bin')])
-  await mkdir(join(rootfs, 'tmp'), {recursive: true})
-  await mkdir(join(rootfs, 'etc'), {recursive: true})
-  await writeFile(join(rootfs, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/sh\n')
-  const imported = await execa('sh', ['-c', `tar -C '${rootfs}' -c . | '${podman}' import -q - '${image}'`], {reject: false, env})
-  await rm(rootfs, {recursive: true, force: true})
-  return imported.exitCode === 0 ? undefined : String(imported.stderr).trim().split('\n').at(-1)
-}
 
 async function planRepo(seconds: number) {
   const log = join(await mkdtemp(join(logDir, 'run-')), 'agents.log')
