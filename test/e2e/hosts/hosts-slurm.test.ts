@@ -87,7 +87,10 @@ describe('agents as Slurm jobs (a fake sbatch/squeue/scontrol/scancel)', () => {
     expect([...side.starts]).toEqual([['A#1', 1]])
     const state = await slurm.state()
     expect(state.jobs.map((j) => j.name)).toEqual([state.jobs[0]!.name, state.jobs[0]!.name])
-    expect(state.started).toEqual([1])
+    // The duplicate is cancelled while it waits; on a loaded machine the cancel may come after job 1 ended and
+    // Slurm let job 2 start: its job script then finds the key's folder taken and runs nothing (the agent's own
+    // log above counts one start either way).
+    expect(state.started?.[0]).toBe(1)
     expect(state.cancelled).toEqual([2])
     expect(await repo.read('out/A.txt')).toBe('A 1\n')
     await repo.cleanup()

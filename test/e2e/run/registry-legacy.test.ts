@@ -39,8 +39,9 @@ async function logFile(): Promise<string> {
  * process group with the environment mdplan gave it (`env`, `args` after the script), the row
  * `in_progress` with its Agent ID, and the registry under the run's folder named by the plan's old key.
  */
-async function olderOrphan(input: {repo: string; plan: string; key: string; log: string; name: string; env: Record<string, string>; args?: string[]; agentId: string}) {
-  const orphan = execa('sh', ['-c', slowAgent(input.log, input.name, 4), 'sh', ...(input.args ?? [])], {cwd: input.repo, env: {PATH: process.env.PATH!, MDPLAN_AGENT: 'A', MDPLAN_ATTEMPT: '1', ...input.env}, extendEnv: false, detached: true, reject: false})
+/** `seconds`: how long the orphan lives unless a run ends it (long enough to outlive another plan's run on a loaded machine). */
+async function olderOrphan(input: {repo: string; plan: string; key: string; log: string; name: string; env: Record<string, string>; args?: string[]; agentId: string; seconds?: number}) {
+  const orphan = execa('sh', ['-c', slowAgent(input.log, input.name, input.seconds ?? 4), 'sh', ...(input.args ?? [])], {cwd: input.repo, env: {PATH: process.env.PATH!, MDPLAN_AGENT: 'A', MDPLAN_ATTEMPT: '1', ...input.env}, extendEnv: false, detached: true, reject: false})
   await waitFor(() => text(input.log).includes('start A'))
   const stat = readFileSync(`/proc/${orphan.pid}/stat`, 'utf8')
   const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
@@ -113,7 +114,7 @@ describe('a rerun ends only its own plan’s leftover agents (git repository)', 
     const repo = await tempRepo()
     await repo.commit('plans', {'Plan.md': shellPlan({A: {script: slowAgent(log, 'A', 4)}}), 'plan.md': shellPlan({Q: {script: logged(quick, 'true')}})})
     const upper = join(repo.root, 'Plan.md')
-    const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {MDPLAN_PLAN: upper, MDPLAN_AGENT_ID: 'sh-0ld0ld02'}, agentId: 'sh-0ld0ld02'})
+    const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {MDPLAN_PLAN: upper, MDPLAN_AGENT_ID: 'sh-0ld0ld02'}, agentId: 'sh-0ld0ld02', seconds: 30})
     const lower = await runCli(['run', 'plan.md'], {cwd: repo.root, env: gitEnv()})
     expect(lower.exitCode, lower.all).toBe(0)
     expect(lower.all).not.toContain('ended')
@@ -134,7 +135,7 @@ describe('a rerun ends only its own plan’s leftover agents (git repository)', 
     const repo = await tempRepo()
     await repo.commit('plans', {'plan.md.md': shellPlan({A: {script: slowAgent(log, 'A', 4)}}), 'plan.md': shellPlan({Q: {script: logged(quick, 'sleep 0.3')}})})
     const doubled = join(repo.root, 'plan.md.md')
-    const {orphan} = await olderOrphan({repo: repo.root, plan: 'plan.md.md', key: 'plan.md', log, name: 'A', env: {MDPLAN_PLAN: doubled, MDPLAN_AGENT_ID: 'sh-0ld0ld03'}, agentId: 'sh-0ld0ld03'})
+    const {orphan} = await olderOrphan({repo: repo.root, plan: 'plan.md.md', key: 'plan.md', log, name: 'A', env: {MDPLAN_PLAN: doubled, MDPLAN_AGENT_ID: 'sh-0ld0ld03'}, agentId: 'sh-0ld0ld03', seconds: 30})
     const single = await runCli(['run', 'plan.md'], {cwd: repo.root, env: gitEnv()})
     expect(single.exitCode, single.all).toBe(0)
     expect(single.all).not.toContain('ended')
@@ -155,7 +156,7 @@ describe('a rerun ends only its own plan’s leftover agents (git repository)', 
     const repo = await tempRepo()
     await repo.commit('plan', {'Plan.md': shellPlan({A: {script: slowAgent(log, 'A', 4)}})})
     const plan = join(repo.root, 'Plan.md')
-    const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {}, agentId: 'thread-unknown'})
+    const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {}, agentId: 'thread-unknown', seconds: 30})
     const second = await runCli(['run', 'Plan.md'], {cwd: repo.root, env: gitEnv()})
     expect(second.exitCode, second.all).toBe(3)
     expect(second.all).toContain(`pid ${orphan.pid}`)
