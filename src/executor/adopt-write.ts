@@ -30,6 +30,10 @@ export function adoptWrite(table: ExecTable, result: WriteResult, live: Readonly
   for (const [agent, row] of result.state.rows) if (!table.rows.has(agent)) table.rows.set(agent, execRow(row))
   for (const edit of result.humanEdits) {
     const merged = result.state.rows.get(edit.agent)
+    if (edit.agent === '' && edit.column === 'Waits') {
+      table.meta.waits = result.state.meta.waits ?? ''
+      continue
+    }
     if (edit.agent === '') {
       const meta = metaKeys.find(([, , label]) => label === edit.column)
       if (meta) table.meta[meta[0]] = result.state.meta[meta[0]]

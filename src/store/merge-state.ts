@@ -130,6 +130,13 @@ function mergeMeta(base: TableMeta, mine: TableMeta, theirs: TableMeta, humanEdi
     if (t !== undefined) meta[name] = t
     else if (m !== undefined && m !== b) meta[name] = m
   }
+  // The wait lines, as one: a person's edit (a line deleted to clear a wait) stands, and '' removes them all.
+  const [b, m, t] = [base.waits ?? '', mine.waits, theirs.waits ?? '']
+  if (t !== b) {
+    humanEdits.push({agent: '', column: 'Waits', from: b, to: t})
+    meta.waits = t
+  } else if (m !== undefined) meta.waits = m
+  else if (theirs.waits !== undefined) meta.waits = theirs.waits
   return meta
 }
 
