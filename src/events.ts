@@ -21,8 +21,8 @@ export type RunEvent = Base &
     | {type: 'failed'; agent: string; agentId?: string; attempt: number; durationMs: number; reason: string; willRetry: boolean}
     | {type: 'question'; agent: string; agentId?: string; question: string}
     | {type: 'blocked'; agent: string; by: string[]}
-    /** `untilMs`: epoch milliseconds when launches resume. */
-    | {type: 'paused'; reason: string; untilMs: number}
+    /** `untilMs`: epoch milliseconds when launches resume; `account`: only that account's (a usage limit), else all. */
+    | {type: 'paused'; reason: string; untilMs: number; account?: string}
     | {type: 'human-edit'; agent: string; column: string; value: string}
     | {type: 'state-written'; file: string; bytes: number; ms: number}
     | {type: 'warning'; message: string}

@@ -2,6 +2,7 @@ import type {Agent} from '../plan/types.js'
 import type {TableState} from '../store/table-state.js'
 import {emptyExecRow, execTable} from './exec-row.js'
 import type {ExecState} from './exec-state.js'
+import {readWaits} from './account-waits.js'
 
 /** The executor's state before the first event: the table as read (its Notes as values), a row for every agent. */
 export function createExecState(input: {
@@ -47,6 +48,9 @@ export function createExecState(input: {
     failFastTripped: false,
     pausedUntil: 0,
     pauseMs: input.rateLimitPauseMs,
+    // A rerun honours the waits the plan records (a person clears one by deleting its line).
+    waits: readWaits(table.meta.waits),
+    accountPauseMs: new Map(),
     peakConcurrency: 0,
     finalLook: 'none',
     finished: false,

@@ -13,7 +13,7 @@ export const eventFields: Record<RunEventType, Record<string, FieldType>> = {
   failed: {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', reason: 'string', willRetry: 'boolean'},
   question: {agent: 'string', 'agentId?': 'string', question: 'string'},
   blocked: {agent: 'string', by: 'string[]'},
-  paused: {reason: 'string', untilMs: 'number'},
+  paused: {reason: 'string', untilMs: 'number', 'account?': 'string'},
   'human-edit': {agent: 'string', column: 'string', value: 'string'},
   'state-written': {file: 'string', bytes: 'number', ms: 'number'},
   warning: {message: 'string'},

@@ -36,6 +36,9 @@ export async function driveRun(
       logFile: logFiles(file),
       rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
       maxPauseMs: options.maxPauseMs ?? settings.maxPause,
+      // A usage limit is its account's: the runner on the host, with the credentials it uses there.
+      account: (id, host) => `${runnerFor(id).name} on ${host ?? 'local'}`,
+      waitForReset: options.waitForReset ?? settings.waitForReset ?? false,
       ...(hosts.config ? {hosts: hosts.config} : {}),
       localJobs: local.config,
       unplaceable: hosts.unplaceable

@@ -55,6 +55,7 @@ export async function finishRun(input: {
       }
       if (state.write.failed !== undefined && store) await writeLast(store, state, emit)
       exitCode = allCompleted && verified && state.write.failed === undefined ? exitCodes.ok : exitCodes.failed
+      if (!allCompleted && state.limited !== undefined) exitCode = limitedRun(state.limited, emit)
       const unfinished = state.order.filter((id) => state.table.rows.get(id)?.status !== 'completed')
       if (!allCompleted && !state.failFastTripped && unfinished.length > 0 && exitCode !== exitCodes.ok) {
         emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${shownStatus(state.table.rows.get(id), state.assessed?.assessments.get(id))})`).join(', ')}`})
@@ -138,6 +139,14 @@ function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) =
   } catch (error) {
     emit({type: 'warning', message: `${why}: not recorded: ${what}; the journal could not be written either (${error instanceof Error ? error.message : String(error)})`})
   }
+}
+
+/** The run ended because what is left can launch only after a usage limit resets: say when to run again. */
+function limitedRun(limited: NonNullable<ExecState['limited']>, emit: (event: Emitted) => void): number {
+  const when = new Date(limited.until).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const who = limited.accounts.join(', ')
+  emit({type: 'warning', message: `usage limit: nothing more can launch before ${when} (${who}); run again after ${when}, or with --wait-for-reset to wait`})
+  return exitCodes.limited
 }
 
 /** A row's status as the end of a run names it: a held row (a status mdplan does not know, a host the run lacks) says so. */
