@@ -1,4 +1,4 @@
-import {formatWaitLine, parseWaitLine} from '../store/wait-line.js'
+import {formatWaitLine, parseWaitLine} from '../plan/wait-line.js'
 import type {AccountWait, ExecState} from './exec-state.js'
 import {emit, type StepContext} from './step-context.js'
 
@@ -16,7 +16,12 @@ export function accountOf(ctx: Pick<StepContext, 'config'>, agent: string, host:
 
 /** When launching on the account may resume (ms): the reset plus the margin, or the backoff's end. */
 export function waitEnds(wait: AccountWait): number {
-  return wait.reset ? wait.at + resetMarginMs : wait.at
+  return wait.until
+}
+
+/** A wait for a reset the CLI named (`reset`), or for mdplan's own backoff to end. */
+export function accountWait(what: string, at: number, reset: boolean, marginMs = resetMarginMs): AccountWait {
+  return {what, at, reset, until: reset ? at + marginMs : at}
 }
 
 /** The account's wait, while it lasts. */
@@ -64,7 +69,7 @@ export function endWaits(ctx: StepContext): void {
  * (a limit that named no reset) is a guess, not a fact about the account: a rerun need not wait for it.
  */
 function writeWaits(state: ExecState): void {
-  const lines = [...state.waits].filter(([, wait]) => wait.reset).map(([account, wait]) => formatWaitLine({account, ...wait}))
+  const lines = [...state.waits].filter(([, wait]) => wait.reset).map(([account, wait]) => formatWaitLine({account, what: wait.what, at: wait.at, reset: true}))
   const text = lines.join('\n')
   if ((state.table.meta.waits ?? '') === text) return
   state.table.meta.waits = text
@@ -72,11 +77,11 @@ function writeWaits(state: ExecState): void {
 }
 
 /** The waits the plan's lines say (a rerun honours them; a person's deleted line is a wait cleared). */
-export function readWaits(text: string | undefined): Map<string, AccountWait> {
+export function readWaits(text: string | undefined, marginMs = resetMarginMs): Map<string, AccountWait> {
   const waits = new Map<string, AccountWait>()
   for (const line of (text ?? '').split('\n')) {
     const wait = parseWaitLine(line)
-    if (wait) waits.set(wait.account, {what: wait.what, at: wait.at, reset: wait.reset})
+    if (wait) waits.set(wait.account, accountWait(wait.what, wait.at, wait.reset, marginMs))
   }
   return waits
 }

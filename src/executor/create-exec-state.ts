@@ -10,6 +10,8 @@ export function createExecState(input: {
   priority: ReadonlyMap<string, number>
   table: TableState
   rateLimitPauseMs: number
+  /** After a reset the plan records, how much longer before launching there again (default 30 s). */
+  resetMarginMs?: number
   /** The table differs from the file already (an imported side-file, a journal applied): write it first. */
   dirty?: boolean
   /** The table as the file has it, when `table` is not that (default: `table`). */
@@ -49,7 +51,7 @@ export function createExecState(input: {
     pausedUntil: 0,
     pauseMs: input.rateLimitPauseMs,
     // A rerun honours the waits the plan records (a person clears one by deleting its line).
-    waits: readWaits(table.meta.waits),
+    waits: readWaits(table.meta.waits, input.resetMarginMs),
     accountPauseMs: new Map(),
     peakConcurrency: 0,
     finalLook: 'none',

@@ -32,6 +32,8 @@ export interface ExecConfig {
    * (`--wait-for-reset`), or end the run saying when to run again (the default).
    */
   waitForReset?: boolean
+  /** After a reset the CLI named, how much longer before launching there again (default 30 s). */
+  resetMarginMs?: number
   /** Where agents run, when the plan declares hosts (without: this machine, as always). */
   hosts?: HostsConfig
   /**

@@ -96,6 +96,8 @@ export interface AccountWait {
   at: number
   /** The CLI named the reset: the wait never fails an attempt, however long. */
   reset: boolean
+  /** When launching there may go on (ms): `at`, plus a margin after a named reset. */
+  until: number
 }
 
 /** What the executor knows. `step` owns it: no other code changes it. */

@@ -8,7 +8,7 @@ import type {Attempt} from './exec-state.js'
 import {attemptLimit, failuresOf} from './schedule-pass.js'
 import {withFailure, withNotes, withNoteText, type RowNotes, type WorkNote} from './row-notes.js'
 import {emit, isoSeconds, row, seeAttempt, setRow, warn, type StepContext} from './step-context.js'
-import {accountOf, startWait, waitEnds} from './account-waits.js'
+import {accountOf, accountWait, startWait, waitEnds} from './account-waits.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
 export const maxTransientRetries = 5
@@ -100,7 +100,7 @@ function pauseOrGiveUp(end: Ending, outcome: Outcome): Outcome | undefined {
   const cause = `${what} (${(outcome.reason ?? 'limit reached').replace(/\s*;\s*/g, ', ')})`
   const account = outcome.rateLimited ? accountOf(ctx, id, attempt.host) : undefined
   if (account !== undefined && end.result.resetAt !== undefined) {
-    const wait = startWait(ctx, account, {what: 'usage limit', at: Math.max(end.result.resetAt, ctx.now), reset: true})
+    const wait = startWait(ctx, account, accountWait('usage limit', Math.max(end.result.resetAt, ctx.now), true, config.resetMarginMs))
     return waitRow(end, `${cause}, ${account} resets ${isoSeconds(wait.at)}`)
   }
   const paused = state.pausedFor.get(id) ?? 0
@@ -115,7 +115,7 @@ function pauseOrGiveUp(end: Ending, outcome: Outcome): Outcome | undefined {
   const next = Math.min(pauseMs * 2, 15 * 60_000)
   let until = ctx.now + pauseMs
   if (account !== undefined) {
-    until = waitEnds(startWait(ctx, account, {what, at: until, reset: false}))
+    until = waitEnds(startWait(ctx, account, accountWait(what, until, false)))
     state.accountPauseMs.set(account, next)
   } else {
     state.pausedUntil = until

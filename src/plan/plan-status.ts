@@ -2,6 +2,7 @@ import {agentReadiness} from './agent-readiness.js'
 import {criticalPath} from './critical-path.js'
 import {dependencyClosure} from './dependency-closure.js'
 import {getNote} from './notes.js'
+import {parseWaitLine, readWaitLines} from './wait-line.js'
 import {statuses, type Plan, type Status} from './types.js'
 
 /**
@@ -37,8 +38,13 @@ export interface PlanStatus {
   lastUpdated: string | null
   build: string | null
   integration: string | null
-  /** Every `Key: value` line after the table, by normalized key (`tests`, `lint`, …). */
+  /** Every `Key: value` line after the table, by normalized key (`tests`, `lint`, …); not the wait lines. */
   meta: Record<string, string>
+  /**
+   * Accounts waiting for a usage limit to reset (the wait lines under the table): nothing launches on them
+   * before `resets` (ISO 8601 UTC); absent when none.
+   */
+  waits?: Array<{account: string; what: string; resets: string}>
   agents: Array<{
     id: string
     name: string
@@ -116,7 +122,16 @@ export function planStatus(plan: Plan): PlanStatus {
     })
   }
 
-  for (const line of plan.state?.meta ?? []) if (!(line.key in result.meta)) result.meta[line.key] = line.value
+  for (const line of plan.state?.meta ?? []) {
+    const wait = parseWaitLine(`${line.rawKey}: ${line.value}`)
+    if (!wait && !(line.key in result.meta)) result.meta[line.key] = line.value
+  }
+  const state = plan.state
+  const after = state ? plan.text.slice(state.table?.position.end.offset ?? state.heading.end.offset, state.section.end.offset) : ''
+  for (const line of readWaitLines(after.split(/\r?\n/))?.split('\n') ?? []) {
+    const wait = parseWaitLine(line)!
+    ;(result.waits ??= []).push({account: wait.account, what: wait.what, resets: new Date(wait.at).toISOString().replace('.000Z', 'Z')})
+  }
   result.started = result.meta.started ?? null
   result.lastUpdated = result.meta.last_updated ?? null
   result.build = result.meta.build ?? null

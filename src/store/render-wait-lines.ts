@@ -1,5 +1,5 @@
 import type {PostLine} from './state-layout.js'
-import {isWaitLine} from './wait-line.js'
+import {isWaitLine} from '../plan/wait-line.js'
 
 /**
  * The lines after the table with the wait lines (wait-line.ts) the table's meta asks for: unchanged when

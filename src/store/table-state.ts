@@ -1,6 +1,6 @@
 import type {Plan, StateTable, Status} from '../plan/types.js'
 import {durationFromNotes} from './duration-in-notes.js'
-import {readWaitLines} from './wait-line.js'
+import {readWaitLines} from '../plan/wait-line.js'
 
 export interface RowState {
   status: Status

@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 import {parsePlan} from '../../../src/plan/parse-plan.js'
 import {PlanStore} from '../../../src/store/plan-store.js'
 import {tableStateFromPlan} from '../../../src/store/table-state.js'
-import {formatWaitLine, parseWaitLine} from '../../../src/store/wait-line.js'
+import {formatWaitLine, parseWaitLine} from '../../../src/plan/wait-line.js'
 import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
 
 const claude = 'claude on local: usage limit, resets 2026-11-28T15:00Z'
