@@ -43,6 +43,7 @@ export function startWait(ctx: StepContext, account: string, wait: AccountWait):
   const {state} = ctx
   const before = state.waits.get(account)
   const next = before !== undefined && waitEnds(before) >= waitEnds(wait) && ctx.now < waitEnds(before) ? before : wait
+  next.reportedSeq = state.write.seq
   if (next !== before) {
     state.waits.set(account, next)
     writeWaits(state)
@@ -74,6 +75,19 @@ function writeWaits(state: ExecState): void {
   if ((state.table.meta.waits ?? '') === text) return
   state.table.meta.waits = text
   state.write.dirty = true
+}
+
+/**
+ * A write merged a person's edit of the wait lines (a line deleted clears that wait): the accounts wait as the
+ * file says now, except for waits the file cannot say (mdplan's own backoff) and limits reported since that
+ * write was issued (a newer fact than the edit).
+ */
+export function adoptWaits(ctx: StepContext, seq: number): void {
+  const {state} = ctx
+  const waits = readWaits(state.table.meta.waits, ctx.config.resetMarginMs)
+  for (const [account, wait] of state.waits) if (!wait.reset || (wait.reportedSeq ?? -1) >= seq) waits.set(account, wait)
+  state.waits = waits
+  writeWaits(state)
 }
 
 /** The waits the plan's lines say (a rerun honours them; a person's deleted line is a wait cleared). */

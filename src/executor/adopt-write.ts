@@ -1,5 +1,6 @@
 import {cells} from '../store/merge-state.js'
 import {mergeNoteItems} from '../store/merge-note-items.js'
+import {mergeWaitLines} from '../store/merge-wait-lines.js'
 import {metaKeys} from '../store/table-state.js'
 import type {WriteResult} from '../store/plan-store.js'
 import {execRow, type ExecRow, type ExecTable} from './exec-row.js'
@@ -31,7 +32,8 @@ export function adoptWrite(table: ExecTable, result: WriteResult, live: Readonly
   for (const edit of result.humanEdits) {
     const merged = result.state.rows.get(edit.agent)
     if (edit.agent === '' && edit.column === 'Waits') {
-      table.meta.waits = result.state.meta.waits ?? ''
+      // The person's lines, against the executor's waits now: a limit recorded since that write was issued stands.
+      table.meta.waits = mergeWaitLines(edit.from, table.meta.waits ?? '', edit.to).text ?? ''
       continue
     }
     if (edit.agent === '') {

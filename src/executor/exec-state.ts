@@ -98,6 +98,8 @@ export interface AccountWait {
   reset: boolean
   /** When launching there may go on (ms): `at`, plus a margin after a named reset. */
   until: number
+  /** The sequence number of the last write issued when a limit last said so (a person's older edit does not clear it). */
+  reportedSeq?: number
 }
 
 /** What the executor knows. `step` owns it: no other code changes it. */

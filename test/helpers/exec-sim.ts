@@ -15,6 +15,7 @@ import type {Agent} from '../../src/plan/types.js'
 import {longestRemainingPath} from '../../src/plan/longest-remaining-path.js'
 import type {RunResult} from '../../src/runners/runner.js'
 import type {HumanEdit, Conflict} from '../../src/store/merge-state.js'
+import {mergeWaitLines} from '../../src/store/merge-wait-lines.js'
 import {emptyRow, statusCell, type RowState, type TableState} from '../../src/store/table-state.js'
 
 const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
@@ -244,11 +245,10 @@ export class ExecSim {
       merged.rows.set(id, next)
       humanEdits.push({agent: id, column: 'Status', from: statusCell(was), to: statusCell(onDisk)})
     }
-    // A person's edit of the wait lines stands (deleting one clears that wait).
-    if ((this.disk.meta.waits ?? '') !== (this.base.meta.waits ?? '')) {
-      humanEdits.push({agent: '', column: 'Waits', from: this.base.meta.waits ?? '', to: this.disk.meta.waits ?? ''})
-      merged.meta.waits = this.disk.meta.waits ?? ''
-    }
+    // A person's edit of the wait lines stands (deleting one clears that wait), as the store merges it.
+    const waits = mergeWaitLines(this.base.meta.waits, write.table.meta.waits, this.disk.meta.waits)
+    if (waits.edited) humanEdits.push({agent: '', column: 'Waits', from: this.base.meta.waits ?? '', to: this.disk.meta.waits ?? ''})
+    if (waits.text !== undefined) merged.meta.waits = waits.text
     this.disk = clone(merged)
     this.base = clone(merged)
     // A skip that meets an attempt mdplan launched meanwhile loses to it (the documented conflict rule).

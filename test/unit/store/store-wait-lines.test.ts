@@ -5,6 +5,7 @@ import {PlanStore} from '../../../src/store/plan-store.js'
 import {tableStateFromPlan} from '../../../src/store/table-state.js'
 import {formatWaitLine, parseWaitLine} from '../../../src/plan/wait-line.js'
 import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
+import {mergeWaitLines} from '../../../src/store/merge-wait-lines.js'
 
 const claude = 'claude on local: usage limit, resets 2026-11-28T15:00Z'
 const codex = 'codex on build1.example.com: rate limit, waits until 2026-11-28T14:03:30Z'
@@ -72,5 +73,13 @@ describe('wait lines under the table', () => {
     const text = fs.readFileSync(file, 'utf8')
     expect(text.endsWith(`Build: not yet run\r\n${claude}`)).toBe(true)
     expect(tableStateFromPlan(parsePlan(text, file)).meta.waits).toBe(claude)
+  })
+
+  it('merge account by account: a deleted line stands, unless mdplan recorded a newer limit of that account', () => {
+    const later = claude.replace('15:00Z', '20:00Z')
+    expect(mergeWaitLines(`${claude}\n${codex}`, `${claude}\n${codex}`, codex)).toEqual({text: codex, edited: true})
+    expect(mergeWaitLines(claude, `${later}\n${codex}`, '')).toEqual({text: `${later}\n${codex}`, edited: true})
+    expect(mergeWaitLines(claude, claude, claude)).toEqual({text: claude, edited: false})
+    expect(mergeWaitLines(undefined, undefined, claude)).toEqual({text: claude, edited: true})
   })
 })
