@@ -87,4 +87,20 @@ describe('a usage limit with its reset', () => {
     expect(table.rows.A!.notes).not.toMatch(/attempt \d+:/)
     expect(table.text).not.toMatch(/claude on local: /)
   }, 60_000)
+
+  it('a child plan that ends limited (exit 4) holds its agent in the parent without spending an attempt, until the child\'s reset', async () => {
+    const parent = ['# Parallel Plan: parent', '', '## Agents', '', '### P: child', '- **depends_on**: []', '- **plan**: child.md', ''].join('\n')
+    repo = await tempRepo({'plan.md': parent, 'child.md': plan([agent('A')])})
+    const claude = await fakeClaude(3600)
+    const result = await runCli(['run', 'plan.md'], {cwd: repo.root, env: claude.env})
+    expect(result.exitCode, result.all).toBe(4)
+    expect(claude.launches()).toBe(1)
+    const child = await readTable(join(repo.root, 'child.md'))
+    const reset = /^claude on local: usage limit, resets (\S+)$/m.exec(child.text)?.[1]
+    expect(reset, child.text).toBeDefined()
+    const table = await readTable(join(repo.root, 'plan.md'))
+    expect(table.rows.P!.status).toBe('pending')
+    expect(table.rows.P!.notes).not.toMatch(/attempt \d+:/)
+    expect(table.text).toContain(`plan on local: usage limit, resets ${reset}`)
+  }, 60_000)
 })
