@@ -40,6 +40,8 @@ export interface ScorecardAgent {
   attempts: number
   durationMs?: number
   costUsd?: number
+  /** Tokens it used in all (its Notes' `tokens:`). */
+  tokens?: number
   /** Where it runs (the Notes' `job: <host> …`) or last ran (`host:`), in a plan that runs agents on hosts. */
   host?: string
 }
@@ -62,6 +64,8 @@ export interface Scorecard {
   /** A `Tests:` line the plan records (a count such as `450/450 pass`), as written. */
   tests?: string
   costUsd?: number
+  /** Tokens every agent used in all (the Notes' `tokens:`). */
+  tokens?: number
   counts: Record<string, number>
   discoveries?: string[]
 }

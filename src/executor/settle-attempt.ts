@@ -8,6 +8,7 @@ import type {Attempt} from './exec-state.js'
 import {attemptLimit, failuresOf} from './schedule-pass.js'
 import {withFailure, withNotes, withNoteText, type RowNotes, type WorkNote} from './row-notes.js'
 import {emit, isoSeconds, row, seeAttempt, setRow, warn, type StepContext} from './step-context.js'
+import {spentTokens} from '../runners/spent-tokens.js'
 import {accountOf, accountWait, startWait, waitEnds} from './account-waits.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
@@ -66,6 +67,13 @@ function settledNotes(attempt: Attempt, result: RunResult, outcome: Outcome, bef
     const before = notes.cost ?? 0
     const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
     notes = withNotes(notes, {cost: before + spent})
+  }
+  const tokens = spentTokens(result.usage)
+  if (tokens !== undefined) {
+    // Summed over the agent's attempts; codex reports its thread's running total, which a resumed thread goes on from.
+    const before = notes.tokens ?? 0
+    const spent = result.cumulativeUsage && attempt.resumeSession !== undefined ? Math.max(0, tokens - before) : tokens
+    notes = withNotes(notes, {tokens: before + spent})
   }
   // Where its session and work stay for the next attempt, when that one goes on from this one (its question
   // answered, its session relaunched, its pause over: place-attempt.ts; see `stays`). Completed or failed,

@@ -45,6 +45,8 @@ export interface PlanStatus {
    * before `resets` (ISO 8601 UTC); absent when none.
    */
   waits?: Array<{account: string; what: string; resets: string}>
+  /** What the agents have spent in all, from their Notes (`tokens:`, `cost:`); absent when none says. */
+  spent?: {tokens?: number; usd?: number}
   agents: Array<{
     id: string
     name: string
@@ -57,6 +59,14 @@ export interface PlanStatus {
     duration: string | null
     notes: string | null
   }>
+}
+
+/** An agent's `tokens:` and `cost:` added to the plan's. */
+function addSpent(result: PlanStatus, notes: string | null): void {
+  const tokens = /^\s*(\d[\d,_]*)\s*$/.exec(getNote(notes ?? '', 'tokens') ?? '')?.[1]
+  const usd = /^\s*\$?\s*(\d+(?:\.\d+)?)\s*$/.exec(getNote(notes ?? '', 'cost') ?? '')?.[1]
+  if (tokens !== undefined) (result.spent ??= {}).tokens = (result.spent.tokens ?? 0) + Number(tokens.replace(/[,_]/g, ''))
+  if (usd !== undefined) (result.spent ??= {}).usd = Math.round(((result.spent.usd ?? 0) + Number(usd)) * 10_000) / 10_000
 }
 
 /** Compute the status of a parsed plan: pure, no clock, no files. */
@@ -97,6 +107,7 @@ export function planStatus(plan: Plan): PlanStatus {
     result.total++
     counts[state.status]++
     const notes = cell(id, table?.index.notes)
+    addSpent(result, notes)
     if (state.status === 'pending' && state.ready) result.ready.push(id)
     else if (state.status === 'pending') {
       const failedUpstream = closure.ancestors(id).filter((other) => readiness.get(other)?.status === 'failed')

@@ -88,6 +88,7 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
   const counts: Record<string, number> = Object.fromEntries(statuses.map((status) => [status, 0]))
   let sumOfPartsMs = 0
   let costUsd: number | undefined
+  let tokens: number | undefined
 
   for (const id of ids) {
     const row = rows.get(id)
@@ -108,6 +109,11 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
     if (cost !== undefined) {
       agent.costUsd = cost
       costUsd = (costUsd ?? 0) + cost
+    }
+    const used = parseTokens(getNote(notes, 'tokens'))
+    if (used !== undefined) {
+      agent.tokens = used
+      tokens = (tokens ?? 0) + used
     }
     agents.push(agent)
     const counted = row?.held !== undefined ? 'held' : status
@@ -131,6 +137,7 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
   if (plan.integrationTests.length > 0 || recorded(meta.integration)) scorecard.integration = meta.integration || 'not yet run'
   if (meta.tests) scorecard.tests = meta.tests
   if (costUsd !== undefined) scorecard.costUsd = Math.round(costUsd * 10_000) / 10_000
+  if (tokens !== undefined) scorecard.tokens = tokens
   return scorecard
 }
 
@@ -153,6 +160,11 @@ function timeOf(value: string | undefined): number | undefined {
   if (!value) return undefined
   const ms = Date.parse(value)
   return Number.isNaN(ms) ? undefined : ms
+}
+
+function parseTokens(value: string | undefined): number | undefined {
+  const match = value === undefined ? null : /^\s*(\d[\d,_]*)\s*$/.exec(value)
+  return match ? Number(match[1]!.replace(/[,_]/g, '')) : undefined
 }
 
 function parseCost(value: string | undefined): number | undefined {

@@ -45,6 +45,7 @@ export function formatScorecard(scorecard: Scorecard, options: FormatScorecardOp
   if (scorecard.integration !== undefined) figures.push(['Integration', result(scorecard.integration)])
   if (scorecard.tests !== undefined) figures.push(['Tests', scorecard.tests])
   if (scorecard.costUsd !== undefined) figures.push(['Cost', `$${scorecard.costUsd.toFixed(2)}`])
+  if (scorecard.tokens !== undefined) figures.push(['Tokens', scorecard.tokens.toLocaleString('en-US')])
   const counts = Object.entries(scorecard.counts)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${n} ${status}`)

@@ -71,6 +71,10 @@ describe('a usage limit with its reset', () => {
     expect(Object.values(table.rows).map((row) => row.status)).toEqual(['completed', 'completed', 'completed'])
     expect(table.rows.A!.notes).not.toMatch(/attempt \d+:|paused:/)
     expect(table.text).not.toMatch(/ on local: /)
+    // What each attempt used, as claude reported it (100 in, 20 out): A's limited attempt and its completed one.
+    expect(table.rows.A!.notes).toMatch(/tokens: 240\b/)
+    expect(table.rows.B!.notes).toMatch(/tokens: 120\b/)
+    expect((await runCli(['status', 'plan.md'], {cwd: repo.root})).stdout).toMatch(/Spent: +360 tokens/)
   }, 90_000)
 
   it('--wait-for-reset waits in the foreground for the reset, then resumes the agent without spending an attempt', async () => {
