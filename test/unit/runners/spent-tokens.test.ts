@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {spentTokens} from '../../../src/runners/spent-tokens.js'
+import {usageLine} from '../../../src/protocol/usage-line.js'
 import {parsePlan} from '../../../src/plan/parse-plan.js'
 import {planStatus} from '../../../src/plan/plan-status.js'
 import {formatStatus} from '../../../src/cli/format-status.js'
@@ -22,6 +23,16 @@ describe('spentTokens: one number from each CLI\'s usage', () => {
   it('nothing reported: undefined', () => {
     expect(spentTokens(undefined)).toBeUndefined()
     expect(spentTokens({duration_ms: 5})).toBeUndefined()
+  })
+})
+
+describe('usageLine: a template or shell agent\'s `USAGE:` line', () => {
+  it('the last one counts: tokens, or input and output, and dollars', () => {
+    expect(usageLine('work\nUSAGE: tokens=1500 usd=0.02\nRESULT: SUCCESS')).toEqual({usage: {tokens: 1500}, costUsd: 0.02})
+    expect(usageLine('USAGE: tokens=1\nUSAGE: input: 1,200, output: 300, cost: $0.5')).toEqual({usage: {input: 1200, output: 300}, costUsd: 0.5})
+    expect(spentTokens(usageLine('USAGE: input=1200 output=300')!.usage)).toBe(1500)
+    expect(usageLine('no usage here')).toBeUndefined()
+    expect(usageLine('USAGE: nothing known')).toBeUndefined()
   })
 })
 
