@@ -66,6 +66,8 @@ export interface Scorecard {
   costUsd?: number
   /** Tokens every agent used in all (the Notes' `tokens:`). */
   tokens?: number
+  /** What the agents of each runner spent (`claude`, `codex`, …), when the run knows their runners. */
+  spentByRunner?: Record<string, {tokens?: number; usd?: number}>
   counts: Record<string, number>
   discoveries?: string[]
 }

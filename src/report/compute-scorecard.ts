@@ -25,6 +25,8 @@ interface MetaView {
 }
 
 export interface ScorecardOptions {
+  /** Each agent's runner (`claude`, `codex`, …): what they spent is also totalled per runner. */
+  runnerOf?: (id: string) => string | undefined
   /**
    * The agents whose work falls in the timing the file records (from the run log): the others ran in an
    * earlier run, so their durations are shown but not summed against this run's wall-clock.
@@ -89,6 +91,7 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
   let sumOfPartsMs = 0
   let costUsd: number | undefined
   let tokens: number | undefined
+  const byRunner: Record<string, {tokens?: number; usd?: number}> = {}
 
   for (const id of ids) {
     const row = rows.get(id)
@@ -115,6 +118,7 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
       agent.tokens = used
       tokens = (tokens ?? 0) + used
     }
+    addByRunner(byRunner, options.runnerOf?.(id), agent)
     agents.push(agent)
     const counted = row?.held !== undefined ? 'held' : status
     counts[counted] = (counts[counted] ?? 0) + 1
@@ -138,6 +142,7 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
   if (meta.tests) scorecard.tests = meta.tests
   if (costUsd !== undefined) scorecard.costUsd = Math.round(costUsd * 10_000) / 10_000
   if (tokens !== undefined) scorecard.tokens = tokens
+  if (Object.keys(byRunner).length > 0) scorecard.spentByRunner = byRunner
   return scorecard
 }
 
@@ -160,6 +165,14 @@ function timeOf(value: string | undefined): number | undefined {
   if (!value) return undefined
   const ms = Date.parse(value)
   return Number.isNaN(ms) ? undefined : ms
+}
+
+/** An agent's spend added to its runner's. */
+function addByRunner(byRunner: Record<string, {tokens?: number; usd?: number}>, runner: string | undefined, agent: ScorecardAgent): void {
+  if (runner === undefined || (agent.tokens === undefined && agent.costUsd === undefined)) return
+  const total = (byRunner[runner] ??= {})
+  if (agent.tokens !== undefined) total.tokens = (total.tokens ?? 0) + agent.tokens
+  if (agent.costUsd !== undefined) total.usd = Math.round(((total.usd ?? 0) + agent.costUsd) * 10_000) / 10_000
 }
 
 function parseTokens(value: string | undefined): number | undefined {

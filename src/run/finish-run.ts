@@ -33,6 +33,8 @@ export async function finishRun(input: {
   verifyAfter?: {cwd: string; file: string; signal?: AbortSignal}
   /** The agents whose work falls in the timing the table records (the run log's), asked at the very end. */
   timed?: () => ReadonlySet<string> | undefined
+  /** Each agent's runner, for the scorecard's spend per runner. */
+  runnerOf?: (id: string) => string | undefined
   /** Rows the run journaled already, when its write failed (not appended twice). */
   journaled?: (agent: string, row: RowState) => boolean
 }): Promise<{exitCode: number; scorecard: Scorecard}> {
@@ -67,7 +69,7 @@ export async function finishRun(input: {
   const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
     // Agents a person added during the run count too.
-    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen, ...(state.tookMs ? {tookMs: state.tookMs} : {})}),
+    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen, ...(input.runnerOf ? {runnerOf: input.runnerOf} : {}), ...(state.tookMs ? {tookMs: state.tookMs} : {})}),
     ...(ran ? {peakConcurrency: state.peakConcurrency} : {}),
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }

@@ -5,6 +5,7 @@ import {parsePlan} from '../../../src/plan/parse-plan.js'
 import {planStatus} from '../../../src/plan/plan-status.js'
 import {formatStatus} from '../../../src/cli/format-status.js'
 import {computeScorecard} from '../../../src/report/compute-scorecard.js'
+import {formatScorecard} from '../../../src/report/format-scorecard.js'
 import {tableStateFromPlan} from '../../../src/store/table-state.js'
 
 describe('spentTokens: one number from each CLI\'s usage', () => {
@@ -66,5 +67,11 @@ describe('spend in the plan: the scorecard and status add up the Notes', () => {
     const status = planStatus(plan)
     expect(status.spent).toEqual({tokens: 1500, usd: 0.1})
     expect(formatStatus(status)).toContain('Spent:         1,500 tokens, $0.10')
+  })
+
+  it('per runner, when the run knows each agent\'s runner', () => {
+    const scorecard = computeScorecard(plan, tableStateFromPlan(plan), {runnerOf: (id) => (id === 'A' ? 'claude' : 'codex')})
+    expect(scorecard.spentByRunner).toEqual({claude: {tokens: 1200, usd: 0.1}, codex: {tokens: 300}})
+    expect(formatScorecard(scorecard)).toMatch(/By runner +claude 1,200 tokens, \$0\.10; codex 300 tokens/)
   })
 })
