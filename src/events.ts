@@ -17,7 +17,7 @@ export type RunEvent = Base &
     | {type: 'verification-finished'; phase: 'pre' | 'build' | 'integration'; ok: boolean; attempts: number; log?: string}
     | {type: 'launched'; agent: string; agentId?: string; attempt: number; resumed: boolean; log: string; host?: string; job?: string}
     | {type: 'agent-id'; agent: string; agentId: string}
-    | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number}
+    | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number; tokens?: number}
     | {type: 'failed'; agent: string; agentId?: string; attempt: number; durationMs: number; reason: string; willRetry: boolean}
     | {type: 'question'; agent: string; agentId?: string; question: string}
     | {type: 'blocked'; agent: string; by: string[]}

@@ -178,7 +178,8 @@ function complete(end: Ending, outcome: Outcome): void {
   let notes = withNotes(end.notes, {blockedBy: undefined, softBlockedBy: undefined, question: undefined, relaunched: undefined, paused: undefined})
   if (outcome.note) notes = withNotes(notes, {result: outcome.note})
   setRow(ctx, attempt.agent, {status: 'completed', agentId: end.keepId, duration: formatDuration(durationMs), notes})
-  emit(ctx, {type: 'completed', agent: attempt.agent, agentId: end.agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: end.result.costUsd})
+  const tokens = spentTokens(end.result.usage)
+  emit(ctx, {type: 'completed', agent: attempt.agent, agentId: end.agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: end.result.costUsd, ...(tokens !== undefined ? {tokens} : {})})
 }
 
 function ask(end: Ending, question: Question): void {

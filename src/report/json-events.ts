@@ -9,7 +9,7 @@ export const eventFields: Record<RunEventType, Record<string, FieldType>> = {
   'verification-finished': {phase: 'string', ok: 'boolean', attempts: 'number', 'log?': 'string'},
   launched: {agent: 'string', 'agentId?': 'string', attempt: 'number', resumed: 'boolean', log: 'string'},
   'agent-id': {agent: 'string', agentId: 'string'},
-  completed: {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', 'note?': 'string', 'costUsd?': 'number'},
+  completed: {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', 'note?': 'string', 'costUsd?': 'number', 'tokens?': 'number'},
   failed: {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', reason: 'string', willRetry: 'boolean'},
   question: {agent: 'string', 'agentId?': 'string', question: 'string'},
   blocked: {agent: 'string', by: 'string[]'},

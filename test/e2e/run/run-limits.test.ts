@@ -81,8 +81,12 @@ describe('a usage limit with its reset', () => {
     repo = await tempRepo({'plan.md': plan([agent('A'), agent('B')])})
     const claude = await fakeClaude(2)
     const started = Date.now()
-    const result = await runCli(['run', 'plan.md', '--wait-for-reset'], {cwd: repo.root, env: {...claude.env, MDPLAN_RESET_MARGIN_MS: '0'}})
+    const result = await runCli(['run', 'plan.md', '--wait-for-reset', '--json'], {cwd: repo.root, env: {...claude.env, MDPLAN_RESET_MARGIN_MS: '0'}})
     expect(result.exitCode, result.all).toBe(0)
+    const events = result.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as {type: string; tokens?: number; account?: string})
+    // The breaker's event names the account; each completion says what it used.
+    expect(events.find((event) => event.type === 'paused')?.account).toBe('claude on local')
+    expect(events.filter((event) => event.type === 'completed').map((event) => event.tokens)).toEqual([120, 120])
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
     expect(result.all).toMatch(/no agent can launch before .*claude on local waits for a usage limit to reset; waiting/)
     expect(claude.launches()).toBe(3)
