@@ -17,12 +17,12 @@ export type RunEvent = Base &
     | {type: 'verification-finished'; phase: 'pre' | 'build' | 'integration'; ok: boolean; attempts: number; log?: string}
     | {type: 'launched'; agent: string; agentId?: string; attempt: number; resumed: boolean; log: string; host?: string; job?: string}
     | {type: 'agent-id'; agent: string; agentId: string}
-    | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number}
+    | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number; tokens?: number}
     | {type: 'failed'; agent: string; agentId?: string; attempt: number; durationMs: number; reason: string; willRetry: boolean}
     | {type: 'question'; agent: string; agentId?: string; question: string}
     | {type: 'blocked'; agent: string; by: string[]}
-    /** `untilMs`: epoch milliseconds when launches resume. */
-    | {type: 'paused'; reason: string; untilMs: number}
+    /** `untilMs`: epoch milliseconds when launches resume; `account`: only that account's (a usage limit), else all. */
+    | {type: 'paused'; reason: string; untilMs: number; account?: string}
     | {type: 'human-edit'; agent: string; column: string; value: string}
     | {type: 'state-written'; file: string; bytes: number; ms: number}
     | {type: 'warning'; message: string}
@@ -40,6 +40,8 @@ export interface ScorecardAgent {
   attempts: number
   durationMs?: number
   costUsd?: number
+  /** Tokens it used in all (its Notes' `tokens:`). */
+  tokens?: number
   /** Where it runs (the Notes' `job: <host> …`) or last ran (`host:`), in a plan that runs agents on hosts. */
   host?: string
 }
@@ -62,6 +64,10 @@ export interface Scorecard {
   /** A `Tests:` line the plan records (a count such as `450/450 pass`), as written. */
   tests?: string
   costUsd?: number
+  /** Tokens every agent used in all (the Notes' `tokens:`). */
+  tokens?: number
+  /** What the agents of each runner spent (`claude`, `codex`, …), when the run knows their runners. */
+  spentByRunner?: Record<string, {tokens?: number; usd?: number}>
   counts: Record<string, number>
   discoveries?: string[]
 }

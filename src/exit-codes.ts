@@ -8,6 +8,11 @@ export const exitCodes = {
   invalid: 2,
   /** Another run holds the plan's lock. */
   locked: 3,
+  /**
+   * Usage limits: what is left can launch only after an account's limit resets (the plan's wait lines say
+   * when); run again then, or with `--wait-for-reset`.
+   */
+  limited: 4,
   /** Interrupted (Ctrl-C / SIGTERM / SIGHUP). */
   interrupted: 130
 } as const

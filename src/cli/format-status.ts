@@ -51,5 +51,12 @@ export function formatStatus(status: PlanStatus): string {
     if (key === 'started' || key === 'last_updated' || key === 'build') continue
     lines.push(`${(key[0]!.toUpperCase() + key.slice(1).replace(/_/g, ' ') + ':').padEnd(15)}${value}`)
   }
+  const spent = status.spent
+  if (spent) {
+    const parts = [spent.tokens !== undefined ? `${spent.tokens.toLocaleString('en-US')} tokens` : undefined, spent.usd !== undefined ? `$${spent.usd.toFixed(2)}` : undefined]
+    lines.push(`${'Spent:'.padEnd(15)}${parts.filter(Boolean).join(', ')}`)
+  }
+  // A usage limit's wait, as the plan records it (delete its line to clear it).
+  for (const wait of status.waits ?? []) lines.push(`${'Waiting:'.padEnd(15)}${wait.account}: ${wait.what}, resets ${wait.resets}`)
   return lines.join('\n') + '\n'
 }

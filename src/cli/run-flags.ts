@@ -12,6 +12,7 @@ export interface RunFlags {
   maxAttempts?: string
   agentTimeout?: string
   maxPause?: string
+  waitForReset?: boolean
   failFast?: boolean
   strictScope?: boolean
   dryRun?: boolean

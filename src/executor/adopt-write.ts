@@ -1,5 +1,6 @@
 import {cells} from '../store/merge-state.js'
 import {mergeNoteItems} from '../store/merge-note-items.js'
+import {mergeWaitLines} from '../store/merge-wait-lines.js'
 import {metaKeys} from '../store/table-state.js'
 import type {WriteResult} from '../store/plan-store.js'
 import {execRow, type ExecRow, type ExecTable} from './exec-row.js'
@@ -30,6 +31,11 @@ export function adoptWrite(table: ExecTable, result: WriteResult, live: Readonly
   for (const [agent, row] of result.state.rows) if (!table.rows.has(agent)) table.rows.set(agent, execRow(row))
   for (const edit of result.humanEdits) {
     const merged = result.state.rows.get(edit.agent)
+    if (edit.agent === '' && edit.column === 'Waits') {
+      // The person's lines, against the executor's waits now: a limit recorded since that write was issued stands.
+      table.meta.waits = mergeWaitLines(edit.from, table.meta.waits ?? '', edit.to).text ?? ''
+      continue
+    }
     if (edit.agent === '') {
       const meta = metaKeys.find(([, , label]) => label === edit.column)
       if (meta) table.meta[meta[0]] = result.state.meta[meta[0]]

@@ -2,6 +2,7 @@ import type {Agent} from '../plan/types.js'
 import type {TableState} from '../store/table-state.js'
 import {emptyExecRow, execTable} from './exec-row.js'
 import type {ExecState} from './exec-state.js'
+import {readWaits} from './account-waits.js'
 
 /** The executor's state before the first event: the table as read (its Notes as values), a row for every agent. */
 export function createExecState(input: {
@@ -9,6 +10,8 @@ export function createExecState(input: {
   priority: ReadonlyMap<string, number>
   table: TableState
   rateLimitPauseMs: number
+  /** After a reset the plan records, how much longer before launching there again (default 30 s). */
+  resetMarginMs?: number
   /** The table differs from the file already (an imported side-file, a journal applied): write it first. */
   dirty?: boolean
   /** The table as the file has it, when `table` is not that (default: `table`). */
@@ -47,6 +50,9 @@ export function createExecState(input: {
     failFastTripped: false,
     pausedUntil: 0,
     pauseMs: input.rateLimitPauseMs,
+    // A rerun honours the waits the plan records (a person clears one by deleting its line).
+    waits: readWaits(table.meta.waits, input.resetMarginMs),
+    accountPauseMs: new Map(),
     peakConcurrency: 0,
     finalLook: 'none',
     finished: false,

@@ -22,6 +22,18 @@ export interface ExecConfig {
    * a pause that would go beyond it fails the attempt instead, with the cause in its note. Default 30 minutes.
    */
   maxPauseMs?: number
+  /**
+   * The account an agent's attempts use on a host (`claude on local`: its runner there, the credentials it
+   * uses): a usage limit stops launches on that account only. Absent: one account for every agent.
+   */
+  account?: (agent: string, host: string | undefined) => string
+  /**
+   * When only a usage limit's reset stands between the run and its next launch: wait in the foreground
+   * (`--wait-for-reset`), or end the run saying when to run again (the default).
+   */
+  waitForReset?: boolean
+  /** After a reset the CLI named, how much longer before launching there again (default 30 s). */
+  resetMarginMs?: number
   /** Where agents run, when the plan declares hosts (without: this machine, as always). */
   hosts?: HostsConfig
   /**

@@ -84,6 +84,24 @@ export interface WriteState {
   onDisk: TableState
 }
 
+/**
+ * A usage limit is a state of the account behind a runner on a host (the credentials it uses there), not of
+ * one agent: a circuit breaker. While an account waits, nothing launches on it; agents running on it go on,
+ * and other accounts keep launching.
+ */
+export interface AccountWait {
+  /** What the limit was (`usage limit (…)`), for the plan's line and the messages. */
+  what: string
+  /** When it resets (the CLI said so) or when mdplan's backoff ends (ms). */
+  at: number
+  /** The CLI named the reset: the wait never fails an attempt, however long. */
+  reset: boolean
+  /** When launching there may go on (ms): `at`, plus a margin after a named reset. */
+  until: number
+  /** The sequence number of the last write issued when a limit last said so (a person's older edit does not clear it). */
+  reportedSeq?: number
+}
+
 /** What the executor knows. `step` owns it: no other code changes it. */
 export interface ExecState {
   agents: readonly Agent[]
@@ -123,8 +141,20 @@ export interface ExecState {
   /** Why the run lock was lost, once it was: nothing launches or is written to the table any more. */
   lockLost?: string
   failFastTripped: boolean
+  /** Launches of every account wait until then (network or server trouble). */
   pausedUntil: number
   pauseMs: number
+  /** Accounts (a runner on a host) waiting for a usage limit to reset: nothing launches on them meanwhile (account-waits.ts). */
+  waits: Map<string, AccountWait>
+  /** The next backoff of each account whose limits named no reset (doubles, capped at 15 minutes). */
+  accountPauseMs: Map<string, number>
+  /** A wait that was said to make no progress possible before it ends (said once per end). */
+  stalledUntil?: number
+  /**
+   * The run ended with agents that only a reset would let launch (no `--wait-for-reset`): the earliest of
+   * those resets (ms), and the accounts. The run's exit code says so.
+   */
+  limited?: {until: number; accounts: string[]}
   peakConcurrency: number
   /** The last look at the file before finishing: none yet, under way, or done with nothing new. */
   finalLook: 'none' | 'requested' | 'done'

@@ -1,6 +1,7 @@
 import type {Assessment} from '../schedule/assess-agents.js'
 import type {StepContext} from './step-context.js'
 import {assess} from './schedule-pass.js'
+import {heldByWaits, waitForReset} from './wait-for-reset.js'
 
 /** How long a run that cannot write its plan (agents ready, or rows not recorded yet) waits for a repair before it ends. */
 export const repairWindowMs = 60_000
@@ -9,7 +10,8 @@ export const repairWindowMs = 60_000
  * After every event: is the run over? It is when nothing lives (no attempt,
  * no write, no question being written), nothing can launch, and one last
  * look at the file found no re-queue, answer or new agent. A rate-limit
- * pause with agents ready waits for its timer instead.
+ * pause with agents ready waits for its timer instead; so does a usage limit
+ * with a reset when the run is to wait for it (else the run ends, `limited`).
  */
 export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, Assessment> | undefined): void {
   const {state} = ctx
@@ -17,7 +19,11 @@ export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, 
   // Nothing lives: an event that ran no pass still must not finish with agents ready.
   const known = assessments ?? (state.stopping ? undefined : assess(ctx))
   const ready = known !== undefined && anyReady(known)
-  if (ready && !state.stopping && !state.failFastTripped && state.write.failed === undefined) return
+  if (ready && !state.stopping && !state.failFastTripped && state.write.failed === undefined) {
+    // Ready agents whose accounts all wait for a usage limit to reset: wait for it, or end saying when to run again.
+    const held = heldByWaits(ctx, known)
+    if (held === undefined || waitForReset(ctx, held)) return
+  } else state.limited = undefined
   // The table cannot be written (a person's edit damaged it): give them time to repair it, whether agents
   // are ready or the run only holds what it has not recorded yet (the last agent's completion). Past the
   // window, or on Ctrl-C, what is still unwritten goes to the journal (finishRun).

@@ -3,6 +3,7 @@ import type {JobRef} from '../hosts/host.js'
 import type {Attempt} from './exec-state.js'
 import type {ExecRow} from './exec-row.js'
 import {row, type StepContext} from './step-context.js'
+import {agentWaits} from './account-waits.js'
 
 /** Where a new attempt goes: a host, and the job it re-attaches to, if any. */
 export interface Placement {
@@ -35,8 +36,9 @@ export function sessionHost(previous: ExecRow): string | undefined {
  * goes back to that job (attach, never a second submit); an agent whose
  * session a host holds (an answered question, a relaunch after a pause) goes
  * back to that host, to resume it there; anything else goes to the host of
- * its pool with the most free slots, hosts lost in this run last. Undefined:
- * every host it may use is full (it waits for a slot).
+ * its pool with the most free slots, hosts lost in this run last. A host whose
+ * account for the agent waits for a usage limit to reset has no free slot.
+ * Undefined: every host it may use is full or waiting (it waits).
  */
 export function placeAttempt(ctx: StepContext, id: string): Placement | undefined {
   const hosts = ctx.config.hosts
@@ -44,9 +46,10 @@ export function placeAttempt(ctx: StepContext, id: string): Placement | undefine
   const job = previous.status === 'in_progress' ? previous.notes.job : undefined
   // A job of this machine a dead run left: followed again, or collected (placed here whatever the pool says now).
   const here = job?.host === localHostName && ctx.config.localJobs?.reattach(job.key) === true ? {host: localHostName, reattach: job.key} : undefined
-  if (!hosts) return here ?? {host: localHostName}
+  // An account waiting for a usage limit to reset takes no new attempt (a job a dead run left is followed still).
+  if (!hosts) return here ?? (agentWaits(ctx, id, undefined) ? undefined : {host: localHostName})
   if (here) return here
-  const free = (host: string): number => hosts.slots(host) - attemptsOn(ctx, host)
+  const free = (host: string): number => (agentWaits(ctx, id, host) ? 0 : hosts.slots(host) - attemptsOn(ctx, host))
   if (job && hosts.remote(job.host) && !ctx.state.hostsLost.has(job.host)) {
     return free(job.host) > 0 ? {host: job.host, reattach: job.key} : undefined
   }

@@ -53,6 +53,8 @@ export interface RowNotes {
   readonly checkpoint?: string
   /** What the agent has cost in all, in dollars. */
   readonly cost?: number
+  /** The tokens the agent has used in all (input, output and cache, as its CLI counts them). */
+  readonly tokens?: number
   readonly blockedBy?: string
   readonly softBlockedBy?: string
   /** What an edit of the row met (docs/plan-format.md: the conflict is noted in the row). */
@@ -103,6 +105,7 @@ const codecs: {[F in Single]-?: Codec<NonNullable<RowNotes[F]>>} = {
   checkpoint: {key: 'checkpoint', ...plain},
   // A person's `cost: abc` reads as nothing spent, as it always has.
   cost: {key: 'cost', read: (text) => Number(text.replace(/^\$/, '')) || 0, write: (cost) => `$${cost.toFixed(4)}`},
+  tokens: {key: 'tokens', read: (text) => Number(text.replace(/[,_\s]/g, '')) || 0, write: (tokens) => String(Math.round(tokens))},
   blockedBy: {key: 'blocked by', ...plain},
   softBlockedBy: {key: 'soft-blocked by', ...plain},
   conflict: {key: 'conflict', ...plain},

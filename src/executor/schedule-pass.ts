@@ -5,6 +5,7 @@ import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
 import {attemptNumber} from './attempt-number.js'
 import {placeAttempt, sessionHost, type Placement} from './place-attempt.js'
+import {endWaits} from './account-waits.js'
 import {withNotes, type RowNotes} from './row-notes.js'
 import {emit, isoSeconds, row, setRow, setRowNotes, type StepContext} from './step-context.js'
 
@@ -70,11 +71,15 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
   const cache = assessed(ctx)
   const {assessments} = cache
   noteBlocked(ctx, cache)
+  endWaits(ctx)
   if (!canLaunch(ctx)) return assessments
   const {state, config} = ctx
   let used = slotsUsed(ctx)
-  // Only the ready agents, in plan order (ties keep it).
-  const order = [...cache.ready].sort((a, b) => cache.index.get(a)! - cache.index.get(b)!)
+  // Only the ready agents, in plan order (ties keep it); without hosts, not those whose account waits for a
+  // reset (they would take the free slots from agents of other accounts).
+  const order = [...cache.ready]
+    .filter((id) => config.hosts !== undefined || state.waits.size === 0 || placeAttempt(ctx, id) !== undefined)
+    .sort((a, b) => cache.index.get(a)! - cache.index.get(b)!)
   // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere: look at all of them.
   const launches = nextLaunches({order, assessments, runningCount: config.hosts ? 0 : used, concurrency: config.hosts ? state.order.length : config.concurrency, priority: state.priority})
   const freeAtStart = config.concurrency - used

@@ -7,7 +7,9 @@ import {actionableLine} from '../protocol/actionable-line.js'
 import type {Attempt} from './exec-state.js'
 import {attemptLimit, failuresOf} from './schedule-pass.js'
 import {withFailure, withNotes, withNoteText, type RowNotes, type WorkNote} from './row-notes.js'
-import {emit, row, seeAttempt, setRow, warn, type StepContext} from './step-context.js'
+import {emit, isoSeconds, row, seeAttempt, setRow, warn, type StepContext} from './step-context.js'
+import {spentTokens} from '../runners/spent-tokens.js'
+import {accountOf, accountWait, startWait, waitEnds} from './account-waits.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
 export const maxTransientRetries = 5
@@ -66,6 +68,13 @@ function settledNotes(attempt: Attempt, result: RunResult, outcome: Outcome, bef
     const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
     notes = withNotes(notes, {cost: before + spent})
   }
+  const tokens = spentTokens(result.usage)
+  if (tokens !== undefined) {
+    // Summed over the agent's attempts; codex reports its thread's running total, which a resumed thread goes on from.
+    const before = notes.tokens ?? 0
+    const spent = result.cumulativeUsage && attempt.resumeSession !== undefined ? Math.max(0, tokens - before) : tokens
+    notes = withNotes(notes, {tokens: before + spent})
+  }
   // Where its session and work stay for the next attempt, when that one goes on from this one (its question
   // answered, its session relaunched, its pause over: place-attempt.ts; see `stays`). Completed or failed,
   // nothing goes on from it: the note goes, and the run's sweep removes the folder.
@@ -80,10 +89,12 @@ function stays(end: Ending): RowNotes {
 }
 
 /**
- * Not the agent's fault (a limit, the network): wait, then try again without using an attempt; a network
- * that never comes back would retry forever, so transient trouble gets a few tries before it counts as a
- * failure. A limit or an outage that never ends must not hold the agent (and the run) forever: its pauses
- * have a total budget, and the pause that would go beyond it fails the attempt, with the cause, instead.
+ * Not the agent's fault (a limit, the network): wait, then try again without using an attempt. A usage limit
+ * is its account's (a runner on a host): that account waits while the others go on. A limit whose reset the
+ * CLI named waits for it, however long, and never fails the attempt. A limit that named none, and a network
+ * that never comes back, must not hold the agent (and the run) forever: their pauses back off and have a
+ * total budget (`--max-pause`), and the pause that would go beyond it fails the attempt, with the cause;
+ * transient trouble gets a few tries before it counts as a failure.
  * Returns the outcome left to settle, or undefined when the agent waits.
  */
 function pauseOrGiveUp(end: Ending, outcome: Outcome): Outcome | undefined {
@@ -95,22 +106,40 @@ function pauseOrGiveUp(end: Ending, outcome: Outcome): Outcome | undefined {
   const what = outcome.rateLimited ? 'rate or usage limit' : 'network or server trouble'
   // One Notes item: a `;` inside it would split it into items of its own (`retrying at …` left behind).
   const cause = `${what} (${(outcome.reason ?? 'limit reached').replace(/\s*;\s*/g, ', ')})`
+  const account = outcome.rateLimited ? accountOf(ctx, id, attempt.host) : undefined
+  if (account !== undefined && end.result.resetAt !== undefined) {
+    const wait = startWait(ctx, account, accountWait('usage limit', Math.max(end.result.resetAt, ctx.now), true, config.resetMarginMs))
+    return waitRow(end, `${cause}, ${account} resets ${isoSeconds(wait.at)}`)
+  }
   const paused = state.pausedFor.get(id) ?? 0
+  const pauseMs = account === undefined ? state.pauseMs : (state.accountPauseMs.get(account) ?? config.rateLimitPauseMs)
   const maxPauseMs = config.maxPauseMs ?? defaultMaxPauseMs
-  if (paused + state.pauseMs > maxPauseMs) {
+  if (paused + pauseMs > maxPauseMs) {
     end.notes = withNotes(end.notes, {paused: undefined})
     return {...outcome, kind: 'failed', unknownSession: false, reason: `paused ${formatDuration(paused)} in total, the limit is ${formatDuration(maxPauseMs)} (--max-pause), last cause: ${cause}`}
   }
   if (outcome.transient) state.transientRetries.set(id, (state.transientRetries.get(id) ?? 0) + 1)
-  state.pausedFor.set(id, paused + state.pauseMs)
-  state.pausedUntil = ctx.now + state.pauseMs
-  const reason = `${cause}, retrying at ${new Date(state.pausedUntil).toISOString().slice(11, 19)}Z`
-  emit(ctx, {type: 'paused', reason, untilMs: state.pausedUntil})
-  ctx.effects.push({type: 'timer', at: state.pausedUntil})
-  state.pauseMs = Math.min(state.pauseMs * 2, 15 * 60_000)
+  state.pausedFor.set(id, paused + pauseMs)
+  const next = Math.min(pauseMs * 2, 15 * 60_000)
+  let until = ctx.now + pauseMs
+  if (account !== undefined) {
+    until = waitEnds(startWait(ctx, account, accountWait(what, until, false)))
+    state.accountPauseMs.set(account, next)
+  } else {
+    state.pausedUntil = until
+    state.pauseMs = next
+    emit(ctx, {type: 'paused', reason: `${cause}, retrying at ${new Date(until).toISOString().slice(11, 19)}Z`, untilMs: until})
+    ctx.effects.push({type: 'timer', at: until})
+  }
+  return waitRow(end, `${cause}, retrying at ${new Date(until).toISOString().slice(11, 19)}Z`)
+}
+
+/** The agent waits (a limit, the network): its row goes back to pending, or to its answered question, saying why. */
+function waitRow(end: Ending, reason: string): undefined {
+  const {ctx, attempt} = end
   const waiting = withNotes(stays(end), {paused: reason})
   if (attempt.answer) answerAgain(ctx, attempt, attempt.answer, end.keepId, waiting)
-  else setRow(ctx, id, {status: 'pending', agentId: end.keepId, notes: waiting})
+  else setRow(ctx, attempt.agent, {status: 'pending', agentId: end.keepId, notes: waiting})
   return undefined
 }
 
@@ -149,7 +178,8 @@ function complete(end: Ending, outcome: Outcome): void {
   let notes = withNotes(end.notes, {blockedBy: undefined, softBlockedBy: undefined, question: undefined, relaunched: undefined, paused: undefined})
   if (outcome.note) notes = withNotes(notes, {result: outcome.note})
   setRow(ctx, attempt.agent, {status: 'completed', agentId: end.keepId, duration: formatDuration(durationMs), notes})
-  emit(ctx, {type: 'completed', agent: attempt.agent, agentId: end.agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: end.result.costUsd})
+  const tokens = spentTokens(end.result.usage)
+  emit(ctx, {type: 'completed', agent: attempt.agent, agentId: end.agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: end.result.costUsd, ...(tokens !== undefined ? {tokens} : {})})
 }
 
 function ask(end: Ending, question: Question): void {

@@ -13,6 +13,7 @@ import {attemptOf, emit, row, seeAttempt, setRow, setRowNotes, undoLaunch, warn,
 import {spawnEffect} from './spawn-effect.js'
 import {jobField} from './place-attempt.js'
 import {writeDone} from './write-done.js'
+import {agentWaits} from './account-waits.js'
 
 /** How soon a failed write is tried again. */
 export const writeRetryMs = 2_000
@@ -128,7 +129,8 @@ function prepared(ctx: StepContext, event: EventOf<'prepared'>): void {
   const attempt = attemptOf(ctx, event.agent, event.attempt)
   if (!attempt || attempt.phase !== 'preparing') return
   for (const message of event.warnings) warn(ctx, message)
-  if (ctx.state.stopping) {
+  // Stopping; or its account hit a usage limit since it was picked (the breaker): it never starts, its row goes back.
+  if (ctx.state.stopping || agentWaits(ctx, attempt.agent, attempt.host)) {
     ctx.effects.push({type: 'abandon', agent: attempt.agent})
     return undoLaunch(ctx, attempt)
   }

@@ -1,6 +1,7 @@
 import type {WriteResult} from '../store/plan-store.js'
 import {adoptWrite} from './adopt-write.js'
 import {warnHeld} from './warn-held.js'
+import {adoptWaits} from './account-waits.js'
 import {jobField} from './place-attempt.js'
 import {failuresOf} from './schedule-pass.js'
 import {renderNotes} from './row-notes.js'
@@ -34,6 +35,8 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult, he
     state.write.dirty = true
   }
   warnHeld(ctx, held)
+  // A person deleted (or wrote) a wait line: the accounts wait as the file now says.
+  if (result.humanEdits.some((edit) => edit.agent === '' && edit.column === 'Waits')) adoptWaits(ctx, seq)
   for (const conflict of result.conflicts) if (conflict.winner === 'mdplan') notTaken.add(`${conflict.agent}\u0000${conflict.column}`)
   // The store stamps `Last updated:`; the table keeps what it wrote, so the next write stamps again.
   state.table.meta.lastUpdated = result.state.meta.lastUpdated

@@ -13,6 +13,8 @@ import {exitReason} from '../process/process-reason.js'
 import {tableStateFromPlan} from '../store/table-state.js'
 import {answerDown} from './answer-down.js'
 import {childOutcome} from './child-outcome.js'
+import {childLimit} from './child-limit.js'
+import {exitCodes} from '../exit-codes.js'
 import {childPlanPath} from '../plan/child-plan-path.js'
 import {childTableDamage} from './child-table-damage.js'
 import {parseNestedResumeState} from './nested-resume-state.js'
@@ -82,6 +84,11 @@ async function runChildPlan(request: RunRequest): Promise<RunResult> {
     // The child stopped over its own damaged table (what it could not record is in its journal): wait for the repair.
     const damaged = await childTableDamage(child)
     if (damaged) return {...base, ok: false, transient: true, finalText: '', reason: `child ${where}: its Execution State table is damaged (${damaged}); waiting for its repair`}
+  }
+  // The child waits for a usage limit's reset (exit 4): so does this agent, without spending an attempt.
+  if (result.exitCode === exitCodes.limited) {
+    const resetAt = await childLimit(child)
+    return {...base, ok: false, rateLimited: true, ...(resetAt !== undefined ? {resetAt} : {}), finalText: '', reason: `child ${where}: usage limit`}
   }
   if (result.timedOut || result.interrupted || result.spawnFailed || result.exitCode !== 1) {
     const said = result.stderr.trim().split('\n').filter(Boolean).at(-1)

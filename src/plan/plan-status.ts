@@ -2,6 +2,7 @@ import {agentReadiness} from './agent-readiness.js'
 import {criticalPath} from './critical-path.js'
 import {dependencyClosure} from './dependency-closure.js'
 import {getNote} from './notes.js'
+import {parseWaitLine, readWaitLines} from './wait-line.js'
 import {statuses, type Plan, type Status} from './types.js'
 
 /**
@@ -37,8 +38,15 @@ export interface PlanStatus {
   lastUpdated: string | null
   build: string | null
   integration: string | null
-  /** Every `Key: value` line after the table, by normalized key (`tests`, `lint`, …). */
+  /** Every `Key: value` line after the table, by normalized key (`tests`, `lint`, …); not the wait lines. */
   meta: Record<string, string>
+  /**
+   * Accounts waiting for a usage limit to reset (the wait lines under the table): nothing launches on them
+   * before `resets` (ISO 8601 UTC); absent when none.
+   */
+  waits?: Array<{account: string; what: string; resets: string}>
+  /** What the agents have spent in all, from their Notes (`tokens:`, `cost:`); absent when none says. */
+  spent?: {tokens?: number; usd?: number}
   agents: Array<{
     id: string
     name: string
@@ -51,6 +59,14 @@ export interface PlanStatus {
     duration: string | null
     notes: string | null
   }>
+}
+
+/** An agent's `tokens:` and `cost:` added to the plan's. */
+function addSpent(result: PlanStatus, notes: string | null): void {
+  const tokens = /^\s*(\d[\d,_]*)\s*$/.exec(getNote(notes ?? '', 'tokens') ?? '')?.[1]
+  const usd = /^\s*\$?\s*(\d+(?:\.\d+)?)\s*$/.exec(getNote(notes ?? '', 'cost') ?? '')?.[1]
+  if (tokens !== undefined) (result.spent ??= {}).tokens = (result.spent.tokens ?? 0) + Number(tokens.replace(/[,_]/g, ''))
+  if (usd !== undefined) (result.spent ??= {}).usd = Math.round(((result.spent.usd ?? 0) + Number(usd)) * 10_000) / 10_000
 }
 
 /** Compute the status of a parsed plan: pure, no clock, no files. */
@@ -91,6 +107,7 @@ export function planStatus(plan: Plan): PlanStatus {
     result.total++
     counts[state.status]++
     const notes = cell(id, table?.index.notes)
+    addSpent(result, notes)
     if (state.status === 'pending' && state.ready) result.ready.push(id)
     else if (state.status === 'pending') {
       const failedUpstream = closure.ancestors(id).filter((other) => readiness.get(other)?.status === 'failed')
@@ -116,7 +133,16 @@ export function planStatus(plan: Plan): PlanStatus {
     })
   }
 
-  for (const line of plan.state?.meta ?? []) if (!(line.key in result.meta)) result.meta[line.key] = line.value
+  for (const line of plan.state?.meta ?? []) {
+    const wait = parseWaitLine(`${line.rawKey}: ${line.value}`)
+    if (!wait && !(line.key in result.meta)) result.meta[line.key] = line.value
+  }
+  const state = plan.state
+  const after = state ? plan.text.slice(state.table?.position.end.offset ?? state.heading.end.offset, state.section.end.offset) : ''
+  for (const line of readWaitLines(after.split(/\r?\n/))?.split('\n') ?? []) {
+    const wait = parseWaitLine(line)!
+    ;(result.waits ??= []).push({account: wait.account, what: wait.what, resets: new Date(wait.at).toISOString().replace('.000Z', 'Z')})
+  }
   result.started = result.meta.started ?? null
   result.lastUpdated = result.meta.last_updated ?? null
   result.build = result.meta.build ?? null

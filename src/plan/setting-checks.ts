@@ -99,5 +99,12 @@ export const settingChecks = new Map<string, SettingCheck>([
       if (typeof raw === 'boolean') key.settings.commit = raw
       else key.problem('`true` or `false`')
     }
+  ],
+  [
+    'wait_for_reset',
+    (raw, key) => {
+      if (typeof raw === 'boolean') key.settings.waitForReset = raw
+      else key.problem('`true` or `false`')
+    }
   ]
 ])

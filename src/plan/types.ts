@@ -50,6 +50,8 @@ export interface Settings {
   maxBudgetUsd?: number
   isolation?: 'worktree' | 'none'
   commit?: boolean
+  /** `wait_for_reset`: when only a usage limit's reset stands before the next launch, wait for it instead of ending the run. */
+  waitForReset?: boolean
   /** `template_data_programs`: programs the plan says take prompt text as data (the template rule lets placeholders reach them), and where it says so. */
   templateDataPrograms?: {names: string[]; position: Point}
   /** Every key of the front matter, as parsed (other tools share front matter). */

@@ -25,6 +25,8 @@ interface MetaView {
 }
 
 export interface ScorecardOptions {
+  /** Each agent's runner (`claude`, `codex`, …): what they spent is also totalled per runner. */
+  runnerOf?: (id: string) => string | undefined
   /**
    * The agents whose work falls in the timing the file records (from the run log): the others ran in an
    * earlier run, so their durations are shown but not summed against this run's wall-clock.
@@ -88,6 +90,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
   const counts: Record<string, number> = Object.fromEntries(statuses.map((status) => [status, 0]))
   let sumOfPartsMs = 0
   let costUsd: number | undefined
+  let tokens: number | undefined
+  const byRunner: Record<string, {tokens?: number; usd?: number}> = {}
 
   for (const id of ids) {
     const row = rows.get(id)
@@ -109,6 +113,12 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
       agent.costUsd = cost
       costUsd = (costUsd ?? 0) + cost
     }
+    const used = parseTokens(getNote(notes, 'tokens'))
+    if (used !== undefined) {
+      agent.tokens = used
+      tokens = (tokens ?? 0) + used
+    }
+    addByRunner(byRunner, options.runnerOf?.(id), agent)
     agents.push(agent)
     const counted = row?.held !== undefined ? 'held' : status
     counts[counted] = (counts[counted] ?? 0) + 1
@@ -131,6 +141,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
   if (plan.integrationTests.length > 0 || recorded(meta.integration)) scorecard.integration = meta.integration || 'not yet run'
   if (meta.tests) scorecard.tests = meta.tests
   if (costUsd !== undefined) scorecard.costUsd = Math.round(costUsd * 10_000) / 10_000
+  if (tokens !== undefined) scorecard.tokens = tokens
+  if (Object.keys(byRunner).length > 0) scorecard.spentByRunner = byRunner
   return scorecard
 }
 
@@ -153,6 +165,19 @@ function timeOf(value: string | undefined): number | undefined {
   if (!value) return undefined
   const ms = Date.parse(value)
   return Number.isNaN(ms) ? undefined : ms
+}
+
+/** An agent's spend added to its runner's. */
+function addByRunner(byRunner: Record<string, {tokens?: number; usd?: number}>, runner: string | undefined, agent: ScorecardAgent): void {
+  if (runner === undefined || (agent.tokens === undefined && agent.costUsd === undefined)) return
+  const total = (byRunner[runner] ??= {})
+  if (agent.tokens !== undefined) total.tokens = (total.tokens ?? 0) + agent.tokens
+  if (agent.costUsd !== undefined) total.usd = Math.round(((total.usd ?? 0) + agent.costUsd) * 10_000) / 10_000
+}
+
+function parseTokens(value: string | undefined): number | undefined {
+  const match = value === undefined ? null : /^\s*(\d[\d,_]*)\s*$/.exec(value)
+  return match ? Number(match[1]!.replace(/[,_]/g, '')) : undefined
 }
 
 function parseCost(value: string | undefined): number | undefined {

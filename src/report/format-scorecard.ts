@@ -45,6 +45,9 @@ export function formatScorecard(scorecard: Scorecard, options: FormatScorecardOp
   if (scorecard.integration !== undefined) figures.push(['Integration', result(scorecard.integration)])
   if (scorecard.tests !== undefined) figures.push(['Tests', scorecard.tests])
   if (scorecard.costUsd !== undefined) figures.push(['Cost', `$${scorecard.costUsd.toFixed(2)}`])
+  if (scorecard.tokens !== undefined) figures.push(['Tokens', scorecard.tokens.toLocaleString('en-US')])
+  const runners = Object.entries(scorecard.spentByRunner ?? {})
+  if (runners.length > 1) figures.push(['By runner', runners.map(([runner, spent]) => `${runner} ${spentText(spent)}`).join('; ')])
   const counts = Object.entries(scorecard.counts)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${n} ${status}`)
@@ -54,6 +57,11 @@ export function formatScorecard(scorecard: Scorecard, options: FormatScorecardOp
   for (const [label, value] of figures) out.push(`${c.dim(label.padEnd(labelWidth))}  ${value}`)
   for (const discovery of scorecard.discoveries ?? []) out.push(`${c.dim('Discovery')}  ${discovery}`)
   return out.join('\n') + '\n'
+}
+
+/** `1,200 tokens, $0.10`. */
+function spentText(spent: {tokens?: number; usd?: number}): string {
+  return [spent.tokens !== undefined ? `${spent.tokens.toLocaleString('en-US')} tokens` : undefined, spent.usd !== undefined ? `$${spent.usd.toFixed(2)}` : undefined].filter(Boolean).join(', ')
 }
 
 /** A step's result as a person reads it: `pass` → `passed`, `fail (2 attempts)` → `failed (2 attempts)`; anything else as written. */

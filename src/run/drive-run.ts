@@ -3,6 +3,7 @@ import type {GitGuard} from '../git/git-guard.js'
 import type {LocalJobsConfig} from '../executor/exec-config.js'
 import type {LocalJobs} from '../hosts/local-jobs.js'
 import {driveExecutor} from '../executor/drive-executor.js'
+import {resetMargin} from './reset-margin.js'
 import type {ExecState} from '../executor/exec-state.js'
 import type {JournalKeeper} from '../executor/journal-keeper.js'
 import {agentOptions} from '../runners/agent-options.js'
@@ -36,6 +37,10 @@ export async function driveRun(
       logFile: logFiles(file),
       rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000,
       maxPauseMs: options.maxPauseMs ?? settings.maxPause,
+      // A usage limit is its account's: the runner on the host, with the credentials it uses there.
+      account: (id, host) => `${runnerFor(id).name} on ${host ?? 'local'}`,
+      waitForReset: options.waitForReset ?? settings.waitForReset ?? false,
+      resetMarginMs: resetMargin(),
       ...(hosts.config ? {hosts: hosts.config} : {}),
       localJobs: local.config,
       unplaceable: hosts.unplaceable

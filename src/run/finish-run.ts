@@ -33,6 +33,8 @@ export async function finishRun(input: {
   verifyAfter?: {cwd: string; file: string; signal?: AbortSignal}
   /** The agents whose work falls in the timing the table records (the run log's), asked at the very end. */
   timed?: () => ReadonlySet<string> | undefined
+  /** Each agent's runner, for the scorecard's spend per runner. */
+  runnerOf?: (id: string) => string | undefined
   /** Rows the run journaled already, when its write failed (not appended twice). */
   journaled?: (agent: string, row: RowState) => boolean
 }): Promise<{exitCode: number; scorecard: Scorecard}> {
@@ -55,6 +57,7 @@ export async function finishRun(input: {
       }
       if (state.write.failed !== undefined && store) await writeLast(store, state, emit)
       exitCode = allCompleted && verified && state.write.failed === undefined ? exitCodes.ok : exitCodes.failed
+      if (!allCompleted && state.limited !== undefined) exitCode = limitedRun(state.limited, emit)
       const unfinished = state.order.filter((id) => state.table.rows.get(id)?.status !== 'completed')
       if (!allCompleted && !state.failFastTripped && unfinished.length > 0 && exitCode !== exitCodes.ok) {
         emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${shownStatus(state.table.rows.get(id), state.assessed?.assessments.get(id))})`).join(', ')}`})
@@ -66,7 +69,7 @@ export async function finishRun(input: {
   const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
     // Agents a person added during the run count too.
-    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen, ...(state.tookMs ? {tookMs: state.tookMs} : {})}),
+    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen, ...(input.runnerOf ? {runnerOf: input.runnerOf} : {}), ...(state.tookMs ? {tookMs: state.tookMs} : {})}),
     ...(ran ? {peakConcurrency: state.peakConcurrency} : {}),
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }
@@ -138,6 +141,14 @@ function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) =
   } catch (error) {
     emit({type: 'warning', message: `${why}: not recorded: ${what}; the journal could not be written either (${error instanceof Error ? error.message : String(error)})`})
   }
+}
+
+/** The run ended because what is left can launch only after a usage limit resets: say when to run again. */
+function limitedRun(limited: NonNullable<ExecState['limited']>, emit: (event: Emitted) => void): number {
+  const when = new Date(limited.until).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const who = limited.accounts.join(', ')
+  emit({type: 'warning', message: `usage limit: nothing more can launch before ${when} (${who}); run again after ${when}, or with --wait-for-reset to wait`})
+  return exitCodes.limited
 }
 
 /** A row's status as the end of a run names it: a held row (a status mdplan does not know, a host the run lacks) says so. */

@@ -12,6 +12,11 @@ import {jobSweep} from './job-sweep.js'
 import {driveRun} from './drive-run.js'
 import type {RunSetup, StartedRun} from './run-setup.js'
 
+/** An agent's runner's name; undefined for a row the plan does not define. */
+function runnerName(run: StartedRun): (id: string) => string | undefined {
+  return (id) => (run.state.byId.has(id) ? run.runnerFor(id).name : undefined)
+}
+
 /**
  * The agents' part of a run: git set up, the pre-verification, the sweep of leftover jobs, the executor,
  * the sweep again, and the run's end (src/run/finish-run.ts).
@@ -39,7 +44,7 @@ export async function runAgents(setup: RunSetup, run: StartedRun): Promise<{exit
   await sweep()
   // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.
   const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLogs(file, cwd), final.table.meta.started)
-  const finished = await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed, journaled: keeper.has})
+  const finished = await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed, journaled: keeper.has, runnerOf: runnerName(run)})
   // The run's last write may have recorded what the journal kept.
   keeper.afterStep(final)
   return finished

@@ -14,6 +14,8 @@ export interface RunPlanOptions {
   agentTimeoutMs?: number
   /** The most one agent may keep the run paused in total (rate limits, network trouble); default 30 minutes. */
   maxPauseMs?: number
+  /** When only a usage limit's reset stands before the next launch: wait for it in the foreground, not end the run (`limited`). */
+  waitForReset?: boolean
   failFast?: boolean
   /** A change to a file another agent owns fails the agent (in a git repository). */
   strictScope?: boolean

@@ -1,3 +1,4 @@
+import {resetMargin} from './reset-margin.js'
 import type {Diagnostic, Plan} from '../plan/types.js'
 import {longestRemainingPath} from '../plan/longest-remaining-path.js'
 import {readRows, type TableState} from '../store/table-state.js'
@@ -49,6 +50,6 @@ export async function startExecState(
   // A template the plan allows to run prompt text as code is said on every run, as validate says it.
   for (const d of templates.filter((d) => d.severity === 'warning')) emit({type: 'warning', message: `${d.reason} [${d.rule}]`})
   const current = await restoreAnswers({store, file, rows: table.rows, warn: (message) => emit({type: 'warning', message})})
-  const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, dirty, newTiming, attempts: loggedAttempts(file, cwd)})
+  const state = createExecState({agents: plan.agents, priority: longestRemainingPath(plan), table, onDisk: store.state, rateLimitPauseMs: options.rateLimitPauseMs ?? 60_000, resetMarginMs: resetMargin(), dirty, newTiming, attempts: loggedAttempts(file, cwd)})
   return {state, current, journal, table}
 }

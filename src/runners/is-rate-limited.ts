@@ -8,6 +8,9 @@ const patterns = [
   /rate[ _-]?limit/i,
   /usage limit/i,
   /hit your (?:usage )?limit/i,
+  // claude 2.1.330: `You've hit your 5-hour limit · resets 3pm (…)`, `… weekly limit`, `… Opus limit`.
+  /hit your [\w -]{1,24} limit\b/i,
+  /\b(?:5-hour|weekly|usage|spend) limit reached\b/i,
   /overloaded/i,
   /too many requests/i,
   /resource[ _]exhausted/i,

@@ -2,6 +2,7 @@ import type {RunResult} from './runner.js'
 import type {FailureKind} from './failure-kind.js'
 import {exitReason, processReason} from '../process/process-reason.js'
 import type {SpawnResult} from '../process/process-types.js'
+import {usageLine} from '../protocol/usage-line.js'
 
 /** What a runner read of one attempt, for the fields every RunResult says alike. */
 export interface AttemptReading {
@@ -77,5 +78,7 @@ export function cliRunResult(spawn: SpawnResult, reading: CliReading): RunResult
  */
 export function scriptResult(spawn: SpawnResult, input: {agentId: string; file: string; timeoutMs?: number; started: number}): RunResult {
   const {agentId, file, timeoutMs, started} = input
-  return runResult(spawn, {ok: exitedCleanly(spawn), agentId, finalText: spawn.stdout, file, timeoutMs, durationMs: Date.now() - started})
+  const result = runResult(spawn, {ok: exitedCleanly(spawn), agentId, finalText: spawn.stdout, file, timeoutMs, durationMs: Date.now() - started})
+  // What the script says it spent (`USAGE: tokens=1500 usd=0.02`), as a CLI's usage would say.
+  return {...result, ...usageLine(spawn.stdout)}
 }

@@ -74,6 +74,12 @@ export interface RunResult {
   /** A rate or usage limit: retry later without burning an attempt. */
   rateLimited?: boolean
   /**
+   * When that limit resets (ms since the epoch), when the CLI said (claude's `resets 3pm (Europe/Paris)`,
+   * codex's `try again in 2 hours`, gemini's `retryDelay`, a provider's `retry-after`): the account waits
+   * until then, and the attempt is not spent however long that is.
+   */
+  resetAt?: number
+  /**
    * The CLI refused its configuration (not logged in, no API key, an option or
    * permission mode it rejects): retrying cannot help. Fail the agent once, with
    * `reason` saying what to run or set.

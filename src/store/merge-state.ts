@@ -1,5 +1,6 @@
 import {setNote} from '../plan/notes.js'
 import {mergeNoteItems} from './merge-note-items.js'
+import {mergeWaitLines} from './merge-wait-lines.js'
 import {metaKeys, statusCell, type RowState, type TableMeta, type TableState} from './table-state.js'
 
 export interface HumanEdit {
@@ -130,6 +131,11 @@ function mergeMeta(base: TableMeta, mine: TableMeta, theirs: TableMeta, humanEdi
     if (t !== undefined) meta[name] = t
     else if (m !== undefined && m !== b) meta[name] = m
   }
+  // The wait lines, account by account: a person's edit (a line deleted to clear a wait) stands, unless mdplan
+  // recorded a newer limit of that account meanwhile.
+  const waits = mergeWaitLines(base.waits, mine.waits, theirs.waits)
+  if (waits.edited) humanEdits.push({agent: '', column: 'Waits', from: base.waits ?? '', to: theirs.waits ?? ''})
+  if (waits.text !== undefined) meta.waits = waits.text
   return meta
 }
 

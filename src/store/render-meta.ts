@@ -1,9 +1,17 @@
 import {normalizeCell} from './escape-cell.js'
+import {renderWaitLines} from './render-wait-lines.js'
 import type {PostLine, StateLayout} from './state-layout.js'
 import {metaKeys, type TableState} from './table-state.js'
 
-/** Meta lines: values replaced in place; missing ones added in the order Started, Last updated, Build, Integration. */
+/**
+ * Meta lines: values replaced in place; missing ones added in the order Started, Last updated, Build,
+ * Integration; then the wait lines (render-wait-lines.ts).
+ */
 export function renderMeta(layout: StateLayout, desired: TableState): PostLine[] {
+  return renderWaitLines(renderKeyLines(layout, desired), desired.meta.waits, layout.eol)
+}
+
+function renderKeyLines(layout: StateLayout, desired: TableState): PostLine[] {
   const {eol} = layout
   const post = layout.post.slice()
   const present = new Map(post.map((line, i) => [line.meta?.name, i] as const))

@@ -1,5 +1,6 @@
 import type {Plan, StateTable, Status} from '../plan/types.js'
 import {durationFromNotes} from './duration-in-notes.js'
+import {readWaitLines} from '../plan/wait-line.js'
 
 export interface RowState {
   status: Status
@@ -27,6 +28,11 @@ export interface TableMeta {
   lastUpdated?: string
   build?: string
   integration?: string
+  /**
+   * The accounts waiting for a usage limit to reset, one line each (wait-line.ts), joined by `\n`; '' when
+   * none (the lines are removed). Not `Key: value` lines: they are written and read apart from the four above.
+   */
+  waits?: string
 }
 
 export interface TableState {
@@ -100,6 +106,12 @@ export function readMeta(plan: Plan): TableMeta {
     for (const [name, key] of metaKeys) {
       if (line.key === key && meta[name] === undefined) meta[name] = none(line.value.trim())
     }
+  }
+  const state = plan.state
+  if (state) {
+    const after = plan.text.slice(state.table?.position.end.offset ?? state.heading.end.offset, state.section.end.offset)
+    const waits = readWaitLines(after.split(/\r?\n/))
+    if (waits !== undefined) meta.waits = waits
   }
   return meta
 }

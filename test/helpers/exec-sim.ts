@@ -15,6 +15,7 @@ import type {Agent} from '../../src/plan/types.js'
 import {longestRemainingPath} from '../../src/plan/longest-remaining-path.js'
 import type {RunResult} from '../../src/runners/runner.js'
 import type {HumanEdit, Conflict} from '../../src/store/merge-state.js'
+import {mergeWaitLines} from '../../src/store/merge-wait-lines.js'
 import {emptyRow, statusCell, type RowState, type TableState} from '../../src/store/table-state.js'
 
 const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
@@ -25,7 +26,7 @@ export function simAgent(id: string, deps: string[], soft: string[] = []): Agent
 }
 
 type Input = ExecEvent extends infer E ? (E extends unknown ? Omit<E, 'now'> : never) : never
-export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'unknown-session' | 'config' | 'transient' | 'never-started'
+export type ExitKind = 'success' | 'fail' | 'question' | 'rate' | 'limit' | 'unknown-session' | 'config' | 'transient' | 'never-started'
 
 /** How long an engine's follow waits on a job state that does not move before it ends the attempt (src/hosts/job-attempt.ts stuckMs). */
 export const stuckBoundMs = 60_000
@@ -74,7 +75,16 @@ export class ExecSim {
   /** A person's edit damaged the table (or left conflict markers): every write fails with DamagedTableError until repaired. */
   damaged = false
 
-  constructor(agents: Agent[], concurrency: number, options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>; childPlans?: Set<string>} = {}) {
+  /** A usage limit (`limit`) resets this long after the attempt ends. */
+  limitResetMs = 3_600_000
+  /** When each account's limit resets, as the CLIs said: nothing may launch on it before (the model's record). */
+  resets = new Map<string, number>()
+
+  constructor(
+    agents: Agent[],
+    concurrency: number,
+    options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>; childPlans?: Set<string>; meta?: TableState['meta']; account?: (agent: string) => string; waitForReset?: boolean; now?: number} = {}
+  ) {
     this.agents = agents
     let ids = 0
     this.config = {
@@ -86,10 +96,13 @@ export class ExecSim {
       git: options.git ?? true,
       childPlan: (agent) => options.childPlans?.has(agent) ?? false,
       logFile: (agent, attempt) => `/logs/${agent}.${attempt}.log`,
-      rateLimitPauseMs: 60_000
+      rateLimitPauseMs: 60_000,
+      ...(options.account ? {account: (agent: string) => options.account!(agent)} : {}),
+      ...(options.waitForReset !== undefined ? {waitForReset: options.waitForReset} : {})
     }
+    if (options.now !== undefined) this.now = options.now
     // A table as an earlier run left it: some rows done, failed, waiting for an answer, or orphaned in_progress.
-    const table: TableState = {rows: new Map(agents.map((a) => [a.id, options.rows?.get(a.id) ?? emptyRow()])), meta: {}}
+    const table: TableState = {rows: new Map(agents.map((a) => [a.id, options.rows?.get(a.id) ?? emptyRow()])), meta: {...options.meta}}
     for (const [id, row] of table.rows) {
       if (row.status === 'completed') this.completedOnDisk.add(id)
       if (row.status === 'needs_input') this.recorded.add(id)
@@ -164,6 +177,9 @@ export class ExecSim {
         if (this.completedOnDisk.has(id)) this.violations.push(`${id} relaunched after it completed, with no person asking`)
         if (this.heldOnDisk.has(id)) this.violations.push(`${id} launched while its row holds a status mdplan does not know`)
         if (this.owed.has(id) && !effect.answer) this.violations.push(`${id} launched without the answer it was given`)
+        const account = this.config.account?.(id, undefined)
+        const reset = account === undefined ? undefined : this.resets.get(account)
+        if (reset !== undefined && this.now < reset) this.violations.push(`${id} launched on ${account} at ${this.now}, before its limit resets at ${reset}`)
         this.live.set(id, {attempt: effect.attempt, killed: false, slots: effect.slots})
         // A child plan's slots are the processes its own run may start.
         const processes = [...this.live.values()].reduce((sum, live) => sum + live.slots, 0)
@@ -229,6 +245,10 @@ export class ExecSim {
       merged.rows.set(id, next)
       humanEdits.push({agent: id, column: 'Status', from: statusCell(was), to: statusCell(onDisk)})
     }
+    // A person's edit of the wait lines stands (deleting one clears that wait), as the store merges it.
+    const waits = mergeWaitLines(this.base.meta.waits, write.table.meta.waits, this.disk.meta.waits)
+    if (waits.edited) humanEdits.push({agent: '', column: 'Waits', from: this.base.meta.waits ?? '', to: this.disk.meta.waits ?? ''})
+    if (waits.text !== undefined) merged.meta.waits = waits.text
     this.disk = clone(merged)
     this.base = clone(merged)
     // A skip that meets an attempt mdplan launched meanwhile loses to it (the documented conflict rule).
@@ -276,6 +296,8 @@ export class ExecSim {
           ? {ok: true, finalText: 'RESULT: QUESTION\nQuestion: which store?\nOptions:\n1. Redis\n2. SQLite'}
           : kind === 'rate'
             ? {ok: false, finalText: '', rateLimited: true, reason: 'rate limit'}
+            : kind === 'limit'
+            ? {ok: false, finalText: '', rateLimited: true, resetAt: this.now + this.limitResetMs, reason: "You've hit your usage limit"}
             : kind === 'transient'
               ? {ok: false, finalText: '', transient: true, reason: 'ECONNRESET'}
               : kind === 'unknown-session'
@@ -285,7 +307,13 @@ export class ExecSim {
               : {ok: false, finalText: '', reason: kind === 'config' ? 'Not logged in' : 'tests failed', configError: kind === 'config', exitCode: 1}
     const spends = failuresOf(this.state.table.rows.get(agent)?.notes ?? readNotes(''))
     const free = result.notStarted === true && (this.state.transientRetries.get(agent) ?? 0) < maxTransientRetries
+    if (kind === 'limit' && !process.killed) {
+      const account = this.config.account?.(agent, undefined) ?? 'agents on local'
+      this.resets.set(account, Math.max(this.resets.get(account) ?? 0, this.now + this.limitResetMs))
+    }
     this.dispatch({type: 'exited', agent, attempt: process.attempt, result})
+    // A usage limit is the account's, not the agent's: it never uses an attempt.
+    if (kind === 'limit' && !process.killed && failuresOf(this.state.table.rows.get(agent)?.notes ?? readNotes('')) > spends) this.violations.push(`${agent}: a usage limit used an attempt`)
     // A job that never started its agent is tried again without using an attempt (a few times in a row).
     if (free && failuresOf(this.state.table.rows.get(agent)?.notes ?? readNotes('')) > spends) this.violations.push(`${agent}: a job that never started used an attempt`)
     return true

@@ -6,6 +6,8 @@ import {claudePreflight} from './claude-preflight.js'
 import {claudeRemoteAuth} from './claude-remote-auth.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
+import {claudeLimitReset} from './claude-limit-reset.js'
+import {localZone} from '../local-zone.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {numericFields, parseJsonLine} from '../parse-json-line.js'
 import {lastLine} from '../../process/process-reason.js'
@@ -145,6 +147,7 @@ function claudeResult(
   const limitedByRun = subtype === 'error_max_turns' || subtype === 'error_max_budget_usd'
   const status = last?.api_error_status
   const number = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
+  const rateLimited = !ok && !limitedByRun && (status === 429 || status === 529 || isRateLimited(failureText))
   return {
     ...cliRunResult(spawn, {
       ok,
@@ -154,11 +157,12 @@ function claudeResult(
       timeoutMs: request.timeoutMs,
       status: state.status,
       said: resultReason(last, subtype, errors, finalText) ?? denied,
-      rateLimited: !ok && !limitedByRun && (status === 429 || status === 529 || isRateLimited(failureText)),
+      rateLimited,
       unknownSession: !ok && request.resume !== undefined && /No conversation found with session ID/.test(spawn.stderr + spawn.stdout),
       kind: () => (limitedByRun ? undefined : failureKind(failureText)),
       durationMs: number(last?.duration_ms) ?? wallMs
     }),
+    ...(rateLimited ? {resetAt: claudeLimitReset(failureText, Date.now(), localZone())} : {}),
     costUsd: number(last?.total_cost_usd),
     turns: number(last?.num_turns),
     usage: last?.usage === undefined ? undefined : numericFields(last.usage),

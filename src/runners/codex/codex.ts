@@ -3,6 +3,8 @@ import {codexPreflight} from './codex-preflight.js'
 import {codexRemoteAuth} from './codex-remote-auth.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
+import {codexLimitReset} from './codex-limit-reset.js'
+import {localZone} from '../local-zone.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {numericFields, parseJsonLine} from '../parse-json-line.js'
 import type {SpawnResult} from '../../process/process-types.js'
@@ -130,6 +132,7 @@ function codexResult(request: RunRequest, result: SpawnResult, state: StreamStat
   const {failure, lastError, usage} = state
   const ok = exitedCleanly(result) && state.turn === 'completed'
   const failureText = [failure ?? '', lastError ?? '', result.stderr].join('\n')
+  const rateLimited = !ok && isRateLimited(failureText)
   return {
     ...cliRunResult(result, {
       ok,
@@ -139,12 +142,13 @@ function codexResult(request: RunRequest, result: SpawnResult, state: StreamStat
       timeoutMs: request.timeoutMs,
       status: state.status,
       said: failure ?? lastError,
-      rateLimited: !ok && isRateLimited(failureText),
+      rateLimited,
       unknownSession: !ok && request.resume !== undefined && /no rollout found|thread\/resume failed/i.test(result.stderr),
       kind: () => failureKind(failureText),
       hint: withAuthHint,
       durationMs: Date.now() - run.started
     }),
+    ...(rateLimited ? {resetAt: codexLimitReset(failureText, Date.now(), localZone())} : {}),
     usage,
     cumulativeUsage: usage !== undefined
   }

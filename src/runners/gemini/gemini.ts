@@ -5,6 +5,8 @@ import {failureKind} from '../failure-kind.js'
 import {geminiPreflight} from './gemini-preflight.js'
 import {geminiRemoteAuth, geminiProjectAuthFiles} from './gemini-remote-auth.js'
 import {isRateLimited} from '../is-rate-limited.js'
+import {geminiLimitReset} from './gemini-limit-reset.js'
+import {localZone} from '../local-zone.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {parseJsonLine} from '../parse-json-line.js'
 import {lastLine} from '../../process/process-reason.js'
@@ -100,6 +102,7 @@ async function runGemini(request: RunRequest): Promise<RunResult> {
   const stats = (final?.stats ?? {}) as Record<string, unknown>
   const usage: Record<string, number> = {}
   for (const [key, value] of Object.entries(stats)) if (typeof value === 'number') usage[key] = value
+  const rateLimited = !ok && isRateLimited(`${detail}\n${result.stderr}`)
   return {
     ...cliRunResult(result, {
       ok,
@@ -109,11 +112,12 @@ async function runGemini(request: RunRequest): Promise<RunResult> {
       timeoutMs: request.timeoutMs,
       status,
       said: geminiReason(result.exitCode, detail),
-      rateLimited: !ok && isRateLimited(`${detail}\n${result.stderr}`),
+      rateLimited,
       unknownSession: !ok && resume && /No previous sessions found|Invalid session identifier|session .*not found/i.test(result.stderr),
       kind: () => (configExits.has(result.exitCode ?? 0) ? 'config' : failureKind(`${detail}\n${result.stderr}`)),
       durationMs: typeof stats.duration_ms === 'number' ? stats.duration_ms : Date.now() - started
     }),
+    ...(rateLimited ? {resetAt: geminiLimitReset(`${detail}\n${result.stderr}`, Date.now(), localZone())} : {}),
     usage: final ? usage : undefined
   }
 }

@@ -2,6 +2,8 @@ import {randomBytes} from 'node:crypto'
 import type {Runner, RunnerOptions, RunRequest, RunResult} from '../runner.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
+import {opencodeLimitReset} from './opencode-limit-reset.js'
+import {localZone} from '../local-zone.js'
 import {opencodePreflight} from './opencode-preflight.js'
 import {opencodeRemoteAuth, opencodeProjectAuthFiles} from './opencode-remote-auth.js'
 import {opencodeLogCause} from './opencode-log-cause.js'
@@ -82,7 +84,7 @@ interface StreamState {
   costUsd?: number
   steps: number
   usage: Record<string, number>
-  error?: {name?: string; message?: string; status?: number; ref?: string}
+  error?: {name?: string; message?: string; status?: number; ref?: string; retryAfter?: string; retryAfterMs?: string}
   /** A tool call opencode refused (run mode rejects what it would ask about): like claude's permission_denials. */
   denied?: string
 }
@@ -148,8 +150,12 @@ function addStep(state: StreamState, part: Record<string, unknown>): void {
 
 /** An `error` event's error: its name, and its data's message, status code and ref. */
 function errorOf(value: unknown): StreamState['error'] {
-  const raw = (value ?? {}) as {name?: unknown; data?: {message?: unknown; statusCode?: unknown; ref?: unknown}}
+  const raw = (value ?? {}) as {name?: unknown; data?: {message?: unknown; statusCode?: unknown; ref?: unknown; responseHeaders?: unknown}}
+  const headers = (raw.data?.responseHeaders ?? {}) as Record<string, unknown>
+  const header = (name: string): string | undefined => (typeof headers[name] === 'string' ? headers[name] : undefined)
   return {
+    retryAfter: header('retry-after'),
+    retryAfterMs: header('retry-after-ms'),
     name: typeof raw.name === 'string' ? raw.name : undefined,
     message: typeof raw.data?.message === 'string' ? raw.data.message : undefined,
     status: typeof raw.data?.statusCode === 'number' ? raw.data.statusCode : undefined,
@@ -169,6 +175,7 @@ function opencodeResult(request: RunRequest, result: SpawnResult, state: StreamS
   const serverError = error?.status !== undefined && error.status >= 500
   // The provider refused the key (`APIError` with `statusCode: 401`, whose message need not say so): a retry cannot help.
   const refusedKey = error?.status === 401 || error?.status === 403
+  const rateLimited = !ok && (error?.status === 429 || isRateLimited(errorText ?? ''))
   return {
     ...cliRunResult(result, {
       ok,
@@ -181,11 +188,12 @@ function opencodeResult(request: RunRequest, result: SpawnResult, state: StreamS
         (refusedKey ? `${errorText ?? 'API error'} (status ${error?.status}): check the provider's API key (opencode.json's provider options.apiKey, or \`opencode auth login\`)` : undefined) ??
         errorText ??
         (denied && `${denied}${permission ? ` (permission ${permission})` : ''}: allow it in opencode.json's permission, or choose permission_mode bypassPermissions`),
-      rateLimited: !ok && (error?.status === 429 || isRateLimited(errorText ?? '')),
+      rateLimited,
       unknownSession: !ok && request.resume !== undefined && /Session not found/i.test(result.stderr),
       kind: () => (refusedKey ? 'config' : serverError ? 'transient' : failureKind(`${errorText ?? ''}\n${lastStderrLines(result.stderr)}`)),
       durationMs: Date.now() - run.started
     }),
+    ...(rateLimited ? {resetAt: opencodeLimitReset({...error, message: errorText}, Date.now(), localZone())} : {}),
     costUsd: state.costUsd,
     turns: steps > 0 ? steps : undefined,
     usage: steps > 0 ? state.usage : undefined

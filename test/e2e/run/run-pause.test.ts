@@ -9,6 +9,7 @@ import {renderNotes} from '../../../src/executor/row-notes.js'
 import type {ExecConfig} from '../../../src/executor/exec-config.js'
 import type {ExecEvent} from '../../../src/executor/exec-event.js'
 import {step} from '../../../src/executor/step.js'
+import {waitEnds} from '../../../src/executor/account-waits.js'
 import {emptyRow} from '../../../src/store/table-state.js'
 import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 import {readTable, root, runCli, startCli} from '../../helpers/run-cli.js'
@@ -125,7 +126,7 @@ describe("the total limit on one agent's pauses", () => {
       send({type: 'prepared', agent: 'A', attempt: state.attempts.get('A')!.attempt, cwd: '/', notes: {}, warnings: []})
       send({type: 'exited', agent: 'A', attempt: state.attempts.get('A')!.attempt, result: {ok: false, finalText: '', rateLimited: true, reason: '429'}})
       notes.push(`${state.table.rows.get('A')!.status} ${renderNotes(state.table.rows.get('A')!.notes)}`)
-      now = state.pausedUntil
+      now = Math.max(state.pausedUntil, ...[...state.waits.values()].map(waitEnds))
       send({type: 'tick'})
     }
     // Pauses of 100 and 200 ms (300 in total); the next would be 400 more: over 350, so attempt 1 fails.

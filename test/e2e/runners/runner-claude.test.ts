@@ -136,6 +136,9 @@ describe('claude runner', () => {
     expect(result.configError).toBe(kind === 'config')
     expect(result.transient).toBe(kind === 'transient')
     expect(result.unknownSession).toBe(false)
+    // `… usage limit reached · resets 5pm`: the next 5pm here; a bare 429 or 529 does not say when.
+    if (scenario === 'usage-limit') expect(result.resetAt! - Date.now()).toBeLessThanOrEqual(24 * 3_600_000)
+    else expect(result.resetAt).toBeUndefined()
   })
 
   it('uses the last result when a second init/result pair follows', async () => {

@@ -96,6 +96,9 @@ describe('codex runner', () => {
     expect(result.rateLimited).toBe(rateLimited)
     expect(result.configError).toBe(kind === 'config')
     expect(result.transient).toBe(kind === 'transient')
+    // `try again in 2 days 3 hours`: the account waits that long; a bare 429 does not say.
+    if (scenario === 'usage-limit') expect(result.resetAt! - Date.now()).toBeGreaterThan((2 * 24 + 3) * 3_600_000 - 60_000)
+    else expect(result.resetAt).toBeUndefined()
   })
 
   it('kills the whole tree on timeout', async () => {

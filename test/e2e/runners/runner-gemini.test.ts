@@ -101,5 +101,7 @@ describe('gemini runner', () => {
     expect(result.rateLimited).toBe(rateLimited)
     expect(result.configError).toBe(kind === 'config')
     expect(result.transient).toBe(kind === 'transient')
+    // `Your quota will reset after 2h.`
+    if (rateLimited) expect(result.resetAt! - Date.now()).toBeGreaterThan(2 * 3_600_000 - 60_000)
   })
 })

@@ -74,4 +74,14 @@ describe('opencode runner', () => {
     expect(result.configError).toBe(kind === 'config')
     expect(result.transient).toBe(kind === 'transient')
   })
+
+  it('reads when a limit resets from the provider\'s retry-after header; a bare 429 has no reset', async () => {
+    const dir = tempDir()
+    const before = Date.now()
+    const limited = await opencodeRunner.run(opencodeRequest(dir, 'usage-limit'))
+    expect(limited.rateLimited).toBe(true)
+    expect(limited.resetAt).toBeGreaterThanOrEqual(before + 30_000)
+    expect(limited.resetAt).toBeLessThanOrEqual(Date.now() + 30_000)
+    expect((await opencodeRunner.run(opencodeRequest(dir, 'rate-limit'))).resetAt).toBeUndefined()
+  })
 })

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {ExecEffect} from '../../../src/executor/exec-effect.js'
 import {getNote} from '../../../src/plan/notes.js'
+import {waitEnds} from '../../../src/executor/account-waits.js'
 import {ExecSim, simAgent, type ExitKind} from '../../helpers/exec-sim.js'
 
 type Spawn = Extract<ExecEffect, {type: 'spawn'}>
@@ -19,8 +20,10 @@ function world(rows?: ExecSim['disk']['rows']) {
     for (let round = 0; round < 50; round++) {
       const moved = sim.completeWrite(true) || sim.completePrepare(0, false) || sim.completeCheck(0, false) || sim.completeQuestion()
       if (!moved) {
-        if (sim.state.pausedUntil <= sim.now) return
-        sim.tick(sim.state.pausedUntil - sim.now + 1)
+        // A pause of every launch (the network), or of the agent's account (a limit).
+        const wake = Math.max(sim.state.pausedUntil, ...[...sim.state.waits.values()].map(waitEnds))
+        if (wake <= sim.now) return
+        sim.tick(wake - sim.now + 1)
       }
     }
   }

@@ -27,6 +27,13 @@ describe('shellRunner', () => {
     expect(shellRunner.canResume).toBe(false)
   })
 
+  it('reads what the script says it spent from its last `USAGE:` line', async () => {
+    const dir = tempDir()
+    const result = await shellRunner.run(request(dir, {prompt: 'echo "USAGE: input=1200 output=300 usd=0.02"; echo "RESULT: SUCCESS"'}))
+    expect(result.usage).toEqual({input: 1200, output: 300})
+    expect(result.costUsd).toBe(0.02)
+  })
+
   it('fails with the exit code and the last stderr line', async () => {
     const dir = tempDir()
     const result = await shellRunner.run(request(dir, {prompt: 'echo first >&2; echo "second line" >&2; exit 4'}))
