@@ -1,3 +1,6 @@
+import {createRequire} from 'node:module'
+import type * as Dagre from '@dagrejs/dagre'
+
 /** Where each agent of the DAG goes, and its edges as polylines: what the page draws as SVG. */
 export interface DagLayout {
   width: number
@@ -7,17 +10,19 @@ export interface DagLayout {
 }
 
 const cache = new Map<string, DagLayout>()
+// Required, not import()ed: the bundled CLI is CommonJS run through vm.Script, which has no import().
+let dagre: typeof Dagre | undefined
 const node = {width: 120, height: 36}
 
 /**
  * Lay out the DAG of `agents` with dagre (left to right, dependencies first), once per plan shape: statuses
  * change the colours, never the places, so a run of 1,000 agents lays out once. dagre is loaded on the first
- * DAG a page asks for, never when the server starts. Edges to agents the plan does not have are left out.
+ * DAG a page asks for, never when the server starts (a dependency, kept out of the bundle). Edges to agents the plan does not have are left out.
  */
 export async function layoutDag(shape: string, agents: ReadonlyArray<{id: string; dependsOn: readonly string[]}>): Promise<DagLayout> {
   const known = cache.get(shape)
   if (known) return known
-  const {default: dagre} = await import('@dagrejs/dagre')
+  dagre ??= createRequire(import.meta.url)('@dagrejs/dagre') as typeof Dagre
   const graph = new dagre.graphlib.Graph()
   graph.setGraph({rankdir: 'LR', nodesep: 14, ranksep: 48, marginx: 8, marginy: 8})
   graph.setDefaultEdgeLabel(() => ({}))
