@@ -1,4 +1,4 @@
-import {dirname, relative, resolve} from 'node:path'
+import {relative, resolve} from 'node:path'
 import {answerQuestion, type AnswerOutcome} from '../../nested/answer-question.js'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../../exit-codes.js'

@@ -7,7 +7,6 @@ import {startCli} from '../../helpers/run-cli.js'
 import {askingAgent, planText, shellAgent} from './serve-helpers.js'
 
 const chromium = '/usr/bin/chromium'
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const playwright: any = await import('playwright-core').catch(() => undefined)
 const why = !playwright ? 'playwright-core is not installed' : !existsSync(chromium) ? `no Chromium at ${chromium}` : undefined
 if (why) process.stdout.write(`mdplan tests: the page's browser tests are skipped: ${why}\n`)
@@ -38,14 +37,19 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
       run.stderr!.on('data', (chunk: Buffer) => {
         err += chunk.toString()
         const found = /serving this run at (\S+)/.exec(err)?.[1]
-        if (found) (clearTimeout(timer), resolve(found))
+        if (!found) return
+        clearTimeout(timer)
+        resolve(found)
       })
     })
     const browser = await playwright.chromium.launch({executablePath: chromium, args: ['--no-sandbox']})
     cleanups.push(() => browser.close())
     const page = await browser.newPage({viewport: {width: 1200, height: 800}})
     const dialogs: string[] = []
-    page.on('dialog', (dialog: {message(): string; dismiss(): Promise<void>}) => (dialogs.push(dialog.message()), dialog.dismiss()))
+    page.on('dialog', (dialog: {message(): string; dismiss(): Promise<void>}) => {
+      dialogs.push(dialog.message())
+      return dialog.dismiss()
+    })
     await page.goto(url)
     const status = (id: string) => page.locator(`tr[data-agent="${id}"] .st`)
     // S runs, then completes: the change reaches the page as it is written.

@@ -5,7 +5,6 @@ import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.
 import {runCli} from '../../helpers/run-cli.js'
 import {askingAgent, planText, shellAgent, startServe} from './serve-helpers.js'
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 
 let stop: Array<() => unknown> = []
