@@ -1,47 +1,65 @@
 import {createRequire} from 'node:module'
-import type * as Dagre from '@dagrejs/dagre'
+import {Worker} from 'node:worker_threads'
+import type {DagLayout} from './dag-layout.js'
+import {layeredLayout} from './layered-layout.js'
 
-/** Where each agent of the DAG goes, and its edges as polylines: what the page draws as SVG. */
-export interface DagLayout {
-  width: number
-  height: number
-  nodes: Array<{id: string; x: number; y: number; width: number; height: number}>
-  edges: Array<{from: string; to: string; points: Array<{x: number; y: number}>}>
-}
+export type {DagLayout} from './dag-layout.js'
 
-const cache = new Map<string, DagLayout>()
-// Required, not import()ed: the bundled CLI is CommonJS run through vm.Script, which has no import().
-let dagre: typeof Dagre | undefined
-const node = {width: 120, height: 36}
+const cache = new Map<string, Promise<DagLayout>>()
 
 /**
- * Lay out the DAG of `agents` with dagre (left to right, dependencies first), once per plan shape: statuses
- * change the colours, never the places, so a run of 1,000 agents lays out once. dagre is loaded on the first
- * DAG a page asks for, never when the server starts (a dependency, kept out of the bundle). Edges to agents the plan does not have are left out.
+ * The most agents dagre lays out. Its crossing reduction grows fast: about 1.5 s at 100 agents and a minute at
+ * 1,000 on a busy machine, which would take a core from the run. Larger plans get the linear layered layout.
  */
-export async function layoutDag(shape: string, agents: ReadonlyArray<{id: string; dependsOn: readonly string[]}>): Promise<DagLayout> {
-  const known = cache.get(shape)
-  if (known) return known
-  dagre ??= createRequire(import.meta.url)('@dagrejs/dagre') as typeof Dagre
-  const graph = new dagre.graphlib.Graph()
-  graph.setGraph({rankdir: 'LR', nodesep: 14, ranksep: 48, marginx: 8, marginy: 8})
-  graph.setDefaultEdgeLabel(() => ({}))
-  const ids = new Set(agents.map((agent) => agent.id))
-  for (const agent of agents) graph.setNode(agent.id, {...node})
-  for (const agent of agents) for (const dependency of agent.dependsOn) if (ids.has(dependency) && dependency !== agent.id) graph.setEdge(dependency, agent.id)
-  dagre.layout(graph)
-  const size = graph.graph()
-  const layout: DagLayout = {
-    width: Math.ceil(size.width ?? 0),
-    height: Math.ceil(size.height ?? 0),
-    nodes: graph.nodes().map((id: string) => {
-      const placed = graph.node(id)
-      return {id, x: Math.round(placed.x), y: Math.round(placed.y), width: placed.width, height: placed.height}
-    }),
-    edges: graph.edges().map((edge: {v: string; w: string}) => ({from: edge.v, to: edge.w, points: (graph.edge(edge).points ?? []).map((p: {x: number; y: number}) => ({x: Math.round(p.x), y: Math.round(p.y)}))}))
+export const dagreLimit = 150
+
+type Agents = ReadonlyArray<{id: string; dependsOn: readonly string[]}>
+
+/**
+ * Lay out the DAG of `agents`, once per plan shape: statuses change the colours, never the places. dagre runs in
+ * a worker thread (the server goes on answering meanwhile), loaded only when a page first asks for a DAG; a plan
+ * over `dagreLimit` agents, or a failed dagre, gets `layeredLayout`. Edges to agents the plan lacks are left out.
+ */
+export function layoutDag(shape: string, agents: Agents): Promise<DagLayout> {
+  let layout = cache.get(shape)
+  if (!layout) {
+    layout = agents.length > dagreLimit ? Promise.resolve({...layeredLayout(agents), by: 'layered' as const}) : dagreInWorker(agents).catch(() => ({...layeredLayout(agents), by: 'layered' as const}))
+    // A few shapes at most (one per plan, and the plan's edits): the oldest goes when a plan is reshaped often.
+    if (cache.size > 32) cache.delete(cache.keys().next().value!)
+    cache.set(shape, layout)
   }
-  // A few shapes at most (one per plan, and the plan's edits): an old one goes when a plan is reshaped often.
-  if (cache.size > 32) cache.delete(cache.keys().next().value!)
-  cache.set(shape, layout)
   return layout
+}
+
+// The worker's program: CommonJS, given dagre's resolved path (the CLI is one bundle; dagre stays outside it).
+const program = `
+const {parentPort, workerData} = require('node:worker_threads')
+const dagre = require(workerData.dagre)
+const graph = new dagre.graphlib.Graph()
+graph.setGraph({rankdir: 'LR', nodesep: 14, ranksep: 48, marginx: 8, marginy: 8})
+graph.setDefaultEdgeLabel(() => ({}))
+const ids = new Set(workerData.agents.map((agent) => agent.id))
+for (const agent of workerData.agents) graph.setNode(agent.id, {width: 120, height: 36})
+for (const agent of workerData.agents) for (const dep of agent.dependsOn) if (ids.has(dep) && dep !== agent.id) graph.setEdge(dep, agent.id)
+dagre.layout(graph)
+const size = graph.graph()
+const round = (p) => ({x: Math.round(p.x), y: Math.round(p.y)})
+parentPort.postMessage({
+  width: Math.ceil(size.width || 0), height: Math.ceil(size.height || 0), by: 'dagre',
+  nodes: graph.nodes().map((id) => { const n = graph.node(id); return {id, ...round(n), width: n.width, height: n.height} }),
+  edges: graph.edges().map((e) => ({from: e.v, to: e.w, points: (graph.edge(e).points || []).map(round)}))
+})
+`
+
+function dagreInWorker(agents: Agents): Promise<DagLayout> {
+  const dagre = createRequire(import.meta.url).resolve('@dagrejs/dagre')
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(program, {eval: true, workerData: {dagre, agents: agents.map(({id, dependsOn}) => ({id, dependsOn: [...dependsOn]}))}})
+    worker.once('message', (layout: DagLayout) => {
+      resolve(layout)
+      void worker.terminate()
+    })
+    worker.once('error', reject)
+    worker.once('exit', (code) => reject(new Error(`the layout worker exited (${code})`)))
+  })
 }
