@@ -60,7 +60,8 @@ export class ServedPlans {
     }
     for (const arg of named.length > 0 ? named : ['.']) {
       const path = resolve(cwd, arg)
-      const files = existsSync(path) && statSync(path).isDirectory() ? plansIn(path) : [path]
+      if (!existsSync(path)) throw new Error(`no such plan or folder: ${arg}`)
+      const files = statSync(path).isDirectory() ? plansIn(path) : [path]
       for (const file of files) await add({file, name: relative(cwd, file) || basename(file)})
     }
     return new ServedPlans(plans)
@@ -91,7 +92,7 @@ export class ServedPlans {
       const key = `${file}\0${agent.id}`
       const seen = this.#since.get(key)
       if (!seen || seen.status !== agent.status) this.#since.set(key, {status: agent.status, at: seen ? now : (logTime(file, agent.id, agent.attempt, agent.status) ?? now)})
-      out.set(agent.id, this.#since.get(key)!.at)
+      out.set(agent.id, Math.round(this.#since.get(key)!.at))
     }
     return out
   }
