@@ -52,7 +52,23 @@
     await refresh()
   }
 
+  // One refresh at a time, and at most one more after it: a run's burst of writes costs the page two reads.
+  let refreshing = null
+  let again = false
   async function refresh() {
+    if (refreshing) {
+      again = true
+      return refreshing
+    }
+    refreshing = load().finally(() => (refreshing = null))
+    await refreshing
+    if (again) {
+      again = false
+      await refresh()
+    }
+  }
+
+  async function load() {
     try {
       state.view = await api(`/api/plan?plan=${state.plan}`)
       say('')

@@ -6,7 +6,8 @@ import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
 import {startCli} from '../../helpers/run-cli.js'
 import {askingAgent, planText, shellAgent} from './serve-helpers.js'
 
-const chromium = '/usr/bin/chromium'
+// Debian's Chromium (MDPLAN_CHROMIUM names another).
+const chromium = process.env.MDPLAN_CHROMIUM ?? '/usr/bin/chromium'
 const playwright: any = await import('playwright-core').catch(() => undefined)
 const why = !playwright ? 'playwright-core is not installed' : !existsSync(chromium) ? `no Chromium at ${chromium}` : undefined
 if (why) process.stdout.write(`mdplan tests: the page's browser tests are skipped: ${why}\n`)
