@@ -18,7 +18,8 @@ const commands: CommandTable = {
   'merge-driver': async () => (await import('./commands/merge-driver.js')).registerMergeDriver,
   diff: async () => (await import('./commands/diff.js')).registerDiff,
   resolve: async () => (await import('./commands/resolve.js')).registerResolve,
-  clean: async () => (await import('./commands/clean.js')).registerClean
+  clean: async () => (await import('./commands/clean.js')).registerClean,
+  serve: async () => (await import('./commands/serve.js')).registerServe
 }
 
 /** Run the CLI with `argv` (without `node` and the script) and resolve to the exit code. */

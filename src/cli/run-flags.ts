@@ -16,6 +16,8 @@ export interface RunFlags {
   failFast?: boolean
   strictScope?: boolean
   dryRun?: boolean
+  /** `--serve [port]`: true, or the port. */
+  serve?: boolean | string
   prompts?: boolean
   importState?: boolean
   ignoreStateFile?: boolean

@@ -1,17 +1,11 @@
-import {dirname, relative, resolve} from 'node:path'
-import {answerDown} from '../../nested/answer-down.js'
-import {parseNestedResumeState} from '../../nested/nested-resume-state.js'
+import {relative, resolve} from 'node:path'
+import {answerQuestion, type AnswerOutcome} from '../../nested/answer-question.js'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../../exit-codes.js'
 import {PlanStore} from '../../store/plan-store.js'
 import {PlanError} from '../../plan/plan-error.js'
-import {readAnswers} from '../../protocol/read-answers.js'
-import {resolveAnswer} from '../../protocol/resolve-answer.js'
-import {setAnswer} from '../../protocol/set-answer.js'
-import {recordAnswer} from '../../protocol/answer-log.js'
 import {liveRunOf} from '../../store/live-run-of.js'
 import {openQuestionsTitle} from '../../protocol/upsert-open-question.js'
-import {conflictDiagnostics} from '../../plan/conflict-diagnostics.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {shellWord} from '../../util/shell-word.js'
 
@@ -39,62 +33,44 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
         io.stderr(`mdplan answer: cannot read ${planArg}: ${error instanceof Error ? error.message : String(error)}\n`)
         return done(exitCodes.invalid)
       }
-      if (answer === '') {
-        io.stderr('mdplan answer: the answer is empty\n')
-        return done(exitCodes.invalid)
-      }
-      // A merge's conflict markers: the answer would land in one side's text, or between the markers.
-      const conflicted = conflictDiagnostics(store.plan)
-      if (conflicted.length > 0) {
-        for (const diagnostic of conflicted) io.stderr(formatDiagnostic({...diagnostic, file: planArg}) + '\n')
-        io.stderr(`mdplan answer: nothing was written; resolve the conflict, then answer again.\n`)
-        return done(exitCodes.invalid)
-      }
-      const entries = readAnswers(store.plan)
-      const entry = entries.find((candidate) => candidate.agent === agent)
-      if (!entry) {
-        const known = store.plan.agents.some((candidate) => candidate.id === agent)
-        const open = entries.map((candidate) => candidate.agent)
-        const why = known ? `agent ${agent} has no open question in ${planArg}` : `${planArg} has no agent ${agent}`
-        const hint = open.length > 0 ? ` (open questions: ${open.join(', ')})` : ` (it has no ## ${openQuestionsTitle})`
-        io.stderr(`mdplan answer: ${why}${hint}\n`)
-        return done(exitCodes.invalid)
-      }
-      const vanished = new Error('vanished')
+      let outcome: AnswerOutcome
       try {
-        await store.editSection(openQuestionsTitle, (section, plan) => {
-          const text = section ? plan.text.slice(section.section.start.offset, section.section.end.offset) : undefined
-          const next = text === undefined ? undefined : setAnswer(text, agent, answer)
-          // The entry vanished between our read and this write (someone else edited): abandon the write.
-          if (next === undefined) throw vanished
-          return next
-        })
+        outcome = await answerQuestion(store, agent, answer)
       } catch (error) {
-        if (error === vanished) {
-          io.stderr(`mdplan answer: the question of ${agent} disappeared from ${planArg} while writing; nothing written\n`)
-          return done(exitCodes.invalid)
-        }
         io.stderr(`mdplan answer: cannot write ${planArg}: ${error instanceof Error ? error.message : String(error)}\n`)
         return done(error instanceof PlanError ? exitCodes.invalid : exitCodes.failed)
+      } finally {
+        store.close()
       }
-      // Kept beside the plan too: an older editor buffer saved over the answer does not lose it (restoreAnswers).
-      recordAnswer(file, entry, answer)
-      // A question that came up from a child plan: the answer flows down to the child agent that asked.
-      const nested = parseNestedResumeState(entry.resumeState)
-      let down: string[] = []
-      if (nested) {
-        try {
-          down = await answerDown(resolve(dirname(file), nested.plan), nested.agent, resolveAnswer(answer, entry.options))
-        } catch (error) {
-          io.stderr(`mdplan answer: answered in ${planArg}, but not in its child plan ${nested.plan}: ${error instanceof Error ? error.message : String(error)}; the next run passes the answer down\n`)
-        }
+      if (outcome.kind !== 'answered') {
+        io.stderr(notAnswered(outcome, planArg, agent))
+        return done(exitCodes.invalid)
       }
+      const {entry, down} = outcome
+      if (outcome.downError) io.stderr(`mdplan answer: answered in ${planArg}, but not in its child plan ${outcome.downError}; the next run passes the answer down\n`)
       const before = entry.answer === undefined ? '' : ` (replacing "${entry.answer}")`
       const also = down.length > 0 ? ` Also recorded in ${down.map((path) => relative(io.cwd, path)).join(', ')}.` : ''
       // A run going on picks the answer up as it does any save; otherwise the next run does.
       const live = liveRunOf(file)
       const next = live === undefined ? `The next \`mdplan run ${shellWord(planArg)}\` resumes ${agent} with it.` : `The run going on (pid ${live}) resumes ${agent} with it once it reads the file.`
-      io.stdout(`${agent}: answered "${resolveAnswer(answer, entry.options)}"${before}.${also} ${next}\n`)
+      io.stdout(`${agent}: answered "${outcome.text}"${before}.${also} ${next}\n`)
       done(exitCodes.ok)
     })
+}
+
+/** Why nothing was written, as `mdplan answer` says it. */
+function notAnswered(outcome: Exclude<AnswerOutcome, {kind: 'answered'}>, planArg: string, agent: string): string {
+  switch (outcome.kind) {
+    case 'empty':
+      return 'mdplan answer: the answer is empty\n'
+    case 'conflicted':
+      return outcome.diagnostics.map((diagnostic) => formatDiagnostic({...diagnostic, file: planArg}) + '\n').join('') + 'mdplan answer: nothing was written; resolve the conflict, then answer again.\n'
+    case 'vanished':
+      return `mdplan answer: the question of ${agent} disappeared from ${planArg} while writing; nothing written\n`
+    case 'no-question': {
+      const why = outcome.known ? `agent ${agent} has no open question in ${planArg}` : `${planArg} has no agent ${agent}`
+      const hint = outcome.open.length > 0 ? ` (open questions: ${outcome.open.join(', ')})` : ` (it has no ## ${openQuestionsTitle})`
+      return `mdplan answer: ${why}${hint}\n`
+    }
+  }
 }

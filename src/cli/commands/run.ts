@@ -15,6 +15,7 @@ import {syncIssueQueue} from '../../import/sync-issue-queue.js'
 import type {RunEvent} from '../../events.js'
 import {readRunFlags, type ReadRunFlags, type RunFlags} from '../run-flags.js'
 import {stopOnSignals} from '../stop-on-signals.js'
+import {serveRun} from '../serve-run.js'
 
 export const registerRun: RegisterCommand = (program, io, done) => {
   program
@@ -36,6 +37,7 @@ export const registerRun: RegisterCommand = (program, io, done) => {
     .option('--cwd <dir>', 'where agents run (default: the current folder)')
     .option('--host <name>', 'run agents on this host or pool from the front matter `hosts:` (an agent\'s own `host` field wins)')
     .option('--json', 'print newline-delimited JSON events on stdout')
+    .option('--serve [port]', 'serve a live page of this run on 127.0.0.1 (any free port unless given) and print its URL (docs/serve.md)')
     .option('-q, --quiet', 'print only the final scorecard')
     .option('--no-color', 'no colours (also: NO_COLOR)')
     .option('--model <model>', 'model for every agent (beats front matter and agent fields)')
@@ -95,6 +97,7 @@ async function runLive(file: string, flags: RunFlags, read: ReadRunFlags, io: Io
   let syncQueue: (event: RunEvent) => void = () => {}
   const controller = new AbortController()
   const stopListening = stopOnSignals(io, controller)
+  const stopServing = flags.serve ? await serveRun(file, typeof flags.serve === 'string' ? flags.serve : undefined, io) : undefined
   try {
     const result = await runPlan({
       file,
@@ -132,5 +135,6 @@ async function runLive(file: string, flags: RunFlags, read: ReadRunFlags, io: Io
   } finally {
     reporter?.close()
     stopListening()
+    await stopServing?.()
   }
 }

@@ -1,0 +1,266 @@
+// The page of `mdplan serve` (docs/serve.md): plain DOM, no framework. Everything that comes from a plan or an
+// agent (ids, names, questions, notes, logs) goes in as text (textContent, createTextNode), never as markup.
+'use strict'
+;(() => {
+  const token = new URLSearchParams(location.search).get('token')
+  const state = {plans: [], plan: 0, view: null, sort: 'rank', desc: false, filter: '', tab: 'agents', agent: null, attempt: null, logNext: 0, dagShape: null, dag: null}
+  const $ = (id) => document.getElementById(id)
+  const el = (tag, attrs, ...children) => {
+    const node = document.createElement(tag)
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === 'class') node.className = value
+      else if (key.startsWith('on')) node.addEventListener(key.slice(2), value)
+      else node.setAttribute(key, value)
+    }
+    for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)))
+    return node
+  }
+  const api = async (path, body) => {
+    const headers = {'content-type': 'application/json'}
+    if (token) headers['x-mdplan-token'] = token
+    const response = await fetch(path, body === undefined ? {headers} : {method: 'POST', headers, body: JSON.stringify(body)})
+    const data = await response.json()
+    if (!response.ok) throw new Error(data.error || response.statusText)
+    return data
+  }
+  const say = (text) => ($('message').textContent = text)
+  const statusClass = (status) => (['pending', 'in_progress', 'completed', 'failed', 'needs_input'].includes(status) ? status : 'held')
+  const ago = (since) => {
+    if (!since) return ''
+    const s = Math.max(0, Math.round((Date.now() - since) / 1000))
+    return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
+  }
+
+  async function loadPlans() {
+    state.plans = await api('/api/plans')
+    const nav = $('plans')
+    nav.replaceChildren()
+    if (state.plans.length < 2) return
+    const depth = (plan) => (plan.parent === undefined ? 0 : 1 + depth(state.plans[plan.parent]))
+    for (const plan of state.plans) {
+      const label = `${'· '.repeat(depth(plan))}${plan.agent ? plan.agent + ' → ' : ''}${plan.name}`
+      nav.append(el('button', {type: 'button', class: plan.index === state.plan ? 'on' : '', onclick: () => selectPlan(plan.index)}, label))
+    }
+  }
+
+  async function selectPlan(index) {
+    state.plan = index
+    state.agent = null
+    state.dagShape = null
+    $('detail').hidden = true
+    for (const [i, button] of [...$('plans').children].entries()) button.className = i === index ? 'on' : ''
+    await refresh()
+  }
+
+  // One refresh at a time, and at most one more after it: a run's burst of writes costs the page two reads.
+  let refreshing = null
+  let again = false
+  async function refresh() {
+    if (refreshing) {
+      again = true
+      return refreshing
+    }
+    refreshing = load().finally(() => (refreshing = null))
+    await refreshing
+    if (again) {
+      again = false
+      await refresh()
+    }
+  }
+
+  async function load() {
+    try {
+      state.view = await api(`/api/plan?plan=${state.plan}`)
+      say('')
+    } catch (error) {
+      say(`cannot read the plan: ${error.message}`)
+      return
+    }
+    render()
+  }
+
+  function render() {
+    const view = state.view
+    $('title').textContent = view.title
+    document.title = `mdplan: ${view.title}`
+    $('counts').replaceChildren(...Object.entries(view.counts).map(([status, n]) => el('span', {class: `st-${statusClass(status)}`}, `${n} ${status}`)))
+    const open = view.questions.filter((q) => q.answer === undefined).length
+    $('qcount').textContent = open > 0 ? `(${open})` : ''
+    renderGrid()
+    renderQuestions()
+    if (state.tab === 'dag') renderDag()
+    if (state.agent) renderDetail()
+  }
+
+  function renderGrid() {
+    const words = state.filter.toLowerCase().split(/\s+/).filter(Boolean)
+    const rows = state.view.agents.filter((a) => words.every((w) => [a.id, a.name, a.status, a.runner, a.host, a.job, a.line].join(' ').toLowerCase().includes(w)))
+    const key = state.sort
+    rows.sort((a, b) => {
+      const x = a[key] ?? ''
+      const y = b[key] ?? ''
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), undefined, {numeric: true})
+      return (state.desc ? -c : c) || (key === 'rank' ? 0 : a.rank - b.rank)
+    })
+    const body = $('grid').tBodies[0]
+    body.replaceChildren(
+      ...rows.map((a) =>
+        el('tr', {class: 'agent', 'data-agent': a.id, onclick: () => openAgent(a.id)},
+          el('td', {'data-label': 'Agent'}, el('strong', {}, a.id), ` ${a.name}`),
+          el('td', {'data-label': 'Status'}, el('span', {class: `st st-${statusClass(a.status)}`}, a.status)),
+          el('td', {'data-label': 'For', class: 'since', 'data-since': a.since || ''}, ago(a.since)),
+          el('td', {'data-label': 'Runner'}, a.runner),
+          el('td', {'data-label': 'Host'}, [a.host, a.job].filter(Boolean).join(' ')),
+          el('td', {'data-label': 'Try'}, a.attempt ? String(a.attempt) : ''),
+          el('td', {'data-label': 'Note'}, a.line)
+        )
+      )
+    )
+  }
+
+  function renderQuestions() {
+    const box = $('questions')
+    if (state.view.questions.length === 0) return box.replaceChildren(el('p', {}, 'No open questions.'))
+    box.replaceChildren(...state.view.questions.map(questionCard))
+  }
+
+  function questionCard(q) {
+    const answer = (text) => submitAnswer(q.agent, text)
+    const input = el('input', {type: 'text', placeholder: 'Your answer', 'aria-label': `Answer for ${q.agent}`})
+    return el('div', {class: 'question', 'data-agent': q.agent},
+      el('h3', {}, `${q.agent}: ${q.question}`),
+      q.context ? el('pre', {}, q.context) : '',
+      el('div', {class: 'options'}, ...q.options.map((option, i) => el('button', {type: 'button', onclick: () => answer(String(i + 1))}, `${i + 1}. ${option}`))),
+      q.answer !== undefined ? el('p', {class: 'answered'}, `Answered: ${q.answer}`) : '',
+      el('form', {onsubmit: (event) => (event.preventDefault(), input.value.trim() && answer(input.value))}, input, el('button', {type: 'submit'}, 'Answer'))
+    )
+  }
+
+  async function submitAnswer(agent, text) {
+    try {
+      const done = await api('/api/answer', {plan: state.plan, agent, answer: text})
+      say('')
+      $('message').textContent = `${agent}: answered "${done.text}"`
+      await refresh()
+    } catch (error) {
+      say(`${agent}: ${error.message}`)
+    }
+  }
+
+  async function edit(agent, kind) {
+    try {
+      await api('/api/edit', {plan: state.plan, agent, edit: kind})
+      await refresh()
+    } catch (error) {
+      say(`${agent}: ${error.message}`)
+    }
+  }
+
+  function openAgent(id) {
+    state.agent = id
+    state.attempt = null
+    state.logNext = 0
+    $('log').textContent = ''
+    $('detail').hidden = false
+    renderDetail()
+    void pollLog()
+  }
+
+  function renderDetail() {
+    const a = state.view.agents.find((x) => x.id === state.agent)
+    if (!a) return
+    $('detail-title').textContent = `${a.id}: ${a.name} (${a.status})`
+    $('detail-notes').textContent = a.notes
+    const labels = {requeue: 'Re-queue', retry: 'Retry', skip: 'Skip'}
+    $('detail-edits').replaceChildren(...a.edits.map((kind) => el('button', {type: 'button', 'data-edit': kind, onclick: () => edit(a.id, kind)}, labels[kind])))
+  }
+
+  async function pollLog() {
+    const agent = state.agent
+    if (!agent) return
+    const query = `/api/log?plan=${state.plan}&agent=${encodeURIComponent(agent)}${state.attempt === null ? '' : `&attempt=${state.attempt}&from=${state.logNext}`}`
+    try {
+      const log = await api(query)
+      if (agent !== state.agent) return
+      if (state.attempt === null || log.attempt !== state.attempt) {
+        state.attempt = log.attempt
+        $('log').textContent = ''
+      }
+      const box = $('log')
+      const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 4
+      if (log.text) box.append(document.createTextNode(log.text))
+      // A long log keeps its last 1 MB in the page: the page stays responsive whatever an agent prints.
+      if (box.textContent.length > 1 << 20) box.textContent = box.textContent.slice(-(1 << 19))
+      if (atEnd) box.scrollTop = box.scrollHeight
+      state.logNext = log.next
+      $('detail-attempts').replaceChildren(...log.attempts.map((n) => el('button', {type: 'button', class: n === state.attempt ? 'on' : '', onclick: () => ((state.attempt = n), (state.logNext = 0), ($('log').textContent = ''), pollLog())}, `attempt ${n}`)))
+    } catch (error) {
+      say(`log of ${agent}: ${error.message}`)
+    }
+  }
+
+  async function renderDag() {
+    const view = state.view
+    if (state.dagShape !== view.shape) {
+      state.dag = await api(`/api/dag?plan=${state.plan}`)
+      state.dagShape = view.shape
+    }
+    const ns = 'http://www.w3.org/2000/svg'
+    const svg = (tag, attrs) => {
+      const node = document.createElementNS(ns, tag)
+      for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value))
+      return node
+    }
+    const byId = new Map(view.agents.map((a) => [a.id, a]))
+    const root = svg('svg', {width: state.dag.width, height: state.dag.height, viewBox: `0 0 ${state.dag.width} ${state.dag.height}`})
+    for (const e of state.dag.edges) root.append(svg('path', {d: e.points.map((p, i) => `${i ? 'L' : 'M'}${p.x},${p.y}`).join(' ')}))
+    for (const n of state.dag.nodes) {
+      const a = byId.get(n.id)
+      const g = svg('g', {'data-agent': n.id})
+      const rect = svg('rect', {x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height, class: `n-${statusClass(a ? a.status : 'pending')}`})
+      rect.addEventListener('click', () => openAgent(n.id))
+      const label = svg('text', {x: n.x, y: n.y + 4, 'text-anchor': 'middle'})
+      label.textContent = a ? `${a.id}: ${a.name}`.slice(0, 18) : n.id
+      const title = svg('title', {})
+      title.textContent = a ? `${a.id}: ${a.name} (${a.status})` : n.id
+      g.append(rect, label, title)
+      root.append(g)
+    }
+    $('dagbox').replaceChildren(root)
+  }
+
+  function showTab(tab) {
+    state.tab = tab
+    for (const button of document.querySelectorAll('.tabs button')) button.className = button.dataset.tab === tab ? 'on' : ''
+    for (const id of ['agents', 'questions', 'dag']) $(id).hidden = id !== tab
+    if (tab === 'dag' && state.view) void renderDag()
+  }
+
+  function listen() {
+    const events = new EventSource(`/api/events${token ? `?token=${encodeURIComponent(token)}` : ''}`)
+    events.onopen = () => (($('live').textContent = 'live'), ($('live').className = 'live on'))
+    events.onerror = () => (($('live').textContent = 'reconnecting…'), ($('live').className = 'live'))
+    events.addEventListener('plan', (event) => {
+      if (Number(event.data) === state.plan) void refresh()
+    })
+  }
+
+  document.addEventListener('DOMContentLoaded', async () => {
+    for (const button of document.querySelectorAll('.tabs button')) button.addEventListener('click', () => showTab(button.dataset.tab))
+    for (const th of document.querySelectorAll('th[data-sort]'))
+      th.addEventListener('click', () => {
+        state.desc = state.sort === th.dataset.sort ? !state.desc : false
+        state.sort = th.dataset.sort
+        renderGrid()
+      })
+    $('filter').addEventListener('input', (event) => ((state.filter = event.target.value), renderGrid()))
+    $('detail-close').addEventListener('click', () => (($('detail').hidden = true), (state.agent = null)))
+    setInterval(() => {
+      for (const cell of document.querySelectorAll('td.since')) cell.textContent = ago(Number(cell.dataset.since))
+      if (state.agent) void pollLog()
+    }, 1000)
+    await loadPlans()
+    await refresh()
+    listen()
+  })
+})()

@@ -1,0 +1,90 @@
+import {existsSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {startCli} from '../../helpers/run-cli.js'
+import {askingAgent, planText, shellAgent} from './serve-helpers.js'
+
+// Debian's Chromium (MDPLAN_CHROMIUM names another).
+const chromium = process.env.MDPLAN_CHROMIUM ?? '/usr/bin/chromium'
+const playwright: any = await import('playwright-core').catch(() => undefined)
+const why = !playwright ? 'playwright-core is not installed' : !existsSync(chromium) ? `no Chromium at ${chromium}` : undefined
+if (why) process.stdout.write(`mdplan tests: the page's browser tests are skipped: ${why}\n`)
+
+const cleanups: Array<() => unknown> = []
+afterAll(async () => {
+  for (const done of cleanups.reverse()) await done()
+})
+
+describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium', () => {
+  it('shows statuses change during a live run, answers a question in the page, and the agent resumes with it; output is text', async () => {
+    await isolateGitConfig()
+    const repo = await tempRepo({'README.md': '# x\n'})
+    cleanups.push(() => repo.cleanup())
+    const log = join(repo.root, 'agents.log')
+    const plan = planText([
+      askingAgent('A', 'Which <b>db</b>?', log, repo.root),
+      shellAgent('S', [], ['sleep 1', 'echo RESULT: SUCCESS']),
+      // Keeps the run going until the answer comes (a run with only a question left ends).
+      shellAgent('W', [], [`while [ ! -f '${join(repo.root, 'answer-A.txt')}' ]; do sleep 0.2; done`, 'echo RESULT: SUCCESS'])
+    ], ['concurrency: 3'])
+    await repo.commit('plan', {'plan.md': plan})
+    const run = startCli(['run', 'plan.md', '--serve'], {cwd: repo.root})
+    cleanups.push(() => run.kill('SIGTERM'))
+    let err = ''
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL: ${err}`)), 20_000)
+      run.stderr!.on('data', (chunk: Buffer) => {
+        err += chunk.toString()
+        const found = /serving this run at (\S+)/.exec(err)?.[1]
+        if (!found) return
+        clearTimeout(timer)
+        resolve(found)
+      })
+    })
+    const browser = await playwright.chromium.launch({executablePath: chromium, args: ['--no-sandbox']})
+    cleanups.push(() => browser.close())
+    const page = await browser.newPage({viewport: {width: 1200, height: 800}})
+    const dialogs: string[] = []
+    page.on('dialog', (dialog: {message(): string; dismiss(): Promise<void>}) => {
+      dialogs.push(dialog.message())
+      return dialog.dismiss()
+    })
+    await page.goto(url)
+    const status = (id: string) => page.locator(`tr[data-agent="${id}"] .st`)
+    // S runs, then completes: the change reaches the page as it is written.
+    await expect.poll(() => status('S').textContent(), {timeout: 15_000}).toBe('completed')
+    await expect.poll(() => status('A').textContent(), {timeout: 15_000}).toBe('needs_input')
+    // Needs you first.
+    expect(await page.locator('tr.agent').first().getAttribute('data-agent')).toBe('A')
+    // The log of A's first attempt (the server stops with the run: looked at while A waits), with its markup, as text.
+    await page.click('tr[data-agent="A"]')
+    await page.click('.attempts button:has-text("attempt 1")')
+    await expect.poll(() => page.locator('#log').textContent(), {timeout: 10_000}).toContain('<script>window.pwned=1</script>')
+    expect(await page.evaluate('window.pwned')).toBeUndefined()
+    expect(await page.locator('#log script, #log img, .question img').count()).toBe(0)
+    expect(dialogs).toEqual([])
+    // The DAG, drawn from the server's layout.
+    await page.click('button[data-tab="dag"]')
+    await expect.poll(() => page.locator('#dagbox g[data-agent]').count(), {timeout: 10_000}).toBe(3)
+    // A phone's screen: nothing wider than it.
+    await page.setViewportSize({width: 390, height: 844})
+    for (const tab of ['agents', 'questions', 'dag']) {
+      await page.click(`button[data-tab="${tab}"]`)
+      expect(await page.evaluate('document.documentElement.scrollWidth'), tab).toBeLessThanOrEqual(390)
+    }
+    await page.setViewportSize({width: 1200, height: 800})
+    await page.click('button[data-tab="questions"]')
+    const card = page.locator('.question[data-agent="A"]')
+    expect(await card.locator('h3').textContent()).toBe('A: Which <b>db</b>?')
+    expect(await card.locator('.options button').nth(1).textContent()).toBe('2. <img src=x onerror=window.pwned=3>')
+    await card.locator('.options button').first().click()
+    await page.click('button[data-tab="agents"]')
+    await expect.poll(() => status('A').textContent(), {timeout: 20_000}).toBe('completed')
+    expect(await readFile(join(repo.root, 'answer-A.txt'), 'utf8')).toBe('1')
+    expect((await readFile(log, 'utf8')).split('\n').filter((line) => line === 'A')).toHaveLength(2)
+    expect(await repo.read('plan.md')).toMatch(/- \*\*answer\*\*: 1\n/)
+    expect((await run).exitCode).toBe(0)
+  }, 90_000)
+})
