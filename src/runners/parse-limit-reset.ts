@@ -58,7 +58,7 @@ export function parseLimitReset(text: string, now: number, zone?: string): Limit
     const ms = waitMs(match[2] === undefined ? match[1]! : `${match[1]!}ms`)
     if (ms !== undefined) return {retryAfterMs: ms}
   }
-  const clock = /(?:\bresets|try again at|resets at)\s+([^.\n·∙•]*?(?:\d{1,2}(?::\d\d)?\s*[ap]\.?m\.?|\d{1,2}:\d\d))(?:\s*\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?/i.exec(text)
+  const clock = /(?:\bresets|try again at|resets at)\s+([^.\n\u00b7\u2219\u2022]*?(?:\d{1,2}(?::\d\d)?\s*[ap]\.?m\.?|\d{1,2}:\d\d))(?:\s*\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?/i.exec(text)
   if (clock) {
     const named = clock[2] !== undefined && knownZone(clock[2]) ? clock[2] : undefined
     const at = parseWallClock(clock[1]!, now, named ?? zoneOr(zone))
