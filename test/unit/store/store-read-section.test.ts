@@ -108,6 +108,7 @@ describe('the state section read from its lines', () => {
 
   it('random documents: wherever the line reader answers, it answers as the parser does', () => {
     let answered = 0
+    const runs = sized(3000, 1000)
     fc.assert(
       fc.property(document, fc.constantFrom('\n', '\r\n'), (picked, eol) => {
         const text = picked.join(eol)
@@ -122,10 +123,10 @@ describe('the state section read from its lines', () => {
         expect(lines).toEqual(parsed)
         answered++
       }),
-      {numRuns: sized(3000, 500)}
+      {numRuns: runs}
     )
-    // The comparison ran on many tables, not only on texts the reader left to the parser.
-    expect(answered).toBeGreaterThan(300)
+    // The comparison ran on many tables, not only on texts the reader left to the parser (one in ten, at least).
+    expect(answered).toBeGreaterThan(runs / 10)
   })
 
   it('says which line is broken when the delimiter row is gone', () => {
