@@ -25,11 +25,14 @@ const wanted = args.filter((name) => name in pinned)
 const clients = wanted.length > 0 ? wanted : Object.keys(pinned)
 const withLatest = args.includes('--latest')
 // Which scenarios each client can be driven through (see real-work.js and docs/runners.md).
+// MDPLAN_CLIS_SCENARIOS=killAndResume,unauthorized runs only those (a quick check of one change).
+const chosen = process.env.MDPLAN_CLIS_SCENARIOS?.split(',').filter(Boolean)
+const all = Object.keys(scenarios).filter((name) => !chosen || chosen.includes(name))
 const perClient = {
-  claude: Object.keys(scenarios),
-  codex: Object.keys(scenarios).filter((name) => name !== 'permissionDenied'),
-  gemini: Object.keys(scenarios).filter((name) => name !== 'permissionDenied'),
-  opencode: Object.keys(scenarios).filter((name) => name !== 'permissionDenied')
+  claude: all,
+  codex: all.filter((name) => name !== 'permissionDenied'),
+  gemini: all.filter((name) => name !== 'permissionDenied'),
+  opencode: all.filter((name) => name !== 'permissionDenied')
 }
 
 const started = Date.now()

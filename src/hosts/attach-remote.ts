@@ -5,6 +5,7 @@ import {commitMessage} from '../git/commit-message.js'
 import {headSha} from '../git/head-sha.js'
 import {worktreeNames} from '../layout/worktree-names.js'
 import type {RuntimeContext} from './runtime-context.js'
+import {eitherSignal} from '../process/either-signal.js'
 
 /** What HostRuntime.attach gives back: the run of the job, and why its host lost it or it never started, if so. */
 export interface RemoteAttachment {
@@ -32,18 +33,19 @@ export function attachRemote(
     lost: () => lost,
     notStarted: () => notStarted,
     run: async (command) => {
+      const signal = eitherSignal(io.signal, command.signal)
       const base = context.bases.get(job.key) ?? (await headSha(root)) ?? ''
       const spec = context.specOf(job.host)
       // Written down before anything is submitted: a run killed right after still finds the host to sweep.
       if (spec) ledger.submitting(spec, job.key)
-      const fenced = await fence(job, io.signal)
-      if (io.signal?.aborted) return {timedOut: false, interrupted: true, stdout: '', stderr: '', spawnFailed: false}
+      const fenced = await fence(job, signal)
+      if (signal?.aborted) return {timedOut: false, interrupted: true, stdout: '', stderr: '', spawnFailed: false}
       if (fenced) {
         lost = fenced
         return {timedOut: false, interrupted: false, stdout: '', stderr: '', spawnFailed: false, lost: true, error: fenced}
       }
       const result = await context.host(job.host).run(
-        {key: job.key, ...io, git: {root, base, branch, prefix, message: commitMessage(title, agent)}, reattach: job.reattach, ...(job.work ? {work: job.work} : {})},
+        {key: job.key, ...io, ...(signal ? {signal} : {}), git: {root, base, branch, prefix, message: commitMessage(title, agent)}, reattach: job.reattach, ...(job.work ? {work: job.work} : {})},
         command
       )
       lost = result.lost === true ? result.error || `host lost: ${job.host}` : undefined

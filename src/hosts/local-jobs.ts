@@ -3,6 +3,7 @@ import {hostFilesFolder, jobsFolder} from '../layout/jobs-folder.js'
 import type {JobRef} from './host.js'
 import {localHostSpec} from './host-spec.js'
 import {createHost} from './host-types.js'
+import {eitherSignal} from '../process/either-signal.js'
 
 /** The attempts of this machine, as jobs (src/hosts/local/): what the executor and the run ask of them. */
 export interface LocalJobs {
@@ -42,10 +43,11 @@ export function localJobs(input: {
     launchedAt: (key) => found.get(key)?.startedAt,
     attach: (job, io) => ({
       run: async (command) => {
+        const signal = eitherSignal(io.signal, command.signal)
         // One copy of the agent at a time: a job of it another host holds (a host it ran on before) ends first.
-        await input.fence?.({host: job.host, key: job.key}, io.signal)
-        if (io.signal?.aborted) return {timedOut: false, interrupted: true, stdout: '', stderr: '', spawnFailed: false}
-        const result = await host.run({key: job.key, logFile: io.logFile, cwd: io.cwd, timeoutMs: io.timeoutMs, signal: io.signal, reattach: job.reattach}, command)
+        await input.fence?.({host: job.host, key: job.key}, signal)
+        if (signal?.aborted) return {timedOut: false, interrupted: true, stdout: '', stderr: '', spawnFailed: false}
+        const result = await host.run({key: job.key, logFile: io.logFile, cwd: io.cwd, timeoutMs: io.timeoutMs, signal, reattach: job.reattach}, command)
         if (result.endedAt !== undefined) io.onCollected?.(result.endedAt)
         return result
       }

@@ -12,6 +12,8 @@ export interface HostCommand {
   env?: Record<string, string>
   input?: string
   onLine?: (line: string) => void
+  /** The runner's own reason to end the attempt early (claude's authentication retries), beside the run's signal. */
+  signal?: AbortSignal
 }
 
 /** What spawnAgent uses of a subprocess: execa's, or the spawn helper's stand-in for it. */

@@ -8,7 +8,7 @@ export function spawnRequest(
   command: {file: string; args: readonly string[]; env?: Record<string, string>; onLine?: (line: string) => void; input?: string}
 ): Promise<SpawnResult> {
   // Another host: only the attempt's own variables travel (and those the host passes by name), never this machine's environment.
-  if (request.host) return request.host.run({...command, env: {...request.options.env, ...command.env}})
+  if (request.host) return request.host.run({...command, env: {...request.options.env, ...command.env}, ...(request.signal ? {signal: request.signal} : {})})
   return spawnAgent({
     file: command.file,
     args: command.args,
