@@ -8,6 +8,7 @@ import type {HostSpec} from '../host-spec.js'
 import {shellQuote} from '../job-archive.js'
 import {isAlive} from '../../store/is-alive.js'
 import {remoteCall, type RemoteCallOptions, type RemoteOutcome} from './remote-call.js'
+import {eitherSignal} from '../../process/either-signal.js'
 
 /** ssh's own exit status for "could not connect or the connection broke". */
 export const sshUnreachable = 255
@@ -141,7 +142,7 @@ export function sshTransport(spec: HostSpec): SshTransport {
     exec(script, args, options = {}) {
       if (closed) return stoppedCall()
       const command = ['sh', '-c', script, 'mdplan', ...args].map(shellQuote).join(' ')
-      const signal = options.signal ? AbortSignal.any([options.signal, closing.signal]) : closing.signal
+      const signal = eitherSignal(options.signal, closing.signal)
       const call = remoteCall('ssh', [...common, '-o', 'ControlMaster=no', '--', address, command], {...options, signal})
       // A broken connection must reach a new master next time.
       void call.then((result) => {

@@ -15,6 +15,7 @@ import type {SpawnResult} from '../../process/process-types.js'
 import {spawnRequest} from '../spawn-request.js'
 import {drawnAgentId} from '../agent-id.js'
 import {cliRunResult, exitedCleanly} from '../run-result.js'
+import {eitherSignal} from '../../process/either-signal.js'
 
 /**
  * Claude Code in print mode with stream-json. mdplan draws the session UUID and
@@ -114,7 +115,7 @@ async function runClaude(request: RunRequest): Promise<RunResult> {
     const stream = claudeStream(request.onOutput, () => refused.abort())
     const args = claudeArgs({sessionId, resume, options: request.options, prompt: request.prompt})
     const input = promptViaStdin(request.prompt) ? request.prompt : undefined
-    const signal = request.signal ? AbortSignal.any([request.signal, refused.signal]) : refused.signal
+    const signal = eitherSignal(request.signal, refused.signal)
     const result = await spawnRequest({...request, signal}, {file, args, onLine: stream.onLine, input})
     if (stream.state.authFailure && !request.signal?.aborted) return authFailureResult(result, stream.state, sessionId, started)
     if (!resume && !relaunched && result.exitCode === 1 && /Session ID .* is already in use/.test(result.stderr)) {
