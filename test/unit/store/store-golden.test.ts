@@ -85,7 +85,9 @@ describe('golden fixtures', () => {
   })
 })
 
-describe(`${sized(100, 25)} writes`, () => {
+const writes = sized(100, 25)
+
+describe(`${writes} writes`, () => {
   const values = ['', 'x', 'attempt 2: a | b', 'multi\nline', 'ünïcødé ✓', 'a much longer note that is wider than any padded column here', '—', '`code | span`']
   const statuses = ['pending', 'in_progress', 'completed', 'failed', 'needs_input'] as const
 
@@ -98,7 +100,7 @@ describe(`${sized(100, 25)} writes`, () => {
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!
     let state = first.state
     const agents = [...state.rows.keys()]
-    for (let i = 0; i < sized(100, 25); i++) {
+    for (let i = 0; i < writes; i++) {
       const row = state.rows.get(pick(agents))!
       row.status = pick(statuses)
       row.notes = pick(values)
