@@ -22,9 +22,13 @@ vi.mock('../../../src/util/sleep-sync.js', async (importOriginal) => {
 const {PlanStore} = await import('../../../src/store/plan-store.js')
 const {withWriteMutex, writeMutexPath} = await import('../../../src/store/write-mutex.js')
 
-/** Another process that holds the plan's write mutex for `ms`, the way a careful tool would. */
-async function holdMutex(file: string, ms: number): Promise<{released: Promise<number>}> {
-  const script = `const fs = require('node:fs'); fs.mkdirSync(${JSON.stringify(writeMutexPath(file))}); console.log('held'); setTimeout(() => { fs.rmdirSync(${JSON.stringify(writeMutexPath(file))}); console.log(Date.now()) }, ${ms})`
+/**
+ * Another process that holds the plan's write mutex for `ms`, the way a careful tool would.
+ * `released` is the plan's text the holder read just before it let go: what it saw, not a clock read in two processes.
+ */
+async function holdMutex(file: string, ms: number): Promise<{released: Promise<string>}> {
+  const mutex = JSON.stringify(writeMutexPath(file))
+  const script = `const fs = require('node:fs'); fs.mkdirSync(${mutex}); console.log('held'); setTimeout(() => { const seen = fs.readFileSync(${JSON.stringify(file)}, 'utf8'); fs.rmdirSync(${mutex}); process.stdout.write(JSON.stringify(seen)) }, ${ms})`
   const child = spawn(process.execPath, ['-e', script], {stdio: ['ignore', 'pipe', 'inherit']})
   let output = ''
   child.stdout!.setEncoding('utf8')
@@ -34,7 +38,7 @@ async function holdMutex(file: string, ms: number): Promise<{released: Promise<n
       if (output.startsWith('held\n')) resolve()
     })
   )
-  return {released: new Promise((resolve) => child.on('exit', () => resolve(Number(output.split('\n')[1]))))}
+  return {released: new Promise((resolve) => child.on('exit', () => resolve(JSON.parse(output.slice('held\n'.length)) as string)))}
 }
 
 describe("the plan's write mutex", () => {
@@ -45,10 +49,10 @@ describe("the plan's write mutex", () => {
     state.rows.get('A')!.status = 'in_progress'
     const before = fs.readFileSync(file, 'utf8')
     const holder = await holdMutex(file, 300)
+    sleeps.count = 0
     await store.write(state, {running: new Set(['A'])})
-    const wroteAt = Date.now()
-    const releasedAt = await holder.released
-    expect(wroteAt).toBeGreaterThanOrEqual(releasedAt)
+    expect(sleeps.count).toBeGreaterThan(0)
+    expect(await holder.released).toBe(before)
     const after = fs.readFileSync(file, 'utf8')
     expect(after).not.toBe(before)
     expect(after).toMatch(/\| A \| in_progress \|/)
