@@ -1,5 +1,5 @@
 import {createWriteStream, type WriteStream} from 'node:fs'
-import {open} from 'node:fs/promises'
+import {open, stat} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {HostCommand} from '../process/process-types.js'
@@ -128,16 +128,25 @@ export class JobAttempt {
 
   /** Append what `file` holds past what was read of it before to stdout or stderr, a bounded chunk at a time. */
   async drain(file: string, into: 'out' | 'err'): Promise<void> {
+    // Most looks find nothing new: a stat answers that without opening the file or a buffer (issue 32's bench).
+    const size = await stat(file).then(
+      (found) => found.size,
+      () => undefined
+    )
+    if (size === undefined || size <= (this.#offsets.get(file) ?? 0)) return
     const handle = await open(file, 'r').catch(() => undefined)
     if (!handle) return
     try {
-      const buffer = Buffer.alloc(drainBytes)
+      // What the stat saw, a bounded chunk at a time, each buffer the chunk's own size (a tail keeps chunks,
+      // and a small chunk must not hold a large buffer); what was written since, at the next look.
       for (;;) {
         const offset = this.#offsets.get(file) ?? 0
+        if (offset >= size) return
+        const buffer = Buffer.allocUnsafe(Math.min(drainBytes, size - offset))
         const {bytesRead} = await handle.read(buffer, 0, buffer.length, offset)
         if (bytesRead === 0) return
         this.#offsets.set(file, offset + bytesRead)
-        const chunk = Buffer.from(buffer.subarray(0, bytesRead))
+        const chunk = buffer.subarray(0, bytesRead)
         if (into === 'out') this.out(chunk)
         else this.err(chunk)
         // A file reads faster than the log takes it: what waits to be written stays small.

@@ -13,15 +13,15 @@ import {isProcess} from '../../process/process-groups.js'
 export type LocalJobState = 'missing' | 'running' | 'ended' | 'stopped' | 'dead'
 
 export function localJobState(folder: string): LocalJobState {
-  if (existsSync(join(folder, 'rc'))) return 'ended'
+  if (exitStatus(folder) !== undefined) return 'ended'
   if (existsSync(join(folder, 'stopped'))) return 'stopped'
   if (!existsSync(join(folder, 'run'))) return 'missing'
   const pid = jobPid(folder)
-  // The wrapper makes `run/` and then writes its pid: a moment's gap, or a wrapper stopped in between.
+  // The wrapper makes `run` and then writes its pid: a moment's gap, or a wrapper stopped in between.
   if (pid === undefined) return Date.now() - startedAt(folder) < 60_000 ? 'running' : 'dead'
   if (isProcess(pid, folder)) return 'running'
   // It may have written its exit status between the two looks.
-  return existsSync(join(folder, 'rc')) ? 'ended' : 'dead'
+  return exitStatus(folder) !== undefined ? 'ended' : 'dead'
 }
 
 /** The wrapper's pid (the job's process group), once it wrote it. */
@@ -43,7 +43,7 @@ export function startedAt(folder: string): number {
   }
 }
 
-/** The job's exit status, when written. */
+/** The job's exit status, when written: an `rc` still empty (the wrapper is writing it, or died doing so) is not. */
 export function exitStatus(folder: string): number | undefined {
   try {
     const text = readFileSync(join(folder, 'rc'), 'utf8').trim()
