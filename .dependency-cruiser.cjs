@@ -13,6 +13,7 @@ const layers = [
   ['events', 'exit-codes', 'package-root'],
   ['version'],
   ['util'],
+  ['trace'],
   ['plan'],
   ['store'],
   ['schedule'],

@@ -99,7 +99,7 @@ for (const {entry, outfile, readOnly} of bundles) {
     // The Kubernetes client is an optional peer dependency, required on first use from where mdplan is installed
     // (src/hosts/kubernetes/kubernetes-client.ts): never in a bundle, so an import of it can never load it at startup.
     // dagre lays out the page's DAG (src/serve/layout-dag.ts): a dependency, required on the first DAG a page asks for.
-    external: ['@kubernetes/client-node', '@dagrejs/dagre'],
+    external: ['@kubernetes/client-node', '@dagrejs/dagre', '@opentelemetry/*'],
     plugins: readOnly ? [engineStubs, lazyImports] : [lazyImports]
   })
 }

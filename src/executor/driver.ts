@@ -46,6 +46,8 @@ export interface DriverInput {
   lock?: {check(): Error | undefined; onLost(listener: (error: Error) => void): void}
   /** Journals, in the step that learns it, what a failing write leaves unrecorded. */
   journal?: JournalKeeper
+  /** A traced run (src/trace/): starts the attempt's span, and gives the variables its agent gets (`TRACEPARENT`). */
+  traceEnv?: (attempt: {agent: string; attempt: number; runner: string; host?: string}) => Record<string, string>
   /** Check the invariants after every step (tests; cheap enough to leave on). */
   checkInvariants?: boolean
   now?: () => number

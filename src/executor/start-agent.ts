@@ -40,7 +40,7 @@ export async function startAgent(driver: Driver, effect: Spawn, onCollected: (en
       planFile: input.file,
       attempt: effect.attempt,
       logFile,
-      options: withEnv(input.optionsFor(plan, agent), env),
+      options: withEnv(input.optionsFor(plan, agent), {...env, ...traceEnv(driver, effect, runner.name)}),
       signal: controller.signal,
       timeoutMs: input.timeoutMs,
       resume: effect.resumeSession ? {sessionId: effect.resumeSession} : undefined,
@@ -95,4 +95,10 @@ function jobPlace(
   if (!input.local) return undefined
   const here = input.local.attach(job, {logFile: io.logFile, cwd: effect.cwd, timeoutMs: input.timeoutMs, signal: io.signal, onCollected: io.onCollected})
   return {host: here, lost: () => undefined, notStarted: () => undefined}
+}
+
+/** The attempt's trace context, when the run is traced: its span starts now, as the agent does. */
+function traceEnv(driver: Driver, effect: Spawn, runner: string): Record<string, string> {
+  const host = effect.job?.host
+  return driver.input.traceEnv?.({agent: effect.agent, attempt: effect.attempt, runner, ...(host ? {host} : {})}) ?? {}
 }

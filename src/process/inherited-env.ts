@@ -14,7 +14,10 @@ export const perAgentVariables = [
   'MDPLAN_PREVIOUS_FAILURE',
   'MDPLAN_CHECKPOINT',
   'MDPLAN_ANSWER',
-  'MDPLAN_RESUME_STATE'
+  'MDPLAN_RESUME_STATE',
+  // The attempt's span (src/trace/): an agent's own child gets its agent's, never the run's parent.
+  'TRACEPARENT',
+  'TRACESTATE'
 ] as const
 
 /**

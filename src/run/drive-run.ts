@@ -71,6 +71,7 @@ export async function driveRun(
     checkInvariants: options.checkInvariants ?? process.env.MDPLAN_CHECK_INVARIANTS === '1',
     childArgs: childArgs(options, cwd),
     ...(hosts.runtime ? {hosts: hosts.runtime} : {}),
+    ...(setup.traceEnv ? {traceEnv: setup.traceEnv} : {}),
     local: local.jobs
   })
 }

@@ -1,5 +1,6 @@
 import {resolve} from 'node:path'
-import type {Scorecard} from '../events.js'
+import type {RunEvent, Scorecard} from '../events.js'
+import {startTracing} from '../trace/start-tracing.js'
 import {openRunEvents} from './run-events.js'
 import {openRunPlan} from './open-run-plan.js'
 import {preflightRun} from './preflight-run.js'
@@ -21,13 +22,20 @@ export interface RunPlanResult {
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const file = resolve(options.file)
   const cwd = resolve(options.cwd ?? process.cwd())
-  const {emit, close} = openRunEvents(file, options.onEvent)
+  // What tracing has to say waits for the run's events (after the lock), then goes there as it comes.
+  const warnings: string[] = []
+  let warn = (message: string): void => void warnings.push(message)
+  const tracing = startTracing(process.env, (message) => warn(message))
+  const {emit, close} = openRunEvents(file, tracing ? tee(tracing.onEvent, options.onEvent) : options.onEvent)
   const {root, store, plan, templates} = await openRunPlan(options, file, cwd)
   const {runnerOf, hosts} = await preflightRun({options, plan, store, file, cwd, root})
   const {lock, watch} = await takeRunLock(file, store, hosts)
   options.onPlan?.(plan)
   try {
-    return await executeRun({options, file, cwd, root, store, plan, emit, runnerOf, hosts, lock: watch}, templates)
+    warn = (message) => emit({type: 'warning', message})
+    for (const message of warnings.splice(0)) warn(message)
+    const traceEnv = tracing?.traceEnv
+    return await executeRun({options, file, cwd, root, store, plan, emit, runnerOf, hosts, lock: watch, ...(traceEnv ? {traceEnv} : {})}, templates)
   } finally {
     store.close()
     try {
@@ -36,8 +44,18 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       // A read-only folder keeps the lock directory: the next run takes it over (its owner is gone).
       emit({type: 'warning', message: `could not remove the lock ${lock.path}: ${error instanceof Error ? error.message : String(error)}; the next run takes it over`})
     }
+    warn = (message) => void warnings.push(message)
     close()
     // The hosts' connections close after that: the plan is free, and the run has said its last line.
     await hosts.runtime?.close()
+    const unsent = (await tracing?.shutdown()) ?? []
+    for (const message of [...warnings, ...unsent]) process.stderr.write(`mdplan: trace: ${message}\n`)
+  }
+}
+
+function tee(first: (event: RunEvent) => void, second: ((event: RunEvent) => void) | undefined): (event: RunEvent) => void {
+  return (event) => {
+    first(event)
+    second?.(event)
   }
 }

@@ -26,6 +26,8 @@ export interface RunSetup {
   hosts: HostSetup
   /** The plan's lock, held. */
   lock: LockWatch
+  /** A traced run's (src/trace/): the variables each attempt's agent gets. */
+  traceEnv?: (attempt: {agent: string; attempt: number; runner: string; host?: string}) => Record<string, string>
 }
 
 /** The run as it starts (src/run/execute-run.ts): its state, the plan as the answers left it, its journal's seed. */

@@ -1,10 +1,9 @@
-import {existsSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {basename, dirname, join, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type * as K8s from '@kubernetes/client-node'
 import type {HostSpec} from '../host-spec.js'
 import {packageRoot} from '../../package-root.js'
+import {installAdvice as installAdviceFor} from '../../util/install-advice.js'
 import {shellWord} from '../../util/shell-word.js'
 
 export interface KubernetesClient {
@@ -48,12 +47,7 @@ export function loadKubernetes(load: ModuleLoader = createRequire(import.meta.ur
 
 /** The command that puts the client where mdplan (installed in `root`) looks for it. */
 export function installAdvice(root: string): string {
-  const folder = dirname(root.endsWith(sep) ? root.slice(0, -1) : root)
-  if (basename(folder) !== 'node_modules') return `run \`npm install\` in ${root.replace(/[\\/]$/, '')} (a checkout of mdplan has it as a dev dependency)`
-  if (folder.split(sep).includes('_npx')) return `run mdplan as \`npx -p mdplan -p ${clientPackage}@1 mdplan run <plan>\``
-  const project = dirname(folder)
-  if (existsSync(join(project, 'package.json'))) return `run \`npm install ${clientPackage}@1\` in ${project}`
-  return `run \`npm install -g ${clientPackage}@1\` (it must sit beside mdplan, in ${folder})`
+  return installAdviceFor(root, [`${clientPackage}@1`])
 }
 
 /**
