@@ -14,6 +14,7 @@ export const perAgentVariables = [
   'MDPLAN_PREVIOUS_FAILURE',
   'MDPLAN_CHECKPOINT',
   'MDPLAN_ANSWER',
+  'MDPLAN_REVIEW',
   'MDPLAN_RESUME_STATE'
 ] as const
 

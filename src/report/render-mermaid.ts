@@ -7,7 +7,8 @@ const styles: Record<Status, string> = {
   in_progress: 'fill:#ddf4ff,stroke:#0969da,color:#0a3069',
   completed: 'fill:#dafbe1,stroke:#1a7f37,color:#116329',
   failed: 'fill:#ffebe9,stroke:#cf222e,color:#a40e26',
-  needs_input: 'fill:#fff8c5,stroke:#9a6700,color:#7d4e00'
+  needs_input: 'fill:#fff8c5,stroke:#9a6700,color:#7d4e00',
+  awaiting_review: 'fill:#fbefff,stroke:#8250df,color:#6639ba'
 }
 
 // Words Mermaid's flowchart grammar reads as keywords, not node ids.
