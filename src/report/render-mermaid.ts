@@ -23,7 +23,8 @@ export function renderMermaid(plan: Plan, children: ChildPlans = new Map()): str
   const lines = ['flowchart TD']
   const classes = new Map<Status, string[]>()
   drawPlan(plan, children, '', '  ', lines, classes)
-  for (const name of statuses) lines.push(`  classDef ${name} ${styles[name]}`)
+  // A plan with no gate keeps the block it always had: the review gate's class only where an agent is in it.
+  for (const name of statuses) if (name !== 'awaiting_review' || classes.has(name)) lines.push(`  classDef ${name} ${styles[name]}`)
   for (const name of statuses) {
     const members = classes.get(name) ?? []
     if (members.length > 0) lines.push(`  class ${members.join(',')} ${name}`)
