@@ -87,4 +87,47 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
     expect(await repo.read('plan.md')).toMatch(/- \*\*answer\*\*: 1\n/)
     expect((await run).exitCode).toBe(0)
   }, 90_000)
+
+  it('approves work awaiting review in the page: the run going on merges it and starts the dependant', async () => {
+    await isolateGitConfig()
+    const repo = await tempRepo({'README.md': '# x\n'})
+    cleanups.push(() => repo.cleanup())
+    const log = join(repo.root, 'agents.log')
+    const done = join(repo.root, 'b-done')
+    const plan = planText([
+      shellAgent('A', [], [`echo A >> '${log}'`, 'echo RESULT: SUCCESS']).replace('- **prompt**', '- **review**: true\n- **prompt**'),
+      shellAgent('B', ['A'], [`echo B >> '${log}'`, `touch '${done}'`, 'echo RESULT: SUCCESS']),
+      // Keeps the run going until B has run (a run with only a review left ends).
+      shellAgent('W', [], [`while [ ! -f '${done}' ]; do sleep 0.2; done`, 'echo RESULT: SUCCESS'])
+    ], ['concurrency: 3'])
+    await repo.commit('plan', {'plan.md': plan})
+    const run = startCli(['run', 'plan.md', '--serve'], {cwd: repo.root})
+    cleanups.push(() => run.kill('SIGTERM'))
+    let err = ''
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL: ${err}`)), 20_000)
+      run.stderr!.on('data', (chunk: Buffer) => {
+        err += chunk.toString()
+        const found = /serving this run at (\S+)/.exec(err)?.[1]
+        if (!found) return
+        clearTimeout(timer)
+        resolve(found)
+      })
+    })
+    const browser = await playwright.chromium.launch({executablePath: chromium, args: ['--no-sandbox']})
+    cleanups.push(() => browser.close())
+    const page = await browser.newPage({viewport: {width: 1200, height: 800}})
+    await page.goto(url)
+    const status = (id: string) => page.locator(`tr[data-agent="${id}"] .st`)
+    await expect.poll(() => status('A').textContent(), {timeout: 15_000}).toBe('awaiting_review')
+    expect(await status('B').textContent()).toBe('pending')
+    // Needs you first.
+    expect(await page.locator('tr.agent').first().getAttribute('data-agent')).toBe('A')
+    await page.click('tr[data-agent="A"] button[data-review="approve"]')
+    await expect.poll(() => status('B').textContent(), {timeout: 20_000}).toBe('completed')
+    expect(await status('A').textContent()).toBe('completed')
+    expect((await run).exitCode).toBe(0)
+    expect((await readFile(log, 'utf8')).split('\n').filter(Boolean)).toEqual(['A', 'B'])
+    expect(await repo.read('plan.md')).toMatch(/^\| A \| completed \|.*review: approved \|$/m)
+  }, 90_000)
 })
