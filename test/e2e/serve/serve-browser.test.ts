@@ -17,6 +17,26 @@ afterAll(async () => {
   for (const done of cleanups.reverse()) await done()
 })
 
+/** `mdplan run plan.md --serve` in `root`, and a Chromium page (desktop width) once the run printed its URL. */
+async function servedRun(root: string): Promise<{run: ReturnType<typeof startCli>; url: string; page: any}> {
+  const run = startCli(['run', 'plan.md', '--serve'], {cwd: root})
+  cleanups.push(() => run.kill('SIGTERM'))
+  let err = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL: ${err}`)), 20_000)
+    run.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString()
+      const found = /serving this run at (\S+)/.exec(err)?.[1]
+      if (!found) return
+      clearTimeout(timer)
+      resolve(found)
+    })
+  })
+  const browser = await playwright.chromium.launch({executablePath: chromium, args: ['--no-sandbox']})
+  cleanups.push(() => browser.close())
+  return {run, url, page: await browser.newPage({viewport: {width: 1200, height: 800}})}
+}
+
 describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium', () => {
   it('shows statuses change during a live run, answers a question in the page, and the agent resumes with it; output is text', async () => {
     await isolateGitConfig()
@@ -30,22 +50,7 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
       shellAgent('W', [], [`while [ ! -f '${join(repo.root, 'answer-A.txt')}' ]; do sleep 0.2; done`, 'echo RESULT: SUCCESS'])
     ], ['concurrency: 3'])
     await repo.commit('plan', {'plan.md': plan})
-    const run = startCli(['run', 'plan.md', '--serve'], {cwd: repo.root})
-    cleanups.push(() => run.kill('SIGTERM'))
-    let err = ''
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL: ${err}`)), 20_000)
-      run.stderr!.on('data', (chunk: Buffer) => {
-        err += chunk.toString()
-        const found = /serving this run at (\S+)/.exec(err)?.[1]
-        if (!found) return
-        clearTimeout(timer)
-        resolve(found)
-      })
-    })
-    const browser = await playwright.chromium.launch({executablePath: chromium, args: ['--no-sandbox']})
-    cleanups.push(() => browser.close())
-    const page = await browser.newPage({viewport: {width: 1200, height: 800}})
+    const {run, url, page} = await servedRun(repo.root)
     const dialogs: string[] = []
     page.on('dialog', (dialog: {message(): string; dismiss(): Promise<void>}) => {
       dialogs.push(dialog.message())
@@ -101,22 +106,7 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
       shellAgent('W', [], [`while [ ! -f '${done}' ]; do sleep 0.2; done`, 'echo RESULT: SUCCESS'])
     ], ['concurrency: 3'])
     await repo.commit('plan', {'plan.md': plan})
-    const run = startCli(['run', 'plan.md', '--serve'], {cwd: repo.root})
-    cleanups.push(() => run.kill('SIGTERM'))
-    let err = ''
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL: ${err}`)), 20_000)
-      run.stderr!.on('data', (chunk: Buffer) => {
-        err += chunk.toString()
-        const found = /serving this run at (\S+)/.exec(err)?.[1]
-        if (!found) return
-        clearTimeout(timer)
-        resolve(found)
-      })
-    })
-    const browser = await playwright.chromium.launch({executablePath: chromium, args: ['--no-sandbox']})
-    cleanups.push(() => browser.close())
-    const page = await browser.newPage({viewport: {width: 1200, height: 800}})
+    const {run, url, page} = await servedRun(repo.root)
     await page.goto(url)
     const status = (id: string) => page.locator(`tr[data-agent="${id}"] .st`)
     await expect.poll(() => status('A').textContent(), {timeout: 15_000}).toBe('awaiting_review')

@@ -11,46 +11,14 @@ import {stateDiff} from '../../../src/diff/state-diff.js'
 import {formatStateDiff} from '../../../src/diff/format-state-diff.js'
 import {renderMermaid} from '../../../src/report/render-mermaid.js'
 import {runCommand} from '../../helpers/plan-cli-harness.js'
+import {reviewPlan} from '../../helpers/review-plan.js'
 
 const plan = (rowA: string, rowC = '| C | needs_input | c-1 | 3s | question: Redis or SQLite? |') =>
-  [
-    '---',
-    'runner: shell',
-    'review: false',
-    '---',
-    '',
-    '# Parallel Plan: gated',
-    '',
-    '## Agents',
-    '',
-    '### A: api',
-    '- **depends_on**: []',
-    '- **review**: true',
-    '- **prompt**: |',
-    '    echo a',
-    '',
-    '### B: ui',
-    '- **depends_on**: [A]',
-    '- **prompt**: |',
-    '    echo b',
-    '',
-    '### C: cache',
-    '- **depends_on**: []',
-    '- **prompt**: |',
-    '    echo c',
-    '',
-    '## Execution State',
-    '',
-    '| Agent | Status | Agent ID | Duration | Notes |',
-    '|-------|--------|----------|----------|-------|',
-    rowA,
-    '| B | pending | — | — | blocked by: A (awaiting review) |',
-    rowC,
-    '',
-    'Started: 2026-03-01T10:00:00Z',
-    'Last updated: 2026-03-01T10:05:00Z',
-    ''
-  ].join('\n')
+  reviewPlan({
+    front: ['review: false'],
+    agents: [{id: 'A', name: 'api', review: 'true'}, {id: 'B', name: 'ui', deps: ['A']}, {id: 'C', name: 'cache'}],
+    rows: [rowA, '| B | pending | — | — | blocked by: A (awaiting review) |', rowC]
+  })
 
 const waiting = '| A | awaiting_review | a-1 | 12s | result: added the route; review: waiting |'
 

@@ -26,6 +26,16 @@ function world(options: {git?: boolean; rows?: Map<string, RowState>} = {}) {
   return {sim, spawns, checks, settle, status, notes}
 }
 
+/** A launched, completed and checked: awaiting review, the run still looking at the file (it has not ended). */
+function untilAwaiting(w: ReturnType<typeof world>): void {
+  w.sim.dispatch({type: 'start'})
+  w.settle()
+  w.sim.exit(0, 'success')
+  w.sim.completeWrite(true)
+  w.sim.completeCheck(0, false)
+  w.sim.completeWrite(true)
+}
+
 describe('a review gate in the executor', () => {
   it('holds the completed work unmerged, awaiting review, and starts nothing on it; the run ends', () => {
     const w = world()
@@ -47,12 +57,7 @@ describe('a review gate in the executor', () => {
 
   it('on approval merges the held work first, then starts the dependant; the row records it', () => {
     const w = world()
-    w.sim.dispatch({type: 'start'})
-    w.settle()
-    w.sim.exit(0, 'success')
-    w.sim.completeWrite(true)
-    w.sim.completeCheck(0, false)
-    w.sim.completeWrite(true)
+    untilAwaiting(w)
     expect(w.status('A')).toBe('awaiting_review')
     // A person approves while the run goes on: the run merges A's work before B may start.
     expect(w.sim.review(0, true)).toBe(true)
@@ -74,12 +79,7 @@ describe('a review gate in the executor', () => {
 
   it('on rejection runs the agent again, resuming its session with the note, and uses no attempt', () => {
     const w = world()
-    w.sim.dispatch({type: 'start'})
-    w.settle()
-    w.sim.exit(0, 'success')
-    w.sim.completeWrite(true)
-    w.sim.completeCheck(0, false)
-    w.sim.completeWrite(true)
+    untilAwaiting(w)
     // Sent back while the run still looks at the file (its last look before it ends).
     expect(w.sim.review(0, false)).toBe(true)
     w.settle()

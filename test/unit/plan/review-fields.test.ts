@@ -4,39 +4,10 @@ import {checkPlan} from '../../../src/plan/check-plan.js'
 import {reviewGate, reviewValue} from '../../../src/plan/review-gate.js'
 import {readReviewNote} from '../../../src/plan/review-note.js'
 import {tableStatuses} from '../../../src/plan/table-statuses.js'
+import {reviewPlan} from '../../helpers/review-plan.js'
 
-const plan = (front: string, fields: Record<string, string>, rows = '| A | pending | | | |\n| B | pending | | | |') =>
-  [
-    '---',
-    'runner: shell',
-    front,
-    '---',
-    '',
-    '# Parallel Plan: gated',
-    '',
-    '## Agents',
-    '',
-    '### A: first',
-    '- **depends_on**: []',
-    ...(fields.A ? [`- **review**: ${fields.A}`] : []),
-    '- **prompt**: |',
-    '    echo a',
-    '',
-    '### B: second',
-    '- **depends_on**: [A]',
-    ...(fields.B ? [`- **Review**: ${fields.B}`] : []),
-    '- **prompt**: |',
-    '    echo b',
-    '',
-    '## Execution State',
-    '',
-    '| Agent | Status | Agent ID | Duration | Notes |',
-    '|-------|--------|----------|----------|-------|',
-    rows,
-    ''
-  ]
-    .filter((line) => line !== '')
-    .join('\n')
+const plan = (front: string, fields: Record<string, string>, rows = ['| A | pending | | | |', '| B | pending | | | |']) =>
+  reviewPlan({front: front ? [front] : [], agents: [{id: 'A', name: 'first', review: fields.A}, {id: 'B', name: 'second', deps: ['A'], review: fields.B}], rows})
 
 describe('review gates in the plan', () => {
   it('reads an agent field, and front matter for every agent; an agent\'s own value wins', () => {
@@ -54,12 +25,12 @@ describe('review gates in the plan', () => {
     const errors = checkPlan(bad).filter((d) => d.severity === 'error')
     expect(errors.map((d) => [d.rule, d.reason, d.place && 'line' in d.place ? `${d.place.line}:${d.place.column}` : ''])).toEqual([
       ['invalid-setting', 'front matter `review` must be `true` or `false`', '3:1'],
-      ['invalid-review', '`review` of agent B must be `true` or `false`, not `maybe later`', '13:15']
+      ['invalid-review', '`review` of agent B must be `true` or `false`, not `maybe later`', '17:15']
     ])
   })
 
   it('reads `awaiting_review` and `awaiting review` (any case) as the one status', () => {
-    const read = parsePlan(plan('', {}, '| A | Awaiting Review | | | review: waiting |\n| B | awaiting_review | | | |'), 'plan.md')
+    const read = parsePlan(plan('', {}, ['| A | Awaiting Review | | | review: waiting |', '| B | awaiting_review | | | |']), 'plan.md')
     expect([...tableStatuses(read).values()]).toEqual(['awaiting_review', 'awaiting_review'])
     expect(checkPlan(read).filter((d) => d.rule === 'unknown-status')).toEqual([])
   })

@@ -5,39 +5,10 @@ import {describe, expect, it} from 'vitest'
 import {applyReview} from '../../../src/store/apply-review.js'
 import {reviewRow} from '../../../src/store/review-row.js'
 import type {RowState} from '../../../src/store/table-state.js'
+import {reviewPlan} from '../../helpers/review-plan.js'
 
 const text = (rowA: string) =>
-  [
-    '---',
-    'runner: shell',
-    '---',
-    '',
-    '# Parallel Plan: gated',
-    '',
-    '## Agents',
-    '',
-    '### A: first',
-    '- **depends_on**: []',
-    '- **review**: true',
-    '- **prompt**: |',
-    '    echo a',
-    '',
-    '### B: second',
-    '- **depends_on**: [A]',
-    '- **prompt**: |',
-    '    echo b',
-    '',
-    '## Execution State',
-    '',
-    '| Agent | Status | Agent ID | Duration | Notes |',
-    '|-------|--------|----------|----------|-------|',
-    rowA,
-    '| B | pending | — | — | blocked by: A (awaiting review) |',
-    '',
-    'Started: 2026-03-01T10:00:00Z',
-    'Last updated: 2026-03-01T10:05:00Z',
-    ''
-  ].join('\n')
+  reviewPlan({agents: [{id: 'A', name: 'first', review: 'true'}, {id: 'B', name: 'second', deps: ['A']}], rows: [rowA, '| B | pending | — | — | blocked by: A (awaiting review) |']})
 
 const waiting = '| A | awaiting_review | sh-1a2b3c4d | 12s | base: 1a2b3c4; result: added the route; review: waiting |'
 
