@@ -129,13 +129,15 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   // A row left in_progress by a run that died is resumed through the runner when it can.
   const orphaned = previous.status === 'in_progress' && (previous.agentId !== '' || place.reattach !== undefined)
   // Its work sent back by a person (docs/review.md): the note goes to it as an answer does, its session resumed.
-  const review = previous.status === 'pending' ? reviewRejection(previous.notes) : undefined
+  // A retry after the rerun failed still gets the note, after what failed (its session is not resumed then).
+  const review = previous.status === 'pending' || previous.status === 'failed' ? reviewRejection(previous.notes) : undefined
+  const rejected = review !== undefined && previous.status === 'pending'
   // A session lives on the machine it ran on: placed elsewhere (its host lost, or no longer in the pool), it starts anew.
   const home = sessionHost(previous)
   const here = home === undefined || home === place.host
   const resumeSession =
-    config.canResume(id) && previous.agentId !== '' && here && (orphaned || answer !== undefined || review !== undefined) ? previous.agentId : undefined
-  const resumeKind: ResumeKind = orphaned ? 'orphan' : review !== undefined ? 'review' : resume
+    config.canResume(id) && previous.agentId !== '' && here && (orphaned || answer !== undefined || rejected) ? previous.agentId : undefined
+  const resumeKind: ResumeKind = orphaned ? 'orphan' : rejected ? 'review' : resume
   let notes = previous.notes
   // It goes on in the folder its session was made in, with the work left there; elsewhere, in a folder of its own.
   const work = here ? notes.work?.key : undefined

@@ -116,6 +116,7 @@ const earlierRows = fc.array(
     ['failed', 'x-4', 'attempt 1: a; attempt 2: b'],
     ['needs_input', 'x-5', 'question: which?'],
     ['awaiting_review', 'x-6', 'result: done; review: waiting'],
+    ['awaiting_review', 'x-9', 'review: waiting'],
     ['completed', 'x-7', 'review: waiting'],
     ['pending', 'x-8', 'review: rejected: use tabs']
   ),

@@ -97,6 +97,20 @@ describe('a review gate in the executor', () => {
     expect(w.sim.violations).toEqual([])
   })
 
+  it('a retry after the rerun failed still carries the note, after what failed', () => {
+    const rows = new Map<string, RowState>([['A', {status: 'pending', agentId: 'x-1', duration: '5s', notes: 'review: rejected: use tabs', extra: {}}]])
+    const w = world({rows})
+    w.sim.dispatch({type: 'start'})
+    w.settle()
+    w.sim.exit(0, 'fail')
+    w.settle()
+    expect(w.spawns.map((s) => [s.attempt, s.resumeKind, s.review, s.retry?.previousFailure])).toEqual([
+      [1, 'review', 'use tabs', undefined],
+      [2, 'retry', 'use tabs', 'tests failed']
+    ])
+    expect(w.spawns[1]!.resumeSession).toBeUndefined()
+  })
+
   it('acts on a rejection written while no run was going on: the next run sends the note', () => {
     const rows = new Map<string, RowState>([['A', {status: 'pending', agentId: 'x-1', duration: '5s', notes: 'result: done; review: rejected: use tabs', extra: {}}]])
     const w = world({rows})
