@@ -20,6 +20,10 @@ export type RunEvent = Base &
     | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number; tokens?: number}
     | {type: 'failed'; agent: string; agentId?: string; attempt: number; durationMs: number; reason: string; willRetry: boolean}
     | {type: 'question'; agent: string; agentId?: string; question: string}
+    /** It completed and its work waits for a person's review (its `review:` gate): `mdplan review` approves or rejects it. */
+    | {type: 'awaiting-review'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string}
+    /** A person approved its work, and it is merged (or committed) now: its dependants may start. */
+    | {type: 'approved'; agent: string}
     | {type: 'blocked'; agent: string; by: string[]}
     /** `untilMs`: epoch milliseconds when launches resume; `account`: only that account's (a usage limit), else all. */
     | {type: 'paused'; reason: string; untilMs: number; account?: string}

@@ -24,7 +24,7 @@
     return data
   }
   const say = (text) => ($('message').textContent = text)
-  const statusClass = (status) => (['pending', 'in_progress', 'completed', 'failed', 'needs_input'].includes(status) ? status : 'held')
+  const statusClass = (status) => (['pending', 'in_progress', 'completed', 'failed', 'needs_input', 'awaiting_review'].includes(status) ? status : status.toLowerCase() === 'awaiting review' ? 'awaiting_review' : 'held')
   const ago = (since) => {
     if (!since) return ''
     const s = Math.max(0, Math.round((Date.now() - since) / 1000))
@@ -112,7 +112,7 @@
           el('td', {'data-label': 'Runner'}, a.runner),
           el('td', {'data-label': 'Host'}, [a.host, a.job].filter(Boolean).join(' ')),
           el('td', {'data-label': 'Try'}, a.attempt ? String(a.attempt) : ''),
-          el('td', {'data-label': 'Note'}, a.line)
+          el('td', {'data-label': 'Note'}, a.line, ...(a.review ? [' ', reviewButton(a.id, 'approve', 'Approve'), ' ', reviewButton(a.id, 'reject', 'Reject…')] : []))
         )
       )
     )
@@ -156,6 +156,40 @@
     }
   }
 
+  // A row awaiting review: approve at once, or open the agent to write the note a rejection sends back.
+  function reviewButton(agent, decision, label) {
+    const act = (event) => {
+      event.stopPropagation()
+      if (decision === 'approve') return void review(agent, 'approve')
+      openAgent(agent)
+      const note = document.querySelector('#detail-edits input[data-review-note]')
+      if (note) note.focus()
+    }
+    return el('button', {type: 'button', class: 'review', 'data-review': decision, onclick: act}, label)
+  }
+
+  // What `mdplan review` does: the same hand edit, through the same code on the server.
+  async function review(agent, decision, note) {
+    try {
+      await api('/api/review', {plan: state.plan, agent, decision, ...(decision === 'reject' ? {note} : {})})
+      $('message').textContent = ''
+      await refresh()
+    } catch (error) {
+      say(`${agent}: ${error.message}`)
+    }
+  }
+
+  function reviewForm(a) {
+    const kept = document.querySelector(`#detail-edits input[data-review-note="${CSS.escape(a.id)}"]`)
+    const input = el('input', {type: 'text', placeholder: 'What to change (sent to the agent)', 'aria-label': `Review note for ${a.id}`, 'data-review-note': a.id})
+    if (kept) input.value = kept.value
+    return el('form', {class: 'review-form', onsubmit: (event) => (event.preventDefault(), review(a.id, 'reject', input.value))},
+      el('button', {type: 'button', 'data-review': 'approve', onclick: () => review(a.id, 'approve')}, 'Approve'),
+      input,
+      el('button', {type: 'submit', 'data-review': 'reject'}, 'Reject')
+    )
+  }
+
   function openAgent(id) {
     state.agent = id
     state.attempt = null
@@ -172,7 +206,8 @@
     $('detail-title').textContent = `${a.id}: ${a.name} (${a.status})`
     $('detail-notes').textContent = a.notes
     const labels = {requeue: 'Re-queue', retry: 'Retry', skip: 'Skip'}
-    $('detail-edits').replaceChildren(...a.edits.map((kind) => el('button', {type: 'button', 'data-edit': kind, onclick: () => edit(a.id, kind)}, labels[kind])))
+    const edits = a.edits.map((kind) => el('button', {type: 'button', 'data-edit': kind, onclick: () => edit(a.id, kind)}, labels[kind]))
+    $('detail-edits').replaceChildren(...(a.review ? [reviewForm(a)] : []), ...edits)
   }
 
   async function pollLog() {

@@ -3,6 +3,7 @@ import {getNote} from '../plan/notes.js'
 import {parseJobNote} from '../hosts/job-key.js'
 import {formatDuration} from '../util/format-duration.js'
 import {plural} from '../util/plural.js'
+import {shellWord} from '../util/shell-word.js'
 
 /** The text view of `mdplan status`: plain lines, no colour, readable in a pipe. */
 export function formatStatus(status: PlanStatus): string {
@@ -26,6 +27,10 @@ export function formatStatus(status: PlanStatus): string {
     lines.push(`In progress:   ${running.join(', ')}`)
   }
   for (const entry of status.needsInput) lines.push(`Needs input:   ${entry.id}${entry.question ? ` — ${entry.question}` : ''}`)
+  for (const entry of status.awaitingReview) lines.push(`Needs review:  ${entry.id}${entry.result ? ` — ${entry.result}` : ''}`)
+  // What needs a person, and the commands that give it.
+  const needs = [...status.needsInput.map((entry) => `mdplan answer ${shellWord(status.file)} ${entry.id} "…"`), ...status.awaitingReview.map((entry) => `mdplan review ${shellWord(status.file)} ${entry.id} --approve (or --reject "why")`)]
+  if (needs.length > 0) lines.push(`Needs you:     ${needs.join('; ')}`)
   for (const entry of status.failed) lines.push(`Failed:        ${entry.id}${entry.notes ? ` — ${entry.notes}` : ''}`)
   if (status.blocked.length > 0) {
     lines.push('Blocked:')

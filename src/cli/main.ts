@@ -10,6 +10,7 @@ const commands: CommandTable = {
   validate: readCommands.validate!,
   status: readCommands.status!,
   answer: async () => (await import('./commands/answer.js')).registerAnswer,
+  review: async () => (await import('./commands/review.js')).registerReview,
   graph: readCommands.graph!,
   report: async () => (await import('./commands/report.js')).registerReport,
   init: async () => (await import('./commands/init.js')).registerInit,

@@ -30,6 +30,9 @@ export function checkInvariants(state: ExecState, config: ExecConfig): void {
     for (const attempt of state.attempts.values()) if (attempt.host !== undefined) perHost.set(attempt.host, (perHost.get(attempt.host) ?? 0) + 1)
     for (const [host, count] of perHost) if (count > config.hosts.slots(host)) fail(`${count} attempts on host ${host}, over its ${config.hosts.slots(host)} slots`)
   }
+  // An approved agent's held work is being merged: no attempt of it runs meanwhile, and the run does not end before it is in.
+  for (const id of state.approving) if (state.attempts.has(id)) fail(`${id} runs while its approved work is being merged`)
+  if (state.finished && state.approving.size > 0) fail('finished while approved work was being merged')
   if (state.finished && state.attempts.size > 0) fail('finished with attempts alive')
   if (state.finished && state.write.inflight) fail('finished with a write under way')
 }

@@ -24,7 +24,7 @@ export async function checkWork(input: {
   const checked = {type: 'checked', agent: effect.agent, attempt: effect.attempt} as const
   const lost = input.lock?.check()
   if (lost) return [{type: 'lock-lost', reason: lost.message}, {...checked, notes: {}, warnings: [], unchecked: 'the run lock was lost'}]
-  const work = effect.job && hosts ? gitWrite(git, () => hosts.check(agent, effect.job!, effect.succeeded)) : git!.afterCompletion(agent, effect.succeeded, input.endedAt)
+  const work = effect.job && hosts ? gitWrite(git, () => hosts.check(agent, effect.job!, effect.succeeded)) : git!.afterCompletion(agent, effect.succeeded, input.endedAt, effect.hold === true)
   const result = await work.catch((error: unknown) => ({
     notes: {},
     warnings: [`git: could not check the work of ${effect.agent}: ${error instanceof Error ? error.message : String(error)}`],

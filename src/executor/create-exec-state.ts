@@ -45,6 +45,7 @@ export function createExecState(input: {
     answered: new Map(),
     filesCreated: new Set(),
     questionsPending: new Set(),
+    approving: new Set(),
     discoveries: [],
     stopping: false,
     failFastTripped: false,

@@ -43,6 +43,11 @@ export interface ExecConfig {
    */
   localJobs?: LocalJobsConfig
   /**
+   * Whether an agent's work waits for a person's review when it completes (its `review:`, or the front
+   * matter's): it is held, unmerged, its row `awaiting_review`, until a person approves it. Absent: never.
+   */
+  review?: (agent: Agent) => boolean
+  /**
    * Why an agent's current definition cannot be placed in this run (its `host` names a host the run does not
    * have): it is held, never launched, until a save fixes it. Absent: every definition can be placed.
    */

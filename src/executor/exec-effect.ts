@@ -31,13 +31,17 @@ export type ExecEffect =
       agentId?: string
       retry?: {previousFailure: string; checkpoint?: string}
       answer?: OpenQuestion
+      /** The note a person sent its work back with: it goes to the agent as an answer does. */
+      review?: string
       discoveries: Array<{agent: string; text: string}>
       job?: JobRef
     }
   /** End an attempt's process tree; `detach`: a remote job is only no longer followed, left running (a lost lock). */
   | {type: 'kill'; agent: string; detach?: boolean}
-  /** Check what an attempt changed; commit or merge its work. Answered by `checked`. */
-  | {type: 'check'; agent: string; attempt: number; succeeded: boolean; job?: JobRef}
+  /** Check what an attempt changed; commit or merge its work (`hold`: keep it unmerged, for a person's review). Answered by `checked`. */
+  | {type: 'check'; agent: string; attempt: number; succeeded: boolean; hold?: boolean; job?: JobRef}
+  /** Merge or commit the held work of an agent a person approved. Answered by `approved`. */
+  | {type: 'approve'; agent: string}
   /** Forget an attempt's git snapshot (it ended without a check). */
   | {type: 'abandon'; agent: string}
   /** Add or replace the agent's entry under `## Open Questions`. Answered by `question-written`. */

@@ -35,6 +35,8 @@ export type ExecEvent = {
   /** `unchecked`: why the work was not looked at (a lost lock): the attempt ends as an interrupted one. */
   | {type: 'checked'; agent: string; attempt: number; notes: NotePatch; warnings: string[]; fail?: string; unchecked?: string}
   | {type: 'question-written'; agent: string; error?: string}
+  /** The held work of an approved agent is merged or committed (`fail`: it could not be; `unchecked`: not looked at, a lost lock). */
+  | {type: 'approved'; agent: string; notes: NotePatch; warnings: string[]; fail?: string; unchecked?: string}
   /** The file changed under mdplan (a person's save): merge it with a write. */
   | {type: 'file-changed'}
   /** The agents' definitions were edited during the run (new agents, prompts, dependencies). */

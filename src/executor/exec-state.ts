@@ -19,7 +19,7 @@ import type {AssessmentCache} from '../schedule/assessment-cache.js'
  */
 export type Phase = 'recording' | 'preparing' | 'running' | 'checking'
 
-export type ResumeKind = 'fresh' | 'retry' | 'answer' | 'orphan'
+export type ResumeKind = 'fresh' | 'retry' | 'answer' | 'orphan' | 'review'
 
 export interface Attempt {
   agent: string
@@ -39,6 +39,10 @@ export interface Attempt {
   previous: ExecRow
   /** The answered question this attempt resumes with. */
   answer?: OpenQuestion
+  /** The note a person sent the agent's work back with (`review: rejected: <note>`): this attempt goes on with it. */
+  review?: string
+  /** Its work is held for a person's review when it completes (decided when its process ends: the check holds it). */
+  held?: boolean
   /** The process result, while its git check runs. */
   result?: RunResult
   /** When its job ended by the job's own record, when that was before this run found it (a collected job): its Duration ends there. */
@@ -134,6 +138,11 @@ export interface ExecState {
   answered: Map<string, OpenQuestion>
   /** Agents whose `creates` files all exist (their soft dependants may start). */
   filesCreated: ReadonlySet<string>
+  /**
+   * Agents a person approved (their row set to `completed` while their work was held for review) whose work is
+   * being merged or committed now: their dependants wait until it is in (docs/review.md).
+   */
+  approving: Set<string>
   /** Questions whose `## Open Questions` entry is being written. */
   questionsPending: Set<string>
   discoveries: Array<{agent: string; text: string}>

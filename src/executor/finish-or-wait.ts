@@ -15,7 +15,7 @@ export const repairWindowMs = 60_000
  */
 export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, Assessment> | undefined): void {
   const {state} = ctx
-  if (state.attempts.size > 0 || state.write.inflight || state.questionsPending.size > 0) return
+  if (state.attempts.size > 0 || state.write.inflight || state.questionsPending.size > 0 || state.approving.size > 0) return
   // Nothing lives: an event that ran no pass still must not finish with agents ready.
   const known = assessments ?? (state.stopping ? undefined : assess(ctx))
   const ready = known !== undefined && anyReady(known)

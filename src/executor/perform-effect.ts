@@ -6,6 +6,7 @@ import type {Input} from './exec-event.js'
 import {messageOf, remote, type Driver} from './driver.js'
 import {armTimer} from './arm-timer.js'
 import {checkWork} from './check-work.js'
+import {approveWork} from './approve-work.js'
 import {startAgent} from './start-agent.js'
 
 type Effect<T extends ExecEffect['type']> = Extract<ExecEffect, {type: T}>
@@ -22,6 +23,11 @@ const performers: {[T in ExecEffect['type']]: Performer<T>} = {
     const {input} = driver
     const agent = driver.state().byId.get(effect.agent)!
     driver.later(() => checkWork({effect: effect.job && !remote(effect.job) ? {...effect, job: undefined} : effect, agent, git: input.git, hosts: input.hosts, endedAt: driver.endedAt.get(effect.agent), lock: input.lock}))
+  },
+  approve: (driver, effect) => {
+    const {input} = driver
+    const agent = driver.state().byId.get(effect.agent)!
+    driver.later(() => approveWork({agent, git: input.git, lock: input.lock}))
   },
   abandon: (driver, effect) => {
     const agent = driver.state().byId.get(effect.agent)

@@ -6,7 +6,8 @@ import type {Attempt, ResumeKind} from './exec-state.js'
 import {attemptNumber} from './attempt-number.js'
 import {placeAttempt, sessionHost, type Placement} from './place-attempt.js'
 import {endWaits} from './account-waits.js'
-import {withNotes, type RowNotes} from './row-notes.js'
+import {renderNotes, withNotes, type RowNotes} from './row-notes.js'
+import {readReviewNote} from '../plan/review-note.js'
 import {emit, isoSeconds, row, setRow, setRowNotes, type StepContext} from './step-context.js'
 
 /**
@@ -40,7 +41,8 @@ function assessed(ctx: StepContext): AssessmentCache {
     {
       agents: state.agents,
       status: {get: (id) => rows.get(id)?.status},
-      running: state.attempts,
+      // An approved agent whose held work is being merged is not done yet: its dependants wait for the merge.
+      running: {has: (id) => state.attempts.has(id) || state.approving.has(id)},
       // Only a failed row's attempts decide anything (retry or give up): no other row's notes are read.
       attemptsUsed: {get: (id) => failuresOf(row(ctx, id).notes)},
       attemptLimit: (id) => attemptLimit(ctx, id),
@@ -50,7 +52,7 @@ function assessed(ctx: StepContext): AssessmentCache {
       // Read from the definitions, which a new cache comes with: an edit that fixes the host lifts the hold.
       unplaced: {has: (id) => ctx.config.unplaceable?.(state.byId.get(id)!) !== undefined}
     },
-    {inputs: (id) => ({row: rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
+    {inputs: (id) => ({row: rows.get(id), running: state.attempts.has(id) || state.approving.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
   )
   state.assessed = cache
   return cache
@@ -126,12 +128,16 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   const answer = resume === 'answer' ? state.answered.get(id) : undefined
   // A row left in_progress by a run that died is resumed through the runner when it can.
   const orphaned = previous.status === 'in_progress' && (previous.agentId !== '' || place.reattach !== undefined)
+  // Its work sent back by a person (docs/review.md): the note goes to it as an answer does, its session resumed.
+  // A retry after the rerun failed still gets the note, after what failed (its session is not resumed then).
+  const review = previous.status === 'pending' || previous.status === 'failed' ? reviewRejection(previous.notes) : undefined
+  const rejected = review !== undefined && previous.status === 'pending'
   // A session lives on the machine it ran on: placed elsewhere (its host lost, or no longer in the pool), it starts anew.
   const home = sessionHost(previous)
   const here = home === undefined || home === place.host
   const resumeSession =
-    config.canResume(id) && previous.agentId !== '' && here && (orphaned || answer !== undefined) ? previous.agentId : undefined
-  const resumeKind: ResumeKind = orphaned ? 'orphan' : resume
+    config.canResume(id) && previous.agentId !== '' && here && (orphaned || answer !== undefined || rejected) ? previous.agentId : undefined
+  const resumeKind: ResumeKind = orphaned ? 'orphan' : rejected ? 'review' : resume
   let notes = previous.notes
   // It goes on in the folder its session was made in, with the work left there; elsewhere, in a folder of its own.
   const work = here ? notes.work?.key : undefined
@@ -163,6 +169,7 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     resumeKind,
     previous,
     answer,
+    ...(review !== undefined ? {review} : {}),
     killed: false,
     slots,
     ...(config.hosts ? {host: place.host} : {}),
@@ -183,4 +190,11 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
 /** When the job a rerun goes back to was launched, if known. */
 function launchedAt(ctx: StepContext, key: string, remote: boolean): number | undefined {
   return remote ? ctx.config.hosts?.launchedAt?.(key) : ctx.config.localJobs?.launchedAt?.(key)
+}
+
+/** The note a person sent an agent's work back with (`review: rejected: <note>`), or undefined. */
+function reviewRejection(notes: RowNotes): string | undefined {
+  if (notes.review === undefined) return undefined
+  const review = readReviewNote(renderNotes(notes))
+  return review?.state === 'rejected' ? review.note : undefined
 }

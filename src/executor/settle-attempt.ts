@@ -177,7 +177,11 @@ function complete(end: Ending, outcome: Outcome): void {
   // Notes that only mean something until the agent completes.
   let notes = withNotes(end.notes, {blockedBy: undefined, softBlockedBy: undefined, question: undefined, relaunched: undefined, paused: undefined})
   if (outcome.note) notes = withNotes(notes, {result: outcome.note})
-  setRow(ctx, attempt.agent, {status: 'completed', agentId: end.keepId, duration: formatDuration(durationMs), notes})
+  // A review gate (docs/review.md): its work is held, unmerged, until a person approves it; the note says so, last.
+  notes = withNotes(notes, {review: attempt.held ? 'waiting' : undefined})
+  const status = attempt.held ? 'awaiting_review' : 'completed'
+  setRow(ctx, attempt.agent, {status, agentId: end.keepId, duration: formatDuration(durationMs), notes})
+  if (attempt.held) return emit(ctx, {type: 'awaiting-review', agent: attempt.agent, agentId: end.agentId, attempt: attempt.attempt, durationMs, note: outcome.note})
   const tokens = spentTokens(end.result.usage)
   emit(ctx, {type: 'completed', agent: attempt.agent, agentId: end.agentId, attempt: attempt.attempt, durationMs, note: outcome.note, costUsd: end.result.costUsd, ...(tokens !== undefined ? {tokens} : {})})
 }

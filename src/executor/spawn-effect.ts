@@ -33,6 +33,7 @@ export function spawnEffect(ctx: StepContext, attempt: Attempt, cwd: string): Ex
     agentId: attempt.resumeSession === undefined ? attempt.sessionId : undefined,
     retry,
     answer: attempt.answer,
+    ...(attempt.review !== undefined ? {review: attempt.review} : {}),
     discoveries: state.discoveries.filter((d) => dependsOnTransitively(state.byId, id, d.agent)),
     ...(job ? {job} : {})
   }

@@ -25,6 +25,7 @@ export async function startAgent(driver: Driver, effect: Spawn, onCollected: (en
     answer: effect.answer
       ? {question: effect.answer.question, resumeState: effect.answer.resumeState, answer: effect.answer.answer ?? '', options: effect.answer.options}
       : undefined,
+    ...(effect.review !== undefined ? {review: effect.review} : {}),
     resuming: effect.resumeSession !== undefined,
     resumeInterrupted: effect.resumeKind === 'orphan' && effect.resumeSession !== undefined
   })

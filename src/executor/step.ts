@@ -13,10 +13,9 @@ import {attemptOf, emit, row, seeAttempt, setRow, setRowNotes, undoLaunch, warn,
 import {spawnEffect} from './spawn-effect.js'
 import {jobField} from './place-attempt.js'
 import {writeDone} from './write-done.js'
+import {writeFailed} from './write-failed.js'
+import {approved, startApprovals} from './review-step.js'
 import {agentWaits} from './account-waits.js'
-
-/** How soon a failed write is tried again. */
-export const writeRetryMs = 2_000
 
 export interface StepResult {
   state: ExecState
@@ -81,6 +80,8 @@ function handle(ctx: StepContext, event: ExecEvent): void {
     case 'files':
     case 'tick':
       if (event.type === 'files') state.filesCreated = event.created
+      // Approvals a person made while no run was going on: the held work is merged before anything else.
+      if (event.type === 'start') startApprovals(ctx, state.order)
       // A timer or a poll may retry a write that failed (a repaired table, freed disk space).
       ctx.retryWrite = true
       return
@@ -102,6 +103,8 @@ function handle(ctx: StepContext, event: ExecEvent): void {
       return exited(ctx, event)
     case 'checked':
       return checked(ctx, event)
+    case 'approved':
+      return approved(ctx, event)
     case 'question-written':
       state.questionsPending.delete(event.agent)
       if (event.error) warn(ctx, `could not write the question of ${event.agent}: ${event.error}`)
@@ -172,9 +175,12 @@ function exited(ctx: StepContext, event: EventOf<'exited'>): void {
   attempt.result = result
   // A lost host's result is never collected: a late one from its key is not merged (fencing by key).
   if (result.hostLost) state.hostsLost.add(result.hostLost)
+  const definition = state.byId.get(attempt.agent)
+  // Decided once, here: the check keeps the work unmerged exactly when the attempt settles as awaiting review.
+  attempt.held = outcome.kind === 'completed' && definition !== undefined && ctx.config.review?.(definition) === true
   if (ctx.config.git && !outcome.rateLimited && !outcome.transient && !outcome.unknownSession && !result.hostLost && !result.notStarted) {
     attempt.phase = 'checking'
-    ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed', ...jobField(attempt)})
+    ctx.effects.push({type: 'check', agent: attempt.agent, attempt: attempt.attempt, succeeded: outcome.kind === 'completed', ...(attempt.held ? {hold: true} : {}), ...jobField(attempt)})
     return
   }
   if (ctx.config.git) ctx.effects.push({type: 'abandon', agent: attempt.agent})
@@ -244,25 +250,6 @@ function stop(ctx: StepContext): void {
     const detach = state.lockLost !== undefined && attempt.key !== undefined
     ctx.effects.push({type: 'kill', agent: attempt.agent, ...(detach ? {detach} : {})})
   }
-}
-
-function writeFailed(ctx: StepContext, seq: number, error: string, repairable: boolean): void {
-  const {state} = ctx
-  state.write.inflight = false
-  if (state.write.failed === undefined) {
-    warn(ctx, `cannot write ${error}; no new agents will launch${repairable ? ' until it is repaired' : ''}`)
-    if (repairable) state.write.failedSince = ctx.now
-  }
-  state.write.failed = error
-  // A damaged table no longer says what earlier writes recorded: every row the run knows is unrecorded now.
-  if (repairable) state.write.unreadable = true
-  // Try again soon: a person repairing the table, or a disk with room again, lets the run go on.
-  ctx.effects.push({type: 'timer', at: ctx.now + writeRetryMs})
-  // Not on disk, so not launched: the next run would not know they ran.
-  for (const attempt of [...state.attempts.values()]) {
-    if (attempt.phase === 'recording' && attempt.recordedBy <= seq) undoLaunch(ctx, attempt)
-  }
-  state.write.dirty = true
 }
 
 function planChanged(ctx: StepContext, agents: ExecState['agents'], priority: ReadonlyMap<string, number>): void {

@@ -6,6 +6,7 @@ import {jobField} from './place-attempt.js'
 import {failuresOf} from './schedule-pass.js'
 import {renderNotes} from './row-notes.js'
 import {emit, row, undoLaunch, warn, type StepContext} from './step-context.js'
+import {startApprovals} from './review-step.js'
 
 /**
  * A write reached the disk: adopt what it merged of a person's edits, report them, and move the
@@ -52,6 +53,8 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult, he
       state.finalLook = 'none'
     }
   }
+  // A person approved a held agent (its Status set to completed): its work is merged before its dependants start.
+  startApprovals(ctx, approvals(result, notTaken))
   for (const conflict of result.conflicts) {
     warn(ctx, `${conflict.agent}: ${conflict.column} was edited by hand while mdplan changed it; kept ${conflict.winner === 'person' ? 'the edit' : "mdplan's value"}`)
   }
@@ -72,4 +75,11 @@ export function writeDone(ctx: StepContext, seq: number, result: WriteResult, he
     // Git and the hosts read the row's Notes as the file has them (`base:`).
     ctx.effects.push({type: 'prepare', agent: attempt.agent, attempt: attempt.attempt, notes: renderNotes(row(ctx, attempt.agent).notes), earlier, ...jobField(attempt)})
   }
+}
+
+/** The agents whose Status a person's save set to completed (and the run took): approvals, when their work is held. */
+function approvals(result: WriteResult, notTaken: ReadonlySet<string>): string[] {
+  return result.humanEdits
+    .filter((edit) => edit.agent !== '' && edit.column.toLowerCase() === 'status' && edit.to.trim().toLowerCase() === 'completed' && !notTaken.has(`${edit.agent}\u0000${edit.column}`))
+    .map((edit) => edit.agent)
 }

@@ -1,6 +1,5 @@
 import type {Agent} from '../plan/types.js'
-import {ownersOf} from './ownership-map.js'
-import {runGit, splitNul} from './run-git.js'
+import {dirtyOwned} from './dirty-owned.js'
 import {changedSince} from './changed-since.js'
 import {attributeChanges} from './attribute-changes.js'
 import {formatScopeNote} from './format-scope-note.js'
@@ -15,7 +14,7 @@ export async function checkShared(
   context: GuardContext,
   agent: Agent,
   entry: ActiveAttempt,
-  check: {succeeded: boolean; endedAt: number | undefined; overlapping: string[]}
+  check: {succeeded: boolean; endedAt: number | undefined; overlapping: string[]; hold?: boolean}
 ): Promise<CompletionGit> {
   const {snapshots} = context
   const {succeeded, endedAt} = check
@@ -35,7 +34,8 @@ export async function checkShared(
   const scope = formatScopeNote(attribution.violations)
   notes.scope = scope
   if (scope && context.strictScope && succeeded) return {notes, warnings, fail: `scope: ${scope}`}
-  const commits = context.commits(agent)
+  // Held for a person's review (docs/review.md): its files stay uncommitted until approval commits them (approveHeld).
+  const commits = context.commits(agent) && check.hold !== true
   // A resumed or retried attempt's snapshot already holds the earlier attempt's work: commit that too.
   const earlier = succeeded && commits && entry.resumed ? await dirtyOwned(context, agent.id) : []
   const paths = [...new Set([...attribution.own, ...earlier])]
@@ -47,14 +47,4 @@ export async function checkShared(
     else if (commit.commit) notes.commit = shortSha(commit.commit)
   }
   return {notes, warnings}
-}
-
-/** The agent's own files that differ from HEAD now. */
-async function dirtyOwned(context: GuardContext, id: string): Promise<string[]> {
-  const {owners} = context
-  const declared = [...owners].filter(([, ids]) => ids.includes(id)).map(([path]) => path)
-  if (declared.length === 0) return []
-  const status = await runGit(context.root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...declared])
-  if (!status.ok) return []
-  return splitNul(status.stdout).map((entry) => entry.slice(3)).filter((path) => path !== '' && ownersOf(path, owners).includes(id))
 }

@@ -9,11 +9,13 @@ import {createGuardContext} from './guard-context.js'
 import {launchInGit} from './launch-in-git.js'
 import {mergeBack} from './merge-back.js'
 import {checkShared} from './check-shared.js'
+import {holdWorktree} from './hold-worktree.js'
+import {approveHeld} from './approve-held.js'
 
 export type {CompletionGit, LaunchGit, NotePatch} from './attempt-git.js'
 
 export interface GitGuard {
-  /** Once, before any launch: remove worktrees a crashed run left (keeping those of agents about to resume). */
+  /** Once, before any launch: remove worktrees a crashed run left (keeping those of agents about to resume, and those holding work for a review). */
   start(resuming: (agent: string) => boolean): Promise<string[]>
   /**
    * `earlier`: an earlier attempt may have left work in the tree, so its files count as this attempt's.
@@ -21,8 +23,13 @@ export interface GitGuard {
    * its base are its own work, not news to warn of.
    */
   beforeLaunch(agent: Agent, notes: string, earlier?: boolean, reattach?: boolean): Promise<LaunchGit>
-  /** `endedAt`: when the agent's process ended (ms); a snapshot started since then can serve its check. */
-  afterCompletion(agent: Agent, succeeded: boolean, endedAt?: number): Promise<CompletionGit>
+  /**
+   * `endedAt`: when the agent's process ended (ms); a snapshot started since then can serve its check.
+   * `hold`: a review gate holds its work (docs/review.md): checked, committed on its branch when isolated, not merged or committed into the tree.
+   */
+  afterCompletion(agent: Agent, succeeded: boolean, endedAt?: number, hold?: boolean): Promise<CompletionGit>
+  /** A person approved the agent's held work: merge or commit it now, as its completion would have. */
+  approve(agent: Agent): Promise<CompletionGit>
   /** Forget an attempt that ended without completing (snapshot, window). */
   abandon(agent: Agent): void
   /** mdplan is about to change the tree outside this guard (a remote job's work merged): call what it returns when done. */
@@ -59,14 +66,14 @@ export async function createGitGuard(input: {
 
     beforeLaunch: (agent, notes, earlier = false, reattach = false) => launchInGit(context, agent, notes, earlier, reattach),
 
-    async afterCompletion(agent, succeeded, endedAt) {
+    async afterCompletion(agent, succeeded, endedAt, hold = false) {
       const entry = active.get(agent.id)
       active.delete(agent.id)
       if (!entry) return {notes: {}, warnings: []}
 
       if (entry.worktree) {
         try {
-          return await mergeBack(context, agent, entry.worktree, succeeded)
+          return succeeded && hold ? await holdWorktree(context, agent, entry.worktree) : await mergeBack(context, agent, entry.worktree, succeeded)
         } finally {
           windows.finished(agent.id)
         }
@@ -76,11 +83,13 @@ export async function createGitGuard(input: {
       // is not taken for the writer of the files the commit brings.
       const overlapping = windows.overlapping(agent.id)
       try {
-        return await checkShared(context, agent, entry, {succeeded, endedAt, overlapping})
+        return await checkShared(context, agent, entry, {succeeded, endedAt, overlapping, hold})
       } finally {
         windows.finished(agent.id)
       }
     },
+
+    approve: (agent) => approveHeld(context, agent),
 
     abandon(agent) {
       const entry = active.get(agent.id)

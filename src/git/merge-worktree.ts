@@ -1,8 +1,7 @@
 import {acrossProcesses, gitMutex, type Mutex} from './git-mutex.js'
-import {headSha} from './head-sha.js'
 import {identityArgs} from './identity-args.js'
 import {mergeBranch} from './merge-branch.js'
-import {gitReason, runGit} from './run-git.js'
+import {commitOnBranch} from './commit-on-branch.js'
 import {withCommitMarker, type CommitMarker} from './with-commit-marker.js'
 
 export interface MergeWorktreeInput {
@@ -58,22 +57,9 @@ async function merge(input: MergeWorktreeInput, own: CommitMarker, main: CommitM
   const identity = await identityArgs(input.root)
   const fail = (reason: string, conflicts: string[] = []): MergeWorktreeResult => ({ok: false, reason, conflicts})
 
-  // An agent that ended on another branch, or on a detached HEAD, left its work there: that is what to merge.
-  const current = await runGit(input.worktree, ['symbolic-ref', '-q', 'HEAD'])
-  if (current.stdout.trim() !== `refs/heads/${input.branch}`) {
-    const moved = await runGit(input.worktree, ['checkout', '-q', '-B', input.branch], {onStart: own.onStart})
-    if (!moved.ok) return fail(gitReason(moved, 'git checkout'))
-  }
-  // In its own worktree everything that changed is the agent's: `add -A` is exact here.
-  const added = await runGit(input.worktree, ['add', '-A'], {onStart: own.onStart})
-  if (!added.ok) return fail(gitReason(added, 'git add'))
-  let workCommit: string | undefined
-  const staged = await runGit(input.worktree, ['diff', '--cached', '--quiet'])
-  if (staged.exitCode === 1) {
-    const committed = await runGit(input.worktree, [...identity, 'commit', '--quiet', '--no-verify', '-m', input.message], {onStart: own.onStart})
-    if (!committed.ok) return fail(gitReason(committed, 'git commit'))
-    workCommit = await headSha(input.worktree)
-  } else if (!staged.ok) return fail(gitReason(staged, 'git diff'))
+  const committed = await commitOnBranch({worktree: input.worktree, branch: input.branch, message: input.message, identity, onStart: own.onStart})
+  if (!committed.ok) return fail(committed.reason)
+  const {workCommit} = committed
 
   const merged = await mergeBranch({root: input.root, branch: input.branch, message: input.message, identity, onStart: main.onStart})
   return merged.ok ? {...merged, ...(workCommit ? {workCommit} : {})} : merged

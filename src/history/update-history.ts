@@ -23,13 +23,14 @@ export interface UpdatedHistory {
 }
 
 /**
- * How a row's status reads in the history. `needs_input` stays `spawned`: the
- * agent's session waits for an answer and will be resumed, so it must not be
+ * How a row's status reads in the history. `needs_input` (and `awaiting_review`) stays `spawned`: the
+ * agent's session waits for an answer (or a review) and will be resumed, so it must not be
  * pruned. `pending` rows have no agent yet and are left out.
  */
 const statusMap: Partial<Record<Status, string>> = {
   in_progress: 'spawned',
   needs_input: 'spawned',
+  awaiting_review: 'spawned',
   completed: 'completed',
   failed: 'failed'
 }

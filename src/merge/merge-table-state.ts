@@ -25,12 +25,15 @@ export interface MergedTable {
  * Three-way merge of the Execution State, row by row against the base:
  * - a row only one side changed takes that side (a row one side deleted
  *   is kept when the other side has it, changed or not: rows are progress);
- * - a row both changed: a `completed` row beats any other status, else the
- *   side whose `Last updated:` is later wins (ours on a tie); Notes are
+ * - a row both changed: a `completed` row beats any other status, an
+ *   `awaiting_review` row (work done, held for a person) beats every status but
+ *   `completed`, else the side whose `Last updated:` is later wins (ours on a
+ *   tie); Notes are
  *   united (every `attempt N:` kept); Agent ID and Duration come with the
  *   winning status;
- * - a row one side moved back to `pending` (a re-queue) while the other
- *   completed it is a conflict: both are someone's intent.
+ * - a row one side moved back to `pending` (a re-queue, or a review's
+ *   rejection) while the other completed it (or approved it) is a conflict:
+ *   both are someone's intent.
  * `Started:` takes the earlier, `Last updated:` the later; `Build:` and
  * `Integration:` follow the one-side rule, else the later side. Pure.
  */
@@ -56,7 +59,7 @@ export function mergeTableState(base: TableSide, ours: TableSide, theirs: TableS
         rows.set(agent, o)
         continue
       }
-      const oursWins = o.status === 'completed' && t.status !== 'completed' ? true : t.status === 'completed' && o.status !== 'completed' ? false : oursLater
+      const oursWins = precedence(o) !== precedence(t) ? precedence(o) > precedence(t) : oursLater
       rows.set(agent, mergeRow(b, oursWins ? o : t, oursWins ? t : o))
     }
   }
@@ -94,6 +97,11 @@ function rowOrder(ours: TableSide, theirs: TableSide): string[] {
     else order.splice(++previous, 0, agent)
   }
   return order
+}
+
+/** Which status wins a row both sides changed: the further along the work is (completed, then held for review), else neither. */
+function precedence(row: RowState): number {
+  return row.status === 'completed' ? 2 : row.status === 'awaiting_review' ? 1 : 0
 }
 
 function mergeRow(base: RowState, winner: RowState, loser: RowState): RowState {

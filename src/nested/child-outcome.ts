@@ -32,6 +32,9 @@ export async function childOutcome(input: {childFile: string; parentFile: string
     const last = attemptsInNotes(table.rows.get(failed.id)!.notes).at(-1)
     return {ok: false, finalText: '', reason: `child ${where}: ${failed.id} failed${last ? ` (attempt ${last.attempt}: ${last.reason})` : ''}`}
   }
+  // A review gate is the child plan's person's to pass: in its own file, then the parent agent is run again.
+  const held = plan.agents.filter((agent) => table.rows.get(agent.id)?.status === 'awaiting_review').map((agent) => agent.id)
+  if (held.length > 0) return {ok: false, finalText: '', reason: `child ${where}: ${held.join(', ')} ${held.length === 1 ? 'awaits' : 'await'} review (mdplan review ${where} ${held[0]} --approve)`}
   for (const key of ['build', 'integration'] as const) {
     if (/^fail/.test(table.meta[key] ?? '')) return {ok: false, finalText: '', reason: `child ${where}: ${key} ${table.meta[key]}`}
   }

@@ -32,6 +32,8 @@ export interface PlanStatus {
   }>
   failed: Array<{id: string; notes: string}>
   needsInput: Array<{id: string; question: string | null}>
+  /** Agents whose work awaits a person's review (their `review:` gate): `mdplan review` approves or rejects it. */
+  awaitingReview: Array<{id: string; result: string | null}>
   /** Longest chain of hard dependencies; `unit` is `ms` when every agent has `estimated_duration`. */
   criticalPath: {agents: string[]; weight: number; unit: 'ms' | 'agents'}
   started: string | null
@@ -80,7 +82,6 @@ export function planStatus(plan: Plan): PlanStatus {
     const value = index === undefined || index < 0 ? undefined : rows.get(id)?.[index]
     return value === undefined || value === '' ? null : value
   }
-
   const counts = Object.fromEntries(statuses.map((status) => [status, 0])) as Record<Status, number>
   const result: PlanStatus = {
     file: plan.file,
@@ -92,6 +93,7 @@ export function planStatus(plan: Plan): PlanStatus {
     blocked: [],
     failed: [],
     needsInput: [],
+    awaitingReview: [],
     criticalPath: criticalPath(plan),
     started: null,
     lastUpdated: null,
@@ -119,6 +121,7 @@ export function planStatus(plan: Plan): PlanStatus {
     }
     else if (state.status === 'failed') result.failed.push({id, notes: notes ?? ''})
     else if (state.status === 'needs_input') result.needsInput.push({id, question: notes === null ? null : (getNote(notes, 'question') ?? null)})
+    else if (state.status === 'awaiting_review') result.awaitingReview.push({id, result: notes === null ? null : (getNote(notes, 'result') ?? null)})
     result.agents.push({
       id,
       name: agent.name,

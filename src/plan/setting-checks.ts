@@ -101,6 +101,13 @@ export const settingChecks = new Map<string, SettingCheck>([
     }
   ],
   [
+    'review',
+    (raw, key) => {
+      if (typeof raw === 'boolean') key.settings.review = raw
+      else key.problem('`true` or `false`')
+    }
+  ],
+  [
     'wait_for_reset',
     (raw, key) => {
       if (typeof raw === 'boolean') key.settings.waitForReset = raw

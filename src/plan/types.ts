@@ -30,7 +30,7 @@ export interface Diagnostic {
   place?: Span | Point
 }
 
-export const statuses = ['pending', 'in_progress', 'completed', 'failed', 'needs_input'] as const
+export const statuses = ['pending', 'in_progress', 'completed', 'failed', 'needs_input', 'awaiting_review'] as const
 export type Status = (typeof statuses)[number]
 
 /** Settings from front matter (command-line flags win over them). */
@@ -50,6 +50,8 @@ export interface Settings {
   maxBudgetUsd?: number
   isolation?: 'worktree' | 'none'
   commit?: boolean
+  /** `review`: every agent's work waits for a person's approval before it is merged and its dependants start (an agent's own `review:` wins). */
+  review?: boolean
   /** `wait_for_reset`: when only a usage limit's reset stands before the next launch, wait for it instead of ending the run. */
   waitForReset?: boolean
   /** `template_data_programs`: programs the plan says take prompt text as data (the template rule lets placeholders reach them), and where it says so. */

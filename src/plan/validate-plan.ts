@@ -3,6 +3,8 @@ import {dependencyClosure} from './dependency-closure.js'
 import {findCycles} from './find-cycles.js'
 import {statuses, type Agent, type Diagnostic, type PathRef, type Plan, type Span} from './types.js'
 import {sortDiagnostics} from './sort-diagnostics.js'
+import {fieldPoint} from './field-point.js'
+import {reviewValue} from './review-gate.js'
 
 type PathKind = 'creates' | 'modifies' | 'deletes'
 
@@ -52,6 +54,13 @@ export function validatePlan(plan: Plan): Diagnostic[] {
         error('missing-prompt', `agent ${agent.id} has no prompt${hint}`, agent.position)
       }
     }
+  }
+
+  for (const agent of plan.agents) {
+    const field = agent.fields.review
+    if (field === undefined || reviewValue(field.value) !== undefined) continue
+    const point = fieldPoint(plan.text, field)
+    out.push({severity: 'error', rule: 'invalid-review', reason: `\`review\` of agent ${agent.id} must be \`true\` or \`false\`, not \`${field.value.trim()}\``, file, place: point})
   }
 
   checkPaths(plan, first, out)

@@ -14,6 +14,7 @@ export const perAgentVariables = [
   'MDPLAN_PREVIOUS_FAILURE',
   'MDPLAN_CHECKPOINT',
   'MDPLAN_ANSWER',
+  'MDPLAN_REVIEW',
   'MDPLAN_RESUME_STATE',
   // The attempt's span (src/trace/): an agent's own child gets its agent's, never the run's parent.
   'TRACEPARENT',

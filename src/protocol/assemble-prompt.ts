@@ -10,6 +10,8 @@ export interface AssemblePromptInput {
   discoveries?: ReadonlyArray<{agent: string; text: string}>
   /** The person's answer to this agent's question. */
   answer?: {question: string; resumeState: string; answer: string; options?: string[]}
+  /** The note a person sent the agent's work back with (a review gate's rejection): given as an answer is. */
+  review?: string
   /**
    * The prompt goes to the agent's existing session (the runner resumes it):
    * send only the follow-up, the session already holds the rest.
@@ -32,8 +34,9 @@ export interface AssemblePromptInput {
  * run, a request to continue.
  */
 export function assemblePrompt(input: AssemblePromptInput): string {
-  const {plan, agent, retry, discoveries, answer, resuming, resumeInterrupted} = input
+  const {plan, agent, retry, discoveries, answer, review, resuming, resumeInterrupted} = input
   if (answer && (resuming || resumeInterrupted)) return answerFollowUp(answer)
+  if (review !== undefined && (resuming || resumeInterrupted)) return reviewFollowUp(review)
   if (resumeInterrupted) return interruptedFollowUp()
 
   const before: string[] = []
@@ -56,6 +59,7 @@ export function assemblePrompt(input: AssemblePromptInput): string {
     after.push(lines.join('\n'))
   }
   if (answer) after.push(answerFollowUp(answer))
+  if (review !== undefined) after.push(reviewFollowUp(review))
 
   const prompt = agent.prompt?.text ?? ''
   if (before.length === 0 && after.length === 0) return prompt
@@ -77,6 +81,17 @@ export function answerFollowUp(answer: {question: string; resumeState: string; a
     fence,
     '',
     "Resume the process with that state and the user's answer, and continue from where you left off. End with a RESULT line as before."
+  ].join('\n')
+}
+
+/** The follow-up that sends an agent's work back with a person's review note. */
+export function reviewFollowUp(note: string): string {
+  return [
+    'Your work was reviewed and sent back.',
+    '',
+    `Review: ${note === '' ? '(no note given)' : note}`,
+    '',
+    'Your earlier work is in the working directory. Change it as the review asks, and end with a RESULT line as before.'
   ].join('\n')
 }
 

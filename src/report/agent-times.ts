@@ -19,7 +19,7 @@ export function agentTimes(events: readonly RunEvent[], since?: number): Map<str
     if (event.type === 'launched') {
       const current = times.get(event.agent)
       if (!current || current.end !== undefined) times.set(event.agent, {start: event.time})
-    } else if (event.type === 'completed' || event.type === 'question' || (event.type === 'failed' && !event.willRetry)) {
+    } else if (event.type === 'completed' || event.type === 'awaiting-review' || event.type === 'question' || (event.type === 'failed' && !event.willRetry)) {
       const current = times.get(event.agent)
       if (current) current.end = event.time
     }

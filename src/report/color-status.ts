@@ -10,6 +10,7 @@ export function colorStatus(text: string, status: string, c: Colors): string {
     case 'failed':
       return c.red(text)
     case 'needs_input':
+    case 'awaiting_review':
       return c.yellow(text)
     case 'in_progress':
       return c.cyan(text)

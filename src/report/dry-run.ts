@@ -77,6 +77,8 @@ export async function dryRun(options: DryRunOptions): Promise<string> {
   if (skipped.length > 0) lines.push(`Already completed (skipped): ${skipped.join(', ')}`)
   const waiting = plan.agents.filter((agent) => status.get(agent.id) === 'needs_input').map((agent) => agent.id)
   if (waiting.length > 0) lines.push(`Waiting for an answer: ${waiting.join(', ')}`)
+  const reviewing = plan.agents.filter((agent) => status.get(agent.id) === 'awaiting_review').map((agent) => agent.id)
+  if (reviewing.length > 0) lines.push(`Awaiting review (held until approved): ${reviewing.join(', ')}`)
 
   if (waves.length > 0) {
     lines.push('', 'Waves (an agent of wave n depends on one of wave n − 1):')
@@ -120,7 +122,7 @@ function simulate(plan: Plan, table: TableState, concurrency: number): Simulated
   for (const agent of plan.agents) {
     const current = table.rows.get(agent.id)?.status ?? 'pending'
     // Failed and interrupted agents would be retried or resumed: simulate them as pending.
-    status.set(agent.id, current === 'completed' ? 'completed' : current === 'needs_input' ? 'needs_input' : 'pending')
+    status.set(agent.id, current === 'completed' || current === 'needs_input' || current === 'awaiting_review' ? current : 'pending')
   }
   const launching = plan.agents.filter((agent) => status.get(agent.id) === 'pending')
   // A duration is known from `estimated_duration`, else from the table (the agent ran before).

@@ -42,6 +42,10 @@ function describe(event: RunEvent, c: ReturnType<typeof pc.createColors>): strin
       return `${c.red('failed')} ${event.agent} after ${formatDuration(event.durationMs)} (attempt ${event.attempt}): ${event.reason}${event.willRetry ? ', will retry' : ''}`
     case 'question':
       return `${c.yellow('question')} from ${event.agent}: ${event.question}`
+    case 'awaiting-review':
+      return `${c.yellow('awaiting review')} ${event.agent} after ${formatDuration(event.durationMs)} (attempt ${event.attempt})${event.note ? `: ${event.note}` : ''}`
+    case 'approved':
+      return `${c.green('approved')} ${event.agent}: its work is in`
     case 'blocked':
       return `blocked ${event.agent} by ${event.by.join(', ')}`
     case 'paused':

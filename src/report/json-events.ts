@@ -12,6 +12,8 @@ export const eventFields: Record<RunEventType, Record<string, FieldType>> = {
   completed: {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', 'note?': 'string', 'costUsd?': 'number', 'tokens?': 'number'},
   failed: {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', reason: 'string', willRetry: 'boolean'},
   question: {agent: 'string', 'agentId?': 'string', question: 'string'},
+  'awaiting-review': {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', 'note?': 'string'},
+  approved: {agent: 'string'},
   blocked: {agent: 'string', by: 'string[]'},
   paused: {reason: 'string', untilMs: 'number', 'account?': 'string'},
   'human-edit': {agent: 'string', column: 'string', value: 'string'},

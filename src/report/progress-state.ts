@@ -100,6 +100,15 @@ export function applyProgressEvent(state: ProgressState, event: RunEvent, nowMs:
       a.startedAt = undefined
       break
     }
+    case 'awaiting-review': {
+      const a = agent(event.agent)
+      a.status = 'awaiting_review'
+      a.startedAt = undefined
+      break
+    }
+    case 'approved':
+      agent(event.agent).status = 'completed'
+      break
     case 'blocked':
       agent(event.agent).blockedBy = event.by
       break
@@ -119,7 +128,7 @@ export function applyProgressEvent(state: ProgressState, event: RunEvent, nowMs:
 
 /** Agents per status, every status present. */
 export function countStatuses(state: ProgressState): Record<Status, number> {
-  const counts: Record<Status, number> = {pending: 0, in_progress: 0, completed: 0, failed: 0, needs_input: 0}
+  const counts: Record<Status, number> = {pending: 0, in_progress: 0, completed: 0, failed: 0, needs_input: 0, awaiting_review: 0}
   for (const agent of state.agents.values()) counts[agent.status]++
   // Agents announced by `run-started` but not yet seen are pending.
   counts.pending += Math.max(0, state.total - state.agents.size)

@@ -42,6 +42,7 @@ export function renderLive(state: ProgressState, nowMs: number, options: RenderL
     colorStatus(`${counts.pending} pending`, 'pending', c)
   ]
   if (counts.needs_input > 0) parts.push(colorStatus(`${counts.needs_input} need input`, 'needs_input', c))
+  if (counts.awaiting_review > 0) parts.push(colorStatus(`${counts.awaiting_review} awaiting review`, 'awaiting_review', c))
   if (counts.failed > 0) parts.push(colorStatus(`${counts.failed} failed`, 'failed', c))
   lines.push(`  ${parts.join(c.dim(' · '))}`)
 

@@ -7,7 +7,8 @@ const styles: Record<Status, string> = {
   in_progress: 'fill:#ddf4ff,stroke:#0969da,color:#0a3069',
   completed: 'fill:#dafbe1,stroke:#1a7f37,color:#116329',
   failed: 'fill:#ffebe9,stroke:#cf222e,color:#a40e26',
-  needs_input: 'fill:#fff8c5,stroke:#9a6700,color:#7d4e00'
+  needs_input: 'fill:#fff8c5,stroke:#9a6700,color:#7d4e00',
+  awaiting_review: 'fill:#fbefff,stroke:#8250df,color:#6639ba'
 }
 
 // Words Mermaid's flowchart grammar reads as keywords, not node ids.
@@ -22,7 +23,8 @@ export function renderMermaid(plan: Plan, children: ChildPlans = new Map()): str
   const lines = ['flowchart TD']
   const classes = new Map<Status, string[]>()
   drawPlan(plan, children, '', '  ', lines, classes)
-  for (const name of statuses) lines.push(`  classDef ${name} ${styles[name]}`)
+  // A plan with no gate keeps the block it always had: the review gate's class only where an agent is in it.
+  for (const name of statuses) if (name !== 'awaiting_review' || classes.has(name)) lines.push(`  classDef ${name} ${styles[name]}`)
   for (const name of statuses) {
     const members = classes.get(name) ?? []
     if (members.length > 0) lines.push(`  class ${members.join(',')} ${name}`)

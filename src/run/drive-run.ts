@@ -1,4 +1,5 @@
 import {defaultMaxAttempts} from '../plan/defaults.js'
+import {reviewGate} from '../plan/review-gate.js'
 import type {GitGuard} from '../git/git-guard.js'
 import type {LocalJobsConfig} from '../executor/exec-config.js'
 import type {LocalJobs} from '../hosts/local-jobs.js'
@@ -43,6 +44,7 @@ export async function driveRun(
       resetMarginMs: resetMargin(),
       ...(hosts.config ? {hosts: hosts.config} : {}),
       localJobs: local.config,
+      review: (agent) => reviewGate(agent, settings),
       unplaceable: hosts.unplaceable
     },
     store,

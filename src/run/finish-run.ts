@@ -12,6 +12,8 @@ import {storeTable} from '../executor/exec-row.js'
 import {appendJournal} from '../store/append-journal.js'
 import type {Assessment} from '../schedule/assess-agents.js'
 import type {RowState} from '../store/table-state.js'
+import {relative} from 'node:path'
+import {shellWord} from '../util/shell-word.js'
 
 const zeroSpan = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
@@ -61,6 +63,8 @@ export async function finishRun(input: {
       const unfinished = state.order.filter((id) => state.table.rows.get(id)?.status !== 'completed')
       if (!allCompleted && !state.failFastTripped && unfinished.length > 0 && exitCode !== exitCodes.ok) {
         emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${shownStatus(state.table.rows.get(id), state.assessed?.assessments.get(id))})`).join(', ')}`})
+        const review = reviewHint(state, input.verifyAfter)
+        if (review) emit({type: 'warning', message: review})
       }
     }
   }
@@ -141,6 +145,17 @@ function keepUnrecorded(file: string, state: ExecState, emit: (event: Emitted) =
   } catch (error) {
     emit({type: 'warning', message: `${why}: not recorded: ${what}; the journal could not be written either (${error instanceof Error ? error.message : String(error)})`})
   }
+}
+
+/**
+ * The run ended with work held for a person's review (docs/review.md): which agents, and the commands that
+ * approve or send back. The exit code is 1, as for an open question: the run needs a person.
+ */
+function reviewHint(state: ExecState, where: {cwd: string; file: string} | undefined): string | undefined {
+  const waiting = state.order.filter((id) => state.table.rows.get(id)?.status === 'awaiting_review' && state.table.rows.get(id)?.held === undefined)
+  if (waiting.length === 0) return undefined
+  const plan = shellWord(where ? relative(where.cwd, where.file) || where.file : 'plan.md')
+  return `awaiting review: ${waiting.join(', ')}; approve with \`mdplan review ${plan} ${waiting[0]} --approve\` or send back with \`mdplan review ${plan} ${waiting[0]} --reject "why"\`, then run again`
 }
 
 /** The run ended because what is left can launch only after a usage limit resets: say when to run again. */

@@ -36,6 +36,8 @@ export type Assessment =
   | {kind: 'blocked'; by: Array<{id: string; why: Blocker}>}
   | {kind: 'failed'}
   | {kind: 'needs-input'}
+  /** It completed and its work waits for a person's review (its `review:` gate): approved, it is done. */
+  | {kind: 'awaiting-review'}
   /**
    * Its row holds a status mdplan does not know (`skipped`), or (`why`) its `host` names a host the run does
    * not have: never launched until a person writes one it knows.
@@ -43,7 +45,7 @@ export type Assessment =
   | {kind: 'held'; why?: 'unknown host'}
 
 /** Why a dependency cannot finish in this run, as a `blocked by:` note says it. */
-export type Blocker = 'failed' | 'needs input' | 'blocked' | 'unknown status' | 'unknown host'
+export type Blocker = 'failed' | 'needs input' | 'awaiting review' | 'blocked' | 'unknown status' | 'unknown host'
 
 /** What `assessOne` asks about an agent's dependencies: their assessment, computed as needed. */
 export type AssessDep = (id: string) => Assessment
@@ -51,7 +53,7 @@ export type AssessDep = (id: string) => Assessment
 /**
  * Classify every agent: done, running, ready to launch, waiting on agents that
  * can still finish, blocked by agents that cannot (in this run), failed for
- * good, or waiting for a person's answer.
+ * good, or waiting for a person's answer or review.
  */
 export function assessAgents(view: RunView): Map<string, Assessment> {
   const byId = new Map(view.agents.map((agent) => [agent.id, agent]))
@@ -83,6 +85,7 @@ export function assessOne(agent: Agent, view: Omit<RunView, 'agents'>, byId: Rea
   if (status === 'completed') return {kind: 'done'}
   if (view.unplaced?.has(id)) return {kind: 'held', why: 'unknown host'}
   if (status === 'needs_input' && !view.answered.has(id)) return {kind: 'needs-input'}
+  if (status === 'awaiting_review') return {kind: 'awaiting-review'}
   if (status === 'failed' && (view.attemptsUsed.get(id) ?? 0) >= view.attemptLimit(id)) return {kind: 'failed'}
 
   const waiting: string[] = []
@@ -93,6 +96,7 @@ export function assessOne(agent: Agent, view: Omit<RunView, 'agents'>, byId: Rea
     if (state.kind === 'done') continue
     if (state.kind === 'failed') blocked.push({id: ref.id, why: 'failed'})
     else if (state.kind === 'needs-input') blocked.push({id: ref.id, why: 'needs input'})
+    else if (state.kind === 'awaiting-review') blocked.push({id: ref.id, why: 'awaiting review'})
     else if (state.kind === 'held') blocked.push({id: ref.id, why: state.why ?? 'unknown status'})
     else if (state.kind === 'blocked') blocked.push({id: ref.id, why: 'blocked'})
     else waiting.push(ref.id)

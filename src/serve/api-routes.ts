@@ -5,6 +5,7 @@ import {applyRowEdit} from './apply-row-edit.js'
 import {rowEdits, type RowEdit} from './row-edit.js'
 import {PlanStore} from '../store/plan-store.js'
 import {answerQuestion} from '../nested/answer-question.js'
+import {applyReview} from '../store/apply-review.js'
 
 /** A reply: a status and a JSON body. */
 export interface Reply {
@@ -85,4 +86,16 @@ export async function postEdit(plans: ServedPlans, body: Record<string, unknown>
   const outcome = await applyRowEdit(plans.plans[index]!.file, agent, edit as RowEdit)
   if (outcome.kind === 'written') return {status: 200, body: {agent, status: outcome.status}}
   return {status: 409, body: {error: outcome.kind === 'unknown-agent' ? `no agent ${agent}` : `${edit} does not apply to ${agent} (${outcome.status})`}}
+}
+
+/** POST /api/review {plan, agent, decision: approve|reject, note}: what `mdplan review` does. */
+export async function postReview(plans: ServedPlans, body: Record<string, unknown>): Promise<Reply> {
+  const index = planOf(plans, body.plan)
+  if (typeof index !== 'number') return index
+  const {agent, decision, note} = body
+  const valid = typeof agent === 'string' && agentId.test(agent) && (decision === 'approve' || (decision === 'reject' && typeof note === 'string'))
+  if (!valid) return {status: 400, body: {error: 'expected {plan, agent, decision: approve|reject, note (with reject)}'}}
+  const outcome = await applyReview(plans.plans[index]!.file, agent, decision === 'approve' ? {kind: 'approve'} : {kind: 'reject', note: note as string})
+  if (outcome.kind === 'written') return {status: 200, body: {agent, status: outcome.row.status}}
+  return {status: 409, body: {error: outcome.kind === 'unknown-agent' ? `no agent ${agent}` : `${agent} does not await review (${outcome.status})`}}
 }

@@ -2,7 +2,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 import {checkRequest, type ServerIdentity} from './check-request.js'
 import {pageAsset} from './page-assets.js'
 import type {ServedPlans} from './served-plans.js'
-import {listPlans, postAnswer, postEdit, showDag, showLog, showPlan, type Reply} from './api-routes.js'
+import {listPlans, postAnswer, postEdit, postReview, showDag, showLog, showPlan, type Reply} from './api-routes.js'
 
 const headers = {
   // No inline script, nothing from elsewhere: text that got into the page as markup would still run nothing.
@@ -23,7 +23,8 @@ const gets: Record<string, (plans: ServedPlans, query: URLSearchParams) => Promi
 
 const posts: Record<string, (plans: ServedPlans, body: Record<string, unknown>) => Promise<Reply>> = {
   '/api/answer': postAnswer,
-  '/api/edit': postEdit
+  '/api/edit': postEdit,
+  '/api/review': postReview
 }
 
 /** One request: checked (`checkRequest`), then a page asset, a JSON reply, or the event stream. */

@@ -1,7 +1,7 @@
 import type {Plan, Status} from '../plan/types.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
 import {readAnswers} from '../protocol/read-answers.js'
-import {statusCell, tableStateFromPlan} from '../store/table-state.js'
+import {statusCell, tableStateFromPlan, type RowState} from '../store/table-state.js'
 import {rowEditsFor, type RowEdit} from './row-edit.js'
 
 /** One agent as the page shows it: a row of the grid and a node of the DAG. */
@@ -10,7 +10,7 @@ export interface AgentView {
   name: string
   /** The Status cell as written (a held agent's own text, `skipped`). */
   status: string
-  /** Where the grid sorts it: 0 needs you (an open question, failed), 1 running, 2 waiting, 3 done. */
+  /** Where the grid sorts it: 0 needs you (an open question, work awaiting review, failed), 1 running, 2 waiting, 3 done. */
   rank: number
   /** When it entered this status, as far as the server knows (ms since the epoch), or undefined. */
   since?: number
@@ -24,6 +24,8 @@ export interface AgentView {
   notes: string
   /** The buttons its row takes (`rowEdit`). */
   edits: RowEdit[]
+  /** Its work awaits a person's review: the row takes approve and reject (`reviewRow`). */
+  review: boolean
 }
 
 export interface QuestionView {
@@ -51,7 +53,7 @@ export interface ViewExtras {
   since?: ReadonlyMap<string, number>
 }
 
-const ranks: Record<Status, number> = {needs_input: 0, failed: 0, in_progress: 1, pending: 2, completed: 3}
+const ranks: Record<Status, number> = {needs_input: 0, awaiting_review: 0, failed: 0, in_progress: 1, pending: 2, completed: 3}
 
 /** The page's view of one parsed plan: pure, no clock, no file system. */
 export function planView(plan: Plan, file: string, extras: ViewExtras = {}): PlanView {
@@ -79,10 +81,11 @@ export function planView(plan: Plan, file: string, extras: ViewExtras = {}): Pla
       host: agent.fields.host?.value ?? getNote(row.notes, 'host') ?? '',
       job,
       attempt: Math.max(extras.attempts?.get(agent.id) ?? 0, failures.length > 0 ? failures[failures.length - 1]!.attempt : 0),
-      line: oneLine(row.status === 'needs_input' && question ? question.question : row.status === 'failed' ? (failures[failures.length - 1]?.reason ?? firstNote(row.notes)) : firstNote(row.notes)),
+      line: oneLine(lineOf(row, question?.question, failures[failures.length - 1]?.reason)),
       dependsOn: agent.dependsOn.map((ref) => ref.id),
       notes: row.notes,
-      edits: rowEditsFor(row)
+      edits: rowEditsFor(row),
+      review: row.held === undefined && row.status === 'awaiting_review'
     }
   })
   return {
@@ -99,6 +102,14 @@ export function planView(plan: Plan, file: string, extras: ViewExtras = {}): Pla
 /** The ids and edges, one string: two plans of one shape lay out alike. */
 export function planShape(agents: ReadonlyArray<Pick<AgentView, 'id' | 'dependsOn'>>): string {
   return agents.map((agent) => `${agent.id}<${agent.dependsOn.join(',')}`).join('\n')
+}
+
+/** The row's one line: its open question, its last failure, that its work awaits review, or its first note. */
+function lineOf(row: RowState, question: string | undefined, failure: string | undefined): string {
+  if (row.status === 'needs_input' && question !== undefined) return question
+  if (row.status === 'failed') return failure ?? firstNote(row.notes)
+  if (row.status === 'awaiting_review') return `awaiting review${getNote(row.notes, 'result') ? `: ${getNote(row.notes, 'result')}` : ''}`
+  return firstNote(row.notes)
 }
 
 function firstNote(notes: string): string {

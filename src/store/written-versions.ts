@@ -240,8 +240,8 @@ function distance(theirs: TableState, state: TableState, stopAt: number): number
 
 /**
  * The found table with each row that shows an earlier moment of the same attempt than the last run's
- * table (`in_progress` with the Agent ID the last run then recorded `completed`, `failed` or
- * `needs_input`) replaced by the last run's row: no person types a running row back, an editor buffer
+ * table (`in_progress` with the Agent ID the last run then recorded `completed`, `failed`,
+ * `needs_input` or `awaiting_review`) replaced by the last run's row: no person types a running row back, an editor buffer
  * loaded in the second before the run's last write does. Undefined when there is none.
  */
 function olderAttempts(found: TableState, latest: TableState): TableState | undefined {
@@ -249,7 +249,7 @@ function olderAttempts(found: TableState, latest: TableState): TableState | unde
   for (const [agent, row] of found.rows) {
     const last = latest.rows.get(agent)
     if (!last || row.status !== 'in_progress' || row.agentId === '' || row.agentId !== last.agentId) continue
-    if (last.status !== 'completed' && last.status !== 'failed' && last.status !== 'needs_input') continue
+    if (last.status !== 'completed' && last.status !== 'failed' && last.status !== 'needs_input' && last.status !== 'awaiting_review') continue
     rows ??= new Map(found.rows)
     rows.set(agent, last)
   }

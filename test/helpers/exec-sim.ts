@@ -17,6 +17,8 @@ import type {RunResult} from '../../src/runners/runner.js'
 import type {HumanEdit, Conflict} from '../../src/store/merge-state.js'
 import {mergeWaitLines} from '../../src/store/merge-wait-lines.js'
 import {emptyRow, statusCell, type RowState, type TableState} from '../../src/store/table-state.js'
+import {reviewRow} from '../../src/store/review-row.js'
+import type {Attempt} from '../../src/executor/exec-state.js'
 
 const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
@@ -50,6 +52,16 @@ export class ExecSim {
   prepares: Array<{agent: string; attempt: number}> = []
   live = new Map<string, {attempt: number; killed: boolean; slots: number; stuckSince?: number}>()
   checks: Array<{agent: string; attempt: number}> = []
+  /** Approved agents whose held work the run asked to merge (the `approve` effects not answered yet). */
+  approves: string[] = []
+  /** Agents whose work a review gate holds (`review: true`). */
+  readonly gated: ReadonlySet<string>
+  /** Agents a person sent back, with the note, and the failures their row recorded then: the next launch must carry the note and no new failure. */
+  owedReview = new Map<string, {note: string; failures: number}>()
+  /** Approved agents whose merge failed: mdplan set them failed, so a write issued before that (still saying completed) does not make them done. */
+  mergeFailed = new Set<string>()
+  /** Attempts already seen launched: a new one is checked against its dependencies once. */
+  private seenAttempts = new WeakSet<Attempt>()
   questions: string[] = []
   looks = 0
   launches = new Map<string, number>()
@@ -83,9 +95,11 @@ export class ExecSim {
   constructor(
     agents: Agent[],
     concurrency: number,
-    options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>; childPlans?: Set<string>; meta?: TableState['meta']; account?: (agent: string) => string; waitForReset?: boolean; now?: number} = {}
+    options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>; childPlans?: Set<string>; meta?: TableState['meta']; account?: (agent: string) => string; waitForReset?: boolean; now?: number; gated?: ReadonlySet<string>} = {}
   ) {
     this.agents = agents
+    const gated = options.gated ?? new Set<string>()
+    this.gated = gated
     let ids = 0
     this.config = {
       concurrency,
@@ -97,6 +111,7 @@ export class ExecSim {
       childPlan: (agent) => options.childPlans?.has(agent) ?? false,
       logFile: (agent, attempt) => `/logs/${agent}.${attempt}.log`,
       rateLimitPauseMs: 60_000,
+      ...(gated.size > 0 ? {review: (agent: Agent) => gated.has(agent.id)} : {}),
       ...(options.account ? {account: (agent: string) => options.account!(agent)} : {}),
       ...(options.waitForReset !== undefined ? {waitForReset: options.waitForReset} : {})
     }
@@ -123,10 +138,14 @@ export class ExecSim {
     if (this.more) event = {...event, more: true}
     this.trace?.push(`${event.type} ${JSON.stringify(event).slice(0, 120)} | ${[...this.state.table.rows].map(([id, row]) => `${id}:${row.status}`).join(' ')} | live ${[...this.state.attempts.values()].map((a) => `${a.agent}:${a.phase}`).join(' ')}`)
     if (this.trace) console.log(this.trace.at(-1))
+    const before = new Map([...this.gated].map((id) => [id, this.state.table.rows.get(id)?.status]))
     const result = step(this.state, {...event, now: this.now} as ExecEvent, this.config)
     this.state = result.state
     checkInvariants(this.state, this.config)
     this.checkAssessments()
+    // A person's edit adopted by a write may complete a row the run had not launched yet: that is their approval.
+    if (event.type !== 'write-done') this.checkGates(before)
+    else this.checkGates(new Map())
     for (const effect of result.effects) this.perform(effect)
   }
 
@@ -142,7 +161,7 @@ export class ExecSim {
     const view = {
       agents: state.agents,
       status: new Map([...state.table.rows].map(([id, row]) => [id, row.status])),
-      running: new Set(state.attempts.keys()),
+      running: new Set([...state.attempts.keys(), ...state.approving]),
       attemptsUsed: new Map([...state.table.rows].map(([id, row]) => [id, failuresOf(row.notes)])),
       attemptLimit: (id: string) => attemptLimit(ctx, id),
       answered: new Set(state.answered.keys()),
@@ -150,13 +169,33 @@ export class ExecSim {
       held: new Set([...state.table.rows].filter(([, row]) => row.held !== undefined).map(([id]) => id))
     }
     const copy = {...kept, inputs: new Map(kept.inputs), assessments: new Map(kept.assessments), ready: new Set(kept.ready), touched: new Set(kept.touched)}
-    const live = {inputs: (id: string) => ({row: state.table.rows.get(id), running: state.attempts.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
+    const live = {inputs: (id: string) => ({row: state.table.rows.get(id), running: state.attempts.has(id) || state.approving.has(id), answered: state.answered.has(id), limit: attemptLimit(ctx, id)})}
     const incremental = updateAssessments(copy, view, live)
     const full = assessAgents(view)
     for (const [id, assessment] of full) {
       const mine = incremental.assessments.get(id)
       if (JSON.stringify(mine) !== JSON.stringify(assessment)) this.violations.push(`${id}: kept assessment ${JSON.stringify(mine)}, from scratch ${JSON.stringify(assessment)}`)
       if ((assessment.kind === 'ready') !== incremental.ready.has(id)) this.violations.push(`${id}: ready set says ${incremental.ready.has(id)}, assessment ${assessment.kind}`)
+    }
+  }
+
+  /**
+   * The review gate's promises, from outside: a gated agent's attempt never completes it (only a person's
+   * approval does), and no attempt starts while one of its hard dependencies awaits review or has its
+   * approved work being merged.
+   */
+  checkGates(before: ReadonlyMap<string, string | undefined>): void {
+    const {state} = this
+    for (const [id, was] of before) {
+      if (was === 'in_progress' && state.table.rows.get(id)?.status === 'completed') this.violations.push(`${id}: its gated work completed without a person's review`)
+    }
+    for (const attempt of state.attempts.values()) {
+      if (this.seenAttempts.has(attempt)) continue
+      this.seenAttempts.add(attempt)
+      for (const dep of state.byId.get(attempt.agent)?.dependsOn ?? []) {
+        if (state.table.rows.get(dep.id)?.status === 'awaiting_review') this.violations.push(`${attempt.agent} launched while ${dep.id} awaits review`)
+        if (state.approving.has(dep.id)) this.violations.push(`${attempt.agent} launched while the approved work of ${dep.id} was being merged`)
+      }
     }
   }
 
@@ -177,6 +216,10 @@ export class ExecSim {
         if (this.completedOnDisk.has(id)) this.violations.push(`${id} relaunched after it completed, with no person asking`)
         if (this.heldOnDisk.has(id)) this.violations.push(`${id} launched while its row holds a status mdplan does not know`)
         if (this.owed.has(id) && !effect.answer) this.violations.push(`${id} launched without the answer it was given`)
+        const review = this.owedReview.get(id)
+        if (review && effect.review !== review.note) this.violations.push(`${id} launched without the review note it was sent back with (${JSON.stringify(effect.review)})`)
+        if (review && failuresOf(this.state.table.rows.get(id)!.notes) !== review.failures) this.violations.push(`${id}: a review's rejection used an attempt`)
+        this.owedReview.delete(id)
         const account = this.config.account?.(id, undefined)
         const reset = account === undefined ? undefined : this.resets.get(account)
         if (reset !== undefined && this.now < reset) this.violations.push(`${id} launched on ${account} at ${this.now}, before its limit resets at ${reset}`)
@@ -198,6 +241,9 @@ export class ExecSim {
         return
       case 'record-question':
         this.questions.push(effect.agent)
+        return
+      case 'approve':
+        this.approves.push(effect.agent)
         return
       case 'emit':
         this.events.push(effect.event.type)
@@ -239,7 +285,9 @@ export class ExecSim {
         humanEdits.push({agent: id, column: 'Status', from: statusCell(was), to: statusCell(onDisk)})
         continue
       }
-      const next: RowState = {...mine, status: onDisk.status}
+      // A person's Notes (a review's rejection note) come with their Status edit.
+      const next: RowState = {...mine, status: onDisk.status, ...(onDisk.notes !== was.notes ? {notes: onDisk.notes} : {})}
+      if (onDisk.notes !== was.notes) humanEdits.push({agent: id, column: 'Notes', from: was.notes, to: onDisk.notes})
       if (onDisk.held === undefined) delete next.held
       else next.held = onDisk.held
       merged.rows.set(id, next)
@@ -252,7 +300,7 @@ export class ExecSim {
     this.disk = clone(merged)
     this.base = clone(merged)
     // A skip that meets an attempt mdplan launched meanwhile loses to it (the documented conflict rule).
-    for (const [id, row] of merged.rows) if (row.status === 'completed' && !this.state.attempts.has(id)) this.completedOnDisk.add(id)
+    for (const [id, row] of merged.rows) if (row.status === 'completed' && !this.state.attempts.has(id) && !this.mergeFailed.has(id)) this.completedOnDisk.add(id)
     this.dispatch({type: 'write-done', seq: write.seq, result: {state: clone(merged), humanEdits, conflicts, bytes: 1, ms: 1}})
     return true
   }
@@ -326,6 +374,35 @@ export class ExecSim {
     return true
   }
 
+  /** The approved work of an agent is merged (or, `fail`, conflicts). */
+  completeApprove(pick: number, fail: boolean): boolean {
+    const agent = this.approves.splice(pick % Math.max(1, this.approves.length), 1)[0]
+    if (agent === undefined) return false
+    // A merge that conflicts fails the agent: it may run again (a retry), as after any failed merge.
+    if (fail) {
+      this.completedOnDisk.delete(agent)
+      this.mergeFailed.add(agent)
+    }
+    this.dispatch({type: 'approved', agent, notes: fail ? {} : {commit: 'abc999'}, warnings: [], ...(fail ? {fail: 'merge conflict in x'} : {})})
+    return true
+  }
+
+  /** A person approves (`mdplan review --approve`) or sends back an agent awaiting review, through the command's own row edit. */
+  review(pick: number, approve: boolean): boolean {
+    const waiting = [...this.disk.rows].filter(([id, row]) => row.status === 'awaiting_review' && !this.state.attempts.has(id))
+    const entry = waiting[pick % Math.max(1, waiting.length)]
+    if (!entry) return false
+    const [id, row] = entry
+    const next = reviewRow(row, approve ? {kind: 'approve'} : {kind: 'reject', note: 'use tabs'})!
+    this.disk.rows.set(id, next)
+    this.owed.delete(id)
+    this.mergeFailed.delete(id)
+    if (approve) this.completedOnDisk.add(id)
+    else this.owedReview.set(id, {note: 'use tabs', failures: failuresOf(this.state.table.rows.get(id)!.notes)})
+    this.dispatch({type: 'file-changed'})
+    return true
+  }
+
   completeQuestion(): boolean {
     const agent = this.questions.shift()
     if (!agent) return false
@@ -354,6 +431,8 @@ export class ExecSim {
     const row: RowState = {...this.disk.rows.get(id)!}
     delete row.held
     this.owed.delete(id)
+    this.owedReview.delete(id)
+    this.mergeFailed.delete(id)
     // `skipped` is no status mdplan knows: the row reads as pending, holding the text (a held agent).
     this.disk.rows.set(id, to === 'skipped' ? {...row, status: 'pending', held: to} : {...row, status: to})
     this.heldOnDisk.delete(id)
@@ -411,6 +490,7 @@ export class ExecSim {
         this.completePrepare(0, false) ||
         this.exit(0, 'success') ||
         this.completeCheck(0, false) ||
+        this.completeApprove(0, false) ||
         this.completeQuestion() ||
         this.completeLook()
       if (!progressed) this.tick(16 * 60_000)

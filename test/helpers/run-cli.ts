@@ -70,7 +70,7 @@ export async function waitForTable(planFile: string, predicate: (rows: Record<st
 
 /** A plan with shell agents: `agents` maps `ID` to `{deps, soft, script, creates}`. */
 export function shellPlan(
-  agents: Record<string, {deps?: string[]; soft?: string[]; script: string; creates?: string[]; estimate?: string; host?: string}>,
+  agents: Record<string, {deps?: string[]; soft?: string[]; script: string; creates?: string[]; estimate?: string; host?: string; review?: boolean}>,
   extra: {frontMatter?: string; pre?: string; integration?: string; table?: boolean} = {}
 ): string {
   const lines = ['---', 'runner: shell', ...(extra.frontMatter ? [extra.frontMatter] : []), '---', '', '# Parallel Plan: test', '', '## Agents', '']
@@ -81,6 +81,7 @@ export function shellPlan(
     lines.push(`- **creates**: [${(agent.creates ?? []).map((c) => `\`${c}\``).join(', ')}]`)
     if (agent.estimate) lines.push(`- **estimated_duration**: ${agent.estimate}`)
     if (agent.host) lines.push(`- **host**: ${agent.host}`)
+    if (agent.review !== undefined) lines.push(`- **review**: ${agent.review}`)
     lines.push('- **prompt**: |')
     for (const line of agent.script.split('\n')) lines.push(line === '' ? '' : `    ${line}`)
     lines.push('')

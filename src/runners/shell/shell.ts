@@ -15,7 +15,7 @@ import {agentEnv} from '../agent-env.js'
  * A shell cannot resume: an answer or a retry relaunches the script. The
  * executor sends the agent's own prompt as the script (prose around it would
  * run as commands) and the retry or answer context in the environment
- * (`MDPLAN_PREVIOUS_FAILURE`, `MDPLAN_CHECKPOINT`, `MDPLAN_ANSWER`).
+ * (`MDPLAN_PREVIOUS_FAILURE`, `MDPLAN_CHECKPOINT`, `MDPLAN_ANSWER`, `MDPLAN_REVIEW`).
  */
 export const shellRunner: Runner = {
   name: 'shell',

@@ -3,7 +3,7 @@ import {receiverProblem} from './receiver-problem.js'
 import {scanShell, type ShellCommand, type ShellScan, type ShellWord} from './shell-commands.js'
 
 /** Variables through which a script can read text a person or an agent wrote (the prompt, its file, an answer). */
-const textVariables = ['MDPLAN_PROMPT', 'MDPLAN_PROMPT_FILE', 'MDPLAN_ANSWER', 'MDPLAN_PREVIOUS_FAILURE', 'MDPLAN_CHECKPOINT']
+const textVariables = ['MDPLAN_PROMPT', 'MDPLAN_PROMPT_FILE', 'MDPLAN_ANSWER', 'MDPLAN_REVIEW', 'MDPLAN_PREVIOUS_FAILURE', 'MDPLAN_CHECKPOINT']
 const positional = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '@', '*']
 /** Reserved words: the command is what follows them. */
 const keywords = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'time', 'function'])

@@ -105,7 +105,8 @@ describe('mdplan init', () => {
       ['mdplan', 'run', 'plans/my plan.md', '--concurrency', '2'],
       ['mdplan', 'report', 'plans/my plan.md'],
       ['mdplan', 'answer'],
-      ['mdplan', 'answer', '--help']
+      ['mdplan', 'answer', '--help'],
+      ['mdplan', 'status', 'plans/my plan.md']
     ])
 
     // The rendered run line, run for real on a plan whose path has a space.

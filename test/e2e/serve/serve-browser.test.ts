@@ -17,6 +17,26 @@ afterAll(async () => {
   for (const done of cleanups.reverse()) await done()
 })
 
+/** `mdplan run plan.md --serve` in `root`, and a Chromium page (desktop width) once the run printed its URL. */
+async function servedRun(root: string): Promise<{run: ReturnType<typeof startCli>; url: string; page: any}> {
+  const run = startCli(['run', 'plan.md', '--serve'], {cwd: root})
+  cleanups.push(() => run.kill('SIGTERM'))
+  let err = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL: ${err}`)), 20_000)
+    run.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString()
+      const found = /serving this run at (\S+)/.exec(err)?.[1]
+      if (!found) return
+      clearTimeout(timer)
+      resolve(found)
+    })
+  })
+  const browser = await playwright.chromium.launch({executablePath: chromium, args: ['--no-sandbox']})
+  cleanups.push(() => browser.close())
+  return {run, url, page: await browser.newPage({viewport: {width: 1200, height: 800}})}
+}
+
 describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium', () => {
   it('shows statuses change during a live run, answers a question in the page, and the agent resumes with it; output is text', async () => {
     await isolateGitConfig()
@@ -30,22 +50,7 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
       shellAgent('W', [], [`while [ ! -f '${join(repo.root, 'answer-A.txt')}' ]; do sleep 0.2; done`, 'echo RESULT: SUCCESS'])
     ], ['concurrency: 3'])
     await repo.commit('plan', {'plan.md': plan})
-    const run = startCli(['run', 'plan.md', '--serve'], {cwd: repo.root})
-    cleanups.push(() => run.kill('SIGTERM'))
-    let err = ''
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL: ${err}`)), 20_000)
-      run.stderr!.on('data', (chunk: Buffer) => {
-        err += chunk.toString()
-        const found = /serving this run at (\S+)/.exec(err)?.[1]
-        if (!found) return
-        clearTimeout(timer)
-        resolve(found)
-      })
-    })
-    const browser = await playwright.chromium.launch({executablePath: chromium, args: ['--no-sandbox']})
-    cleanups.push(() => browser.close())
-    const page = await browser.newPage({viewport: {width: 1200, height: 800}})
+    const {run, url, page} = await servedRun(repo.root)
     const dialogs: string[] = []
     page.on('dialog', (dialog: {message(): string; dismiss(): Promise<void>}) => {
       dialogs.push(dialog.message())
@@ -86,5 +91,44 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
     expect((await readFile(log, 'utf8')).split('\n').filter((line) => line === 'A')).toHaveLength(2)
     expect(await repo.read('plan.md')).toMatch(/- \*\*answer\*\*: 1\n/)
     expect((await run).exitCode).toBe(0)
+  }, 90_000)
+
+  it('approves and sends back work awaiting review in the page: the run going on reruns one with the note, merges the other and starts its dependant', async () => {
+    await isolateGitConfig()
+    const repo = await tempRepo({'README.md': '# x\n'})
+    cleanups.push(() => repo.cleanup())
+    const log = join(repo.root, 'agents.log')
+    const done = join(repo.root, 'b-done')
+    const gated = (id: string) => shellAgent(id, [], [`echo "${id} \${MDPLAN_REVIEW:-none}" >> '${log}'`, 'echo RESULT: SUCCESS']).replace('- **prompt**', '- **review**: true\n- **prompt**')
+    const plan = planText([
+      gated('A'),
+      gated('E'),
+      shellAgent('B', ['A'], [`echo B >> '${log}'`, `touch '${done}'`, 'echo RESULT: SUCCESS']),
+      // Keeps the run going until B has run (a run with only reviews left ends).
+      shellAgent('W', [], [`while [ ! -f '${done}' ]; do sleep 0.2; done`, 'echo RESULT: SUCCESS'])
+    ], ['concurrency: 4'])
+    await repo.commit('plan', {'plan.md': plan})
+    const {run, url, page} = await servedRun(repo.root)
+    await page.goto(url)
+    const status = (id: string) => page.locator(`tr[data-agent="${id}"] .st`)
+    await expect.poll(() => status('A').textContent(), {timeout: 15_000}).toBe('awaiting_review')
+    await expect.poll(() => status('E').textContent(), {timeout: 15_000}).toBe('awaiting_review')
+    expect(await status('B').textContent()).toBe('pending')
+    // Needs you first.
+    expect(await page.locator('tr.agent').first().getAttribute('data-agent')).toMatch(/^[AE]$/)
+    // Send E back with a note: the row's Reject opens E, where the note is written.
+    await page.click('tr[data-agent="E"] button[data-review="reject"]')
+    await page.fill('#detail-edits input[data-review-note="E"]', 'use tabs')
+    await page.click('#detail-edits button[data-review="reject"]')
+    await expect.poll(async () => (await readFile(log, 'utf8')).includes('E use tabs'), {timeout: 20_000}).toBe(true)
+    await expect.poll(() => status('E').textContent(), {timeout: 20_000}).toBe('awaiting_review')
+    expect(await status('B').textContent()).toBe('pending')
+    await page.click('tr[data-agent="A"] button[data-review="approve"]')
+    await expect.poll(() => status('B').textContent(), {timeout: 20_000}).toBe('completed')
+    expect(await status('A').textContent()).toBe('completed')
+    // E's new work still waits for review: the run ends needing a person.
+    expect((await run).exitCode).toBe(1)
+    expect((await readFile(log, 'utf8')).split('\n').filter(Boolean).sort()).toEqual(['A none', 'B', 'E none', 'E use tabs'])
+    expect(await repo.read('plan.md')).toMatch(/^\| A \| completed \|.*review: approved \|$/m)
   }, 90_000)
 })

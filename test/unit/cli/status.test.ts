@@ -32,7 +32,7 @@ describe('mdplan status', () => {
     expect(result.code).toBe(0)
     golden(join(mixed, 'status.json'), result.stdout)
     const status = JSON.parse(result.stdout) as PlanStatus
-    expect(status.counts).toEqual({pending: 4, in_progress: 1, completed: 1, failed: 1, needs_input: 1})
+    expect(status.counts).toEqual({pending: 4, in_progress: 1, completed: 1, failed: 1, needs_input: 1, awaiting_review: 0})
     expect(status.ready).toEqual([])
     expect(status.blocked.map((b) => b.id)).toEqual(['D', 'E', 'G', 'H'])
     expect(status.blocked.find((b) => b.id === 'D')).toEqual({id: 'D', by: [{id: 'B', status: 'failed'}], failedUpstream: ['B']})

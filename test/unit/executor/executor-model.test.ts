@@ -5,13 +5,16 @@ import type {RowState} from '../../../src/store/table-state.js'
 import {ExecSim, simAgent, type ExitKind} from '../../helpers/exec-sim.js'
 import {intruder, journalAtExit, loseLock, staleMs} from '../../helpers/exec-sim-lock.js'
 import {applyJournal} from '../../../src/store/apply-journal.js'
+import {readReviewNote} from '../../../src/plan/review-note.js'
+import {renderNotes} from '../../../src/executor/row-notes.js'
 
 /**
  * Model-based test of the executor's core (fast-check commands): random DAGs
  * (1–60 agents, soft dependencies, caps 1–8) and random interleavings of
  * writes finishing or failing, git checks finishing late, exits of every
  * kind, questions and answers, a person's re-queues and skips, new agents,
- * rate-limit pauses and aborts, jobs whose engine state never moves (ended by
+ * rate-limit pauses and aborts, review gates (a person's approvals, some of whose merges conflict, and
+ * rejections with a note, made through `mdplan review`'s own row edit), jobs whose engine state never moves (ended by
  * the follow's bound as never started: tried again, no attempt used), damaged tables (a person's edit, conflict
  * markers) and unwritable ones (a full disk), a lost run lock, and other runs
  * judging the lock (a live owner on this host, stopped or not, is never
@@ -20,7 +23,9 @@ import {applyJournal} from '../../../src/store/apply-journal.js'
  * the file with the journal applied, runs no completed agent again. After every step the invariants hold (the
  * simulator calls `checkInvariants`) and, counted from the agents' side, no
  * agent runs beside itself, over the cap, before its launch is on disk, or
- * again after it completed unless a person set it back. Then every run ends.
+ * again after it completed unless a person set it back; a gated agent is completed only by a person's
+ * approval, nothing starts on work awaiting review or being merged, and a rejected agent's next launch
+ * carries the note and used no attempt. Then every run ends.
  *
  * Seeded: `MDPLAN_MODEL_SEED=<seed> MDPLAN_MODEL_PATH=<path> MDPLAN_MODEL_REPLAY=<replayPath>` replays a failure at once;
  * `MDPLAN_MODEL_RUNS` sets the count (2000 by default, as `npm test` runs it; 300 in `npm run test:unit`'s inner
@@ -55,6 +60,8 @@ const commands = fc.commands(
       .map(([at, kind]) => command(`exit(${at},${kind})`, (sim) => sim.exit(at, kind))),
     fc.tuple(pick, fc.boolean()).map(([at, fail]) => command(`check(${at},${fail})`, (sim) => sim.completeCheck(at, fail && at % 5 === 0))),
     fc.constant(command('question-written', (sim) => sim.completeQuestion())),
+    fc.tuple(pick, fc.boolean()).map(([at, approve]) => command(`review(${at},${approve})`, (sim) => sim.review(at, approve))),
+    fc.tuple(pick, fc.boolean()).map(([at, fail]) => command(`approved(${at},${fail})`, (sim) => sim.completeApprove(at, fail && at % 4 === 0))),
     pick.map((at) => command(`answer(${at})`, (sim) => sim.answer(at))),
     fc.tuple(pick, fc.constantFrom<'pending' | 'completed' | 'skipped'>('pending', 'completed', 'skipped')).map(([at, to]) => command(`edit(${at},${to})`, (sim) => sim.edit(at, to))),
     fc.constant(command('looked', (sim) => sim.completeLook())),
@@ -107,7 +114,11 @@ const earlierRows = fc.array(
     ['in_progress', '', ''],
     ['failed', 'x-3', 'attempt 1: tests failed'],
     ['failed', 'x-4', 'attempt 1: a; attempt 2: b'],
-    ['needs_input', 'x-5', 'question: which?']
+    ['needs_input', 'x-5', 'question: which?'],
+    ['awaiting_review', 'x-6', 'result: done; review: waiting'],
+    ['awaiting_review', 'x-9', 'review: waiting'],
+    ['completed', 'x-7', 'review: waiting'],
+    ['pending', 'x-8', 'review: rejected: use tabs']
   ),
   {maxLength: 60}
 )
@@ -120,10 +131,12 @@ const rowsFor = (agents: Agent[], earlier: Array<[string, string, string]>): Map
 describe('the executor core, driven through random interleavings', () => {
   it('keeps every invariant after every step, and every run ends', () => {
     fc.assert(
-      fc.property(dag, fc.integer({min: 1, max: 8}), fc.boolean(), earlierRows, commands, fc.boolean(), (agents, cap, git, earlier, cmds, repairAtEnd) => {
+      fc.property(dag, fc.integer({min: 1, max: 8}), fc.boolean(), earlierRows, commands, fc.boolean(), fc.boolean(), (agents, cap, git, earlier, cmds, repairAtEnd, gates) => {
         // Every fifth agent is a child plan: it holds a share of the cap, not one slot.
         const childPlans = new Set(agents.filter((_, i) => i % 5 === 4).map((agent) => agent.id))
-        const sim = new ExecSim(agents, cap, {git, rows: rowsFor(agents, earlier), childPlans})
+        // With gates, every third agent's work waits for a person's review.
+        const gated = new Set(gates ? agents.filter((_, i) => i % 3 === 1).map((agent) => agent.id) : [])
+        const sim = new ExecSim(agents, cap, {git, rows: rowsFor(agents, earlier), childPlans, gated})
         if (path) sim.trace = []
         sim.dispatch({type: 'start'})
         fc.modelRun(() => ({model: {_: true as const}, real: sim}), cmds)
@@ -142,6 +155,13 @@ describe('the executor core, driven through random interleavings', () => {
         if (sim.state.write.failed === undefined && !sim.lockLost) {
           for (const [id, row] of sim.state.table.rows) expect(sim.base.rows.get(id)?.status, id).toBe(row.status)
         }
+        // Every approval the run saw was merged (or failed) before it ended: no approved work is left held.
+        expect(sim.state.approving.size).toBe(0)
+        if (!sim.state.stopping && sim.state.write.failed === undefined) {
+          for (const [id, row] of sim.state.table.rows) {
+            if (row.status === 'completed' && sim.state.byId.has(id)) expect(readReviewNote(renderNotes(row.notes))?.state, `${id}: approved, never merged`).not.toBe('waiting')
+          }
+        }
         // Every question raised has its entry under ## Open Questions.
         for (const [id, row] of sim.state.table.rows) if (row.status === 'needs_input') expect(sim.recorded.has(id), id).toBe(true)
         if (!sim.state.stopping && sim.state.write.failed === undefined) {
@@ -156,7 +176,7 @@ describe('the executor core, driven through random interleavings', () => {
         }
         // The next run starts from the file with the journal applied: it ends, and runs no completed agent again.
         if (journal.some((entry) => entry.row.status === 'completed')) {
-          const next = new ExecSim(sim.agents, cap, {git, rows: applied.rows, childPlans})
+          const next = new ExecSim(sim.agents, cap, {git, rows: applied.rows, childPlans, gated})
           next.dispatch({type: 'start'})
           expect(next.drain()).toBe(true)
           expect(next.violations).toEqual([])

@@ -36,6 +36,30 @@ describe('the merge rule for the Execution State', () => {
     expect(mergeTableState(base, requeued, completed).conflicts[0]!.reason).toBe('re-queued (pending) on ours, completed on theirs')
   })
 
+  it('work held for review beats every status but completed, whichever side is later', () => {
+    const base = side({A: row('pending')})
+    const held = side({A: row('awaiting_review', 'result: done; review: waiting', 'a', '30s')}, '2026-01-01T09:00:00Z')
+    for (const other of [row('in_progress', '', 'b'), row('pending', 'attempt 1: x', 'b'), row('failed', 'attempt 1: x', 'b'), row('needs_input', 'question: q', 'b')]) {
+      const later = side({A: other}, '2026-01-01T10:00:00Z')
+      expect(mergeTableState(base, held, later).state.rows.get('A')!.status, other.status).toBe('awaiting_review')
+      expect(mergeTableState(base, later, held).state.rows.get('A')!.status, other.status).toBe('awaiting_review')
+    }
+    // Approved (completed) on one side beats the same work still held on the other; the approval's note stays.
+    const approved = side({A: row('completed', 'result: done; review: approved', 'a', '30s')}, '2026-01-01T08:00:00Z')
+    const merged = mergeTableState(base, held, approved)
+    expect(merged.conflicts).toEqual([])
+    expect(merged.state.rows.get('A')).toEqual(row('completed', 'result: done; review: approved', 'a', '30s'))
+  })
+
+  it('an approval against a rejection of the same held work is a conflict: both are a person\'s decision', () => {
+    const base = side({A: row('awaiting_review', 'review: waiting', 'a')})
+    const approved = side({A: row('completed', 'review: waiting', 'a')})
+    const rejected = side({A: row('pending', 'review: rejected: use tabs', 'a')})
+    expect(mergeTableState(base, approved, rejected).conflicts.map((c) => c.reason)).toEqual(['completed on ours, re-queued (pending) on theirs'])
+    // Decided on one side only: that side's decision is taken.
+    expect(mergeTableState(base, base, rejected).state.rows.get('A')).toEqual(rejected.rows.get('A'))
+  })
+
   it('a row one side deleted: kept as the other side has it, never turned into an empty pending row', () => {
     const base = side({A: row('completed', '', 'x', '1s'), B: row('pending')})
     const ours = side({A: row('completed', '', 'x', '1s'), B: row('failed', 'attempt 1: y')})

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {parsePlan} from '../../../src/plan/parse-plan.js'
-import {answerFollowUp, assemblePrompt} from '../../../src/protocol/assemble-prompt.js'
+import {answerFollowUp, assemblePrompt, reviewFollowUp} from '../../../src/protocol/assemble-prompt.js'
+import {agentPrompt} from '../../../src/protocol/agent-prompt.js'
 
 const prompt = 'Create `src/a.ts` with "quotes", $(subshell) and `ticks`.\n\n## Boundaries\nDO NOT touch b.ts.\n'
 const body = `# Plan
@@ -76,6 +77,21 @@ describe('assemblePrompt', () => {
     const relaunch = assemblePrompt({plan, agent: plan.agents[0]!, answer})
     expect(relaunch.startsWith('## Shared Contract')).toBe(true)
     expect(relaunch.endsWith(answerFollowUp(answer))).toBe(true)
+  })
+
+  it('gives a review\'s note as an answer is given: the follow-up alone to a resumed session, after the prompt to a new one', () => {
+    const plan = parsePlan(body, 'p.md')
+    const agent = plan.agents[0]!
+    const followUp = reviewFollowUp('use tabs')
+    expect(assemblePrompt({plan, agent, review: 'use tabs', resuming: true})).toBe(followUp)
+    expect(followUp).toBe(
+      'Your work was reviewed and sent back.\n\nReview: use tabs\n\nYour earlier work is in the working directory. Change it as the review asks, and end with a RESULT line as before.'
+    )
+    const fresh = assemblePrompt({plan, agent, review: 'use tabs'})
+    expect(fresh.startsWith('## Shared Contract')).toBe(true)
+    expect(fresh.endsWith(followUp)).toBe(true)
+    // The shell runner gets it in the environment, its script verbatim.
+    expect(agentPrompt({name: 'shell'}, {plan, agent, review: 'use tabs'}).env).toEqual({MDPLAN_REVIEW: 'use tabs'})
   })
 
   it('asks an interrupted session to continue', () => {

@@ -29,6 +29,8 @@ describe('plain progress (no TTY)', () => {
       '14:22:57 completed A in 45s (attempt 1) $0.12: added types',
       '14:23:30 failed B after 30s (attempt 1): tests failed, will retry',
       '14:24:00 question from C: Which database should the cache use?',
+      '14:24:00 awaiting review F after 12s (attempt 1)',
+      '14:24:00 approved F: its work is in',
       '14:24:01 blocked D by B, C',
       '14:24:02 paused: rate limited (until 14:25:02)',
       '14:24:03 hand edit kept: B Status = pending',
@@ -90,7 +92,7 @@ describe('live view frame', () => {
       '  0 completed · 2 running · 3 pending',
       '  waiting: E ← B'
     ])
-    expect(countStatuses(state)).toEqual({pending: 3, in_progress: 2, completed: 0, failed: 0, needs_input: 0})
+    expect(countStatuses(state)).toEqual({pending: 3, in_progress: 2, completed: 0, failed: 0, needs_input: 0, awaiting_review: 0})
     expect(waitingOn(state)).toEqual([{agent: 'E', on: ['B']}])
   })
 

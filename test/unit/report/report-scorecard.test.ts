@@ -25,7 +25,7 @@ describe('computeScorecard', () => {
     expect(scorecard.build).toBe('fail (2 attempts)')
     expect(scorecard.integration).toBeUndefined()
     expect(scorecard.costUsd).toBe(0.12)
-    expect(scorecard.counts).toEqual({pending: 1, in_progress: 1, completed: 1, failed: 1, needs_input: 1})
+    expect(scorecard.counts).toEqual({pending: 1, in_progress: 1, completed: 1, failed: 1, needs_input: 1, awaiting_review: 0})
   })
 
   it('gives the same scorecard from the executor’s table as from the file, so a run need not parse its plan again', async () => {
