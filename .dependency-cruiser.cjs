@@ -19,6 +19,7 @@ const layers = [
   ['history'],
   ['layout'],
   ['process'],
+  ['notify'],
   ['git'],
   ['protocol'],
   ['runners'],

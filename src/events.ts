@@ -19,7 +19,9 @@ export type RunEvent = Base &
     | {type: 'agent-id'; agent: string; agentId: string}
     | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number; tokens?: number}
     | {type: 'failed'; agent: string; agentId?: string; attempt: number; durationMs: number; reason: string; willRetry: boolean}
-    | {type: 'question'; agent: string; agentId?: string; question: string}
+    | {type: 'question'; agent: string; agentId?: string; attempt?: number; question: string}
+    /** The agent's work waits for a person's review before it merges and its dependants start. */
+    | {type: 'review-waiting'; agent: string; attempt: number; note?: string}
     | {type: 'blocked'; agent: string; by: string[]}
     /** `untilMs`: epoch milliseconds when launches resume; `account`: only that account's (a usage limit), else all. */
     | {type: 'paused'; reason: string; untilMs: number; account?: string}

@@ -42,6 +42,8 @@ function describe(event: RunEvent, c: ReturnType<typeof pc.createColors>): strin
       return `${c.red('failed')} ${event.agent} after ${formatDuration(event.durationMs)} (attempt ${event.attempt}): ${event.reason}${event.willRetry ? ', will retry' : ''}`
     case 'question':
       return `${c.yellow('question')} from ${event.agent}: ${event.question}`
+    case 'review-waiting':
+      return `${c.yellow('review waiting')}: ${event.agent} (attempt ${event.attempt})${event.note ? `: ${event.note}` : ''}`
     case 'blocked':
       return `blocked ${event.agent} by ${event.by.join(', ')}`
     case 'paused':

@@ -6,6 +6,7 @@ import {preflightRun} from './preflight-run.js'
 import {takeRunLock} from './take-run-lock.js'
 import {executeRun} from './execute-run.js'
 import type {RunPlanOptions} from './run-options.js'
+import {startNotifier} from './start-notifier.js'
 
 export interface RunPlanResult {
   exitCode: number
@@ -21,15 +22,18 @@ export interface RunPlanResult {
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const file = resolve(options.file)
   const cwd = resolve(options.cwd ?? process.cwd())
-  const {emit, close} = openRunEvents(file, options.onEvent)
-  const {root, store, plan, templates} = await openRunPlan(options, file, cwd)
+  const {emit, close, tap} = openRunEvents(file, options.onEvent)
+  const {root, store, plan, templates, notify} = await openRunPlan(options, file, cwd)
   const {runnerOf, hosts} = await preflightRun({options, plan, store, file, cwd, root})
   const {lock, watch} = await takeRunLock(file, store, hosts)
   options.onPlan?.(plan)
+  // Only the run that holds the plan sends its notifications: what a killed run left first.
+  const notifier = startNotifier(file, notify, emit, tap)
   try {
     return await executeRun({options, file, cwd, root, store, plan, emit, runnerOf, hosts, lock: watch}, templates)
   } finally {
     store.close()
+    await notifier?.()
     try {
       await lock.release()
     } catch (error) {

@@ -29,6 +29,7 @@ describe('plain progress (no TTY)', () => {
       '14:22:57 completed A in 45s (attempt 1) $0.12: added types',
       '14:23:30 failed B after 30s (attempt 1): tests failed, will retry',
       '14:24:00 question from C: Which database should the cache use?',
+      '14:24:00 review waiting: A (attempt 1): added types',
       '14:24:01 blocked D by B, C',
       '14:24:02 paused: rate limited (until 14:25:02)',
       '14:24:03 hand edit kept: B Status = pending',

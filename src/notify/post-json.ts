@@ -1,0 +1,55 @@
+import http from 'node:http'
+import https from 'node:https'
+import {sendResultOf, type SendResult} from './send-result.js'
+import type {WebhookRequest} from './webhook-request.js'
+
+/** The most of an answer's body read (for the log of a refusal): the rest is not waited for. */
+const bodyLimit = 4096
+
+/**
+ * POST `request` once, on a connection of its own, and say how it went: never throws. No answer within
+ * `timeoutMs`, a refused or reset connection, a name that does not resolve: worth another try (`retry`).
+ */
+export function postJson(request: WebhookRequest, options: {timeoutMs: number; signal?: AbortSignal}): Promise<SendResult> {
+  return new Promise((resolve) => {
+    let done = false
+    let timer: NodeJS.Timeout | undefined
+    const finish = (result: SendResult): void => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      resolve(result)
+    }
+    let url: URL
+    try {
+      url = new URL(request.url)
+    } catch {
+      return finish({kind: 'permanent', detail: 'the URL does not parse'})
+    }
+    const client = url.protocol === 'https:' ? https : http
+    const body = Buffer.from(request.body, 'utf8')
+    const req = client.request(url, {method: 'POST', headers: {...request.headers, 'content-length': String(body.length)}, agent: false, ...(options.signal ? {signal: options.signal} : {})})
+    timer = setTimeout(() => req.destroy(new Error(`no answer within ${Math.round(options.timeoutMs / 1000)} s`)), options.timeoutMs)
+    timer.unref()
+    req.on('response', (response) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      const answered = (): void => {
+        const retryAfter = response.headers['retry-after']
+        finish(sendResultOf(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), Array.isArray(retryAfter) ? retryAfter[0] : retryAfter))
+      }
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length
+        if (size <= bodyLimit) chunks.push(chunk)
+        else {
+          answered()
+          response.destroy()
+        }
+      })
+      response.on('end', answered)
+      response.on('error', answered)
+    })
+    req.on('error', (error: NodeJS.ErrnoException) => finish({kind: 'retry', detail: error.code ? `${error.code}: ${error.message}` : error.message}))
+    req.end(body)
+  })
+}
