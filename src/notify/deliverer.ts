@@ -1,3 +1,4 @@
+import {plural} from '../util/plural.js'
 import {backoffDelay} from './backoff.js'
 import type {NotifyEvent} from './notify-event.js'
 import type {NotifyTarget} from './notify-target.js'
@@ -126,7 +127,7 @@ export class Deliverer {
       case 'retry': {
         const now = (this.#options.now ?? Date.now)()
         if (now - Date.parse(task.event.time) > (this.#options.maxAgeMs ?? 24 * 3600_000)) {
-          this.#options.warn(`notify: ${name} given up after ${task.tries} tries in a day: ${result.detail}`)
+          this.#options.warn(`notify: ${name} given up after ${plural(task.tries, 'try', 'tries')} in a day: ${result.detail}`)
           return this.#record(task, 'expired', result.detail)
         }
         task.timer = setTimeout(() => this.#queue(task), backoffDelay(task.tries, (this.#options.random ?? Math.random)(), result.retryAfterMs))

@@ -1,5 +1,6 @@
 import http from 'node:http'
 import https from 'node:https'
+import {eitherSignal} from '../process/either-signal.js'
 import {sendResultOf, type SendResult} from './send-result.js'
 import type {WebhookRequest} from './webhook-request.js'
 
@@ -13,11 +14,9 @@ const bodyLimit = 4096
 export function postJson(request: WebhookRequest, options: {timeoutMs: number; signal?: AbortSignal}): Promise<SendResult> {
   return new Promise((resolve) => {
     let done = false
-    let timer: NodeJS.Timeout | undefined
     const finish = (result: SendResult): void => {
       if (done) return
       done = true
-      clearTimeout(timer)
       resolve(result)
     }
     let url: URL
@@ -28,9 +27,10 @@ export function postJson(request: WebhookRequest, options: {timeoutMs: number; s
     }
     const client = url.protocol === 'https:' ? https : http
     const body = Buffer.from(request.body, 'utf8')
-    const req = client.request(url, {method: 'POST', headers: {...request.headers, 'content-length': String(body.length)}, agent: false, ...(options.signal ? {signal: options.signal} : {})})
-    timer = setTimeout(() => req.destroy(new Error(`no answer within ${Math.round(options.timeoutMs / 1000)} s`)), options.timeoutMs)
-    timer.unref()
+    // The whole try, answer included, within the bound (its timer keeps nothing alive).
+    const timeout = AbortSignal.timeout(options.timeoutMs)
+    const signal = eitherSignal(options.signal, timeout)
+    const req = client.request(url, {method: 'POST', headers: {...request.headers, 'content-length': String(body.length)}, agent: false, signal})
     req.on('response', (response) => {
       const chunks: Buffer[] = []
       let size = 0
@@ -49,7 +49,10 @@ export function postJson(request: WebhookRequest, options: {timeoutMs: number; s
       response.on('end', answered)
       response.on('error', answered)
     })
-    req.on('error', (error: NodeJS.ErrnoException) => finish({kind: 'retry', detail: error.code ? `${error.code}: ${error.message}` : error.message}))
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (timeout.aborted) return finish({kind: 'retry', detail: `no answer within ${Math.round(options.timeoutMs / 1000)} s`})
+      finish({kind: 'retry', detail: error.code ? `${error.code}: ${error.message}` : error.message})
+    })
     req.end(body)
   })
 }

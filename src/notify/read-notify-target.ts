@@ -37,7 +37,8 @@ export function readNotifyTarget(node: Node | null, report: NotifyReport): Notif
       report(`unknown key \`${String(isScalar(key) ? key.value : name)}\` in a notify target${hint}`, key)
     } else entries.set(name, {key, value, raw: value === null ? null : value.toJSON()})
   }
-  const named = places.filter((place) => entries.has(place))
+  // In the order written: the second is the one to point at.
+  const named = [...entries.keys()].filter((key): key is (typeof places)[number] => (places as readonly string[]).includes(key))
   if (named.length === 0) return report(`a notify target needs one of ${places.map((p) => `\`${p}\``).join(', ')}`, node), undefined
   if (named.length > 1) return report(`a notify target names one place; \`${named[0]}\` and \`${named[1]}\` are two: write each as its own item of the list`, entries.get(named[1]!)!.key), undefined
   const events = readEvents(entries.get('events'), report)
