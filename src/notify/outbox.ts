@@ -1,4 +1,4 @@
-import {closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync} from 'node:fs'
+import {close, closeSync, existsSync, fstatSync, fsync, openSync, readFileSync, readSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {makeDir} from '../util/make-dir.js'
 import type {NotifyEvent} from './notify-event.js'
@@ -24,14 +24,19 @@ export interface DeliveryRecord {
 }
 
 /**
- * A plan's notifications on disk: `outbox.ndjson`, each event queued (one JSON line, synced before `append`
- * returns), and `delivered.ndjson`, each delivery settled, by event id and target. What the outbox holds and the
- * log does not settle is still to send, by this run, the next one, or `mdplan serve`. Both are only ever appended
- * to; a line a crash cut short is skipped when read, and the next append starts on a line of its own.
+ * A plan's notifications on disk: `outbox.ndjson`, each event queued, and `delivered.ndjson`, each delivery
+ * settled, by event id and target. What the outbox holds and the log does not settle is still to send, by this
+ * run, the next one, or `mdplan serve`. Both are only ever appended to; a line a crash cut short is skipped when
+ * read, and the next append starts on a line of its own.
+ *
+ * An append is written (`write`) before it returns, so a coordinator killed the next instant has it in the file;
+ * the `fsync` that puts it on the disk (against a lost machine) follows off the caller's path: on a busy disk one
+ * takes milliseconds, at times a hundred, and the caller is the executor's step.
  */
 export class Outbox {
   readonly file: string
   readonly deliveredFile: string
+  #made = false
 
   constructor(readonly folder: string) {
     this.file = join(folder, 'outbox.ndjson')
@@ -39,11 +44,17 @@ export class Outbox {
   }
 
   append(entry: OutboxEntry): void {
-    appendLine(this.folder, this.file, JSON.stringify(entry))
+    this.#append(this.file, JSON.stringify(entry))
   }
 
   record(record: DeliveryRecord): void {
-    appendLine(this.folder, this.deliveredFile, JSON.stringify(record))
+    this.#append(this.deliveredFile, JSON.stringify(record))
+  }
+
+  #append(file: string, line: string): void {
+    if (!this.#made) makeDir(this.folder)
+    this.#made = true
+    appendLine(file, line)
   }
 
   /** The events queued, oldest first, each id once (a rerun that queued one again adds nothing). */
@@ -78,19 +89,19 @@ export function settledKey(id: string, target: string): string {
   return `${id}\n${target}`
 }
 
-/** Append one line and sync it to the disk; after a line a crash cut short, on a line of its own. */
-function appendLine(folder: string, file: string, line: string): void {
-  makeDir(folder)
+/** Append one line (after a line a crash cut short, on a line of its own); then sync it to the disk, in the background. */
+function appendLine(file: string, line: string): void {
   const fd = openSync(file, 'a+')
   try {
     const size = fstatSync(fd).size
     const last = Buffer.alloc(1)
     const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a
     writeSync(fd, `${torn ? '\n' : ''}${line}\n`)
-    fsyncSync(fd)
-  } finally {
+  } catch (error) {
     closeSync(fd)
+    throw error
   }
+  fsync(fd, () => close(fd, () => {}))
 }
 
 /** The lines that parse as JSON objects; a torn or foreign line is skipped. */
