@@ -45,8 +45,7 @@ export function openNotifier(options: NotifierOptions): Notifier {
   const logFile = join(outbox.folder, 'commands.log')
   const send = options.send ?? ((target, event, signal) => sendToTarget(target, event, {cwd: folder, logFile, timeoutMs, env, signal}))
   const deliverer = new Deliverer({outbox, targets: options.targets, send, warn: options.warn})
-  const entries = outbox.entries()
-  const known = new Set(entries.map((entry) => entry.event.id))
+  const known = new Set(outbox.entries().map((entry) => entry.event.id))
   // What a killed run (or one that could not wait) left: sent first.
   for (const {event, target} of outbox.pending()) deliverer.deliver(event, [target])
   const context = {planKey: notifyPlanKey(file), plan: file, runStarted: new Date().toISOString()}

@@ -53,14 +53,15 @@ export async function startServer(options: ServeOptions): Promise<Serving> {
   // On the loopback address the page answers only to the names of this machine (no DNS rebinding).
   if (local) identity.hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
   plans.watch()
-  const stopSending = options.notify ? await sendLeftovers(plans.plans.map((plan) => plan.file), options.notify) : undefined
+  // In the background: a plan's notifications never hold up the page.
+  const sending = options.notify ? sendLeftovers(plans.plans.map((plan) => plan.file), options.notify) : undefined
   const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
   return {
     url: `http://${shown}:${port}/${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`,
     port,
     plans,
     close: async () => {
-      await stopSending?.(1000)
+      await (await sending)?.(1000)
       plans.close()
       server.closeAllConnections()
       await new Promise<void>((resolveClose) => server.close(() => resolveClose()))
