@@ -1,3 +1,7 @@
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach} from 'vitest'
 import type {NotifyEvent} from '../../src/notify/notify-event.js'
 
 /** A notification as a run makes one, for the notify tests. */
@@ -13,5 +17,20 @@ export function sampleEvent(over: Partial<NotifyEvent> = {}): NotifyEvent {
     text: 'A asks: Which store should A use?',
     needs_you: true,
     ...over
+  }
+}
+
+/** For a test file: `planFile()` makes a plan file in a temp folder of its own, removed after the test. */
+export function tempPlans(): () => string {
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
+  })
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mdplan-notify-'))
+    dirs.push(dir)
+    const file = join(dir, 'plan.md')
+    writeFileSync(file, '# plan\n')
+    return file
   }
 }

@@ -1,18 +1,12 @@
 import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig} from '../../helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
 import {runCli} from '../../helpers/run-cli.js'
 import {logged, readAgentLog} from '../../helpers/agent-log.js'
-import {asking, notifyFiles, notifyProject} from './notify-helpers.js'
+import {asking, notifyFiles, notifyProject, notifyTestFile} from './notify-helpers.js'
 
-beforeAll(isolateGitConfig)
-
-const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const cleanups = notifyTestFile()
 
 describe('a command target (a real git repository)', () => {
   it('gets each event as one JSON line on stdin, its id in MDPLAN_NOTIFY_ID; no shell reads the plan’s words', async () => {

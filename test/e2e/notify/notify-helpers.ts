@@ -2,7 +2,8 @@ import {existsSync, readFileSync} from 'node:fs'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {tempRepo, type TempRepo} from '../../helpers/git-repo.js'
+import {afterEach, beforeAll} from 'vitest'
+import {isolateGitConfig, tempRepo, type TempRepo} from '../../helpers/git-repo.js'
 import {shellPlan} from '../../helpers/run-cli.js'
 import {logged} from '../../helpers/agent-log.js'
 
@@ -45,4 +46,14 @@ export function notifyFiles(repo: TempRepo): {queued: string[]; settled: Settled
   const folder = join(repo.root, '.mdplan', 'notify', 'plan')
   const lines = (name: string): string[] => (existsSync(join(folder, name)) ? readFileSync(join(folder, name), 'utf8').split('\n').filter(Boolean) : [])
   return {queued: lines('outbox.ndjson').map((line) => (JSON.parse(line) as {event: {id: string}}).event.id), settled: lines('delivered.ndjson').map((line) => JSON.parse(line) as Settled)}
+}
+
+/** For a test file: git's own config isolated, and what each test pushes here undone after it (last first). */
+export function notifyTestFile(): Array<() => Promise<void>> {
+  const cleanups: Array<() => Promise<void>> = []
+  beforeAll(isolateGitConfig)
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  })
+  return cleanups
 }

@@ -1,17 +1,11 @@
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig} from '../../helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
 import {readTable, runCli, startCli} from '../../helpers/run-cli.js'
 import {readAgentLog} from '../../helpers/agent-log.js'
 import {startReceiver} from '../../helpers/webhook-receiver.js'
 import {startServe} from '../serve/serve-helpers.js'
-import {asking, hookTarget, notifyFiles, notifyProject} from './notify-helpers.js'
+import {asking, hookTarget, notifyFiles, notifyProject, notifyTestFile} from './notify-helpers.js'
 
-beforeAll(isolateGitConfig)
-
-const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const cleanups = notifyTestFile()
 
 describe('notifications across a coordinator SIGKILL (a real git repository, a receiver on 127.0.0.1)', () => {
   it('killed after the event was queued, before its delivery was recorded: mdplan serve sends it, then the rerun sends nothing again', {timeout: 120_000}, async () => {

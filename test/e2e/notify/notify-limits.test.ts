@@ -1,18 +1,13 @@
 import {mkdtemp} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
+import {tempRepo} from '../../helpers/git-repo.js'
 import {root, runCli} from '../../helpers/run-cli.js'
 import {startReceiver} from '../../helpers/webhook-receiver.js'
-import {hookTarget, notifyFiles} from './notify-helpers.js'
+import {hookTarget, notifyFiles, notifyTestFile} from './notify-helpers.js'
 
-beforeAll(isolateGitConfig)
-
-const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const cleanups = notifyTestFile()
 
 describe('a usage-limit wait, told (a real git repository, the fake claude, a receiver on 127.0.0.1)', () => {
   it('is told once with its account and reset, and a rerun that honours the same wait does not tell it again', async () => {

@@ -1,16 +1,10 @@
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {isolateGitConfig} from '../../helpers/git-repo.js'
+import {describe, expect, it} from 'vitest'
 import {readTable, runCli} from '../../helpers/run-cli.js'
 import {logged, readAgentLog} from '../../helpers/agent-log.js'
 import {startReceiver} from '../../helpers/webhook-receiver.js'
-import {asking, hookTarget, notifyFiles, notifyProject} from './notify-helpers.js'
+import {asking, hookTarget, notifyFiles, notifyProject, notifyTestFile} from './notify-helpers.js'
 
-beforeAll(isolateGitConfig)
-
-const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const cleanups = notifyTestFile()
 
 describe('notifications to a webhook (a real git repository, a receiver on 127.0.0.1)', () => {
   it('a question, an agent failed for good and the run’s end: exactly one delivery each; a rerun sends only its own end', async () => {

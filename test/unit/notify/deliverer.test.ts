@@ -1,7 +1,4 @@
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {Deliverer} from '../../../src/notify/deliverer.js'
 import {openNotifier} from '../../../src/notify/notifier.js'
 import {Outbox} from '../../../src/notify/outbox.js'
@@ -11,19 +8,9 @@ import type {SendResult} from '../../../src/notify/send-result.js'
 import {notifyFolder} from '../../../src/layout/notify-folder.js'
 import {everyEvent} from '../../../fixtures/report/events.js'
 import type {RunEvent} from '../../../src/events.js'
-import {sampleEvent} from '../../helpers/notify-sample.js'
+import {sampleEvent, tempPlans} from '../../helpers/notify-sample.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
-function planFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mdplan-deliver-'))
-  dirs.push(dir)
-  const file = join(dir, 'plan.md')
-  writeFileSync(file, '# plan\n')
-  return file
-}
+const planFile = tempPlans()
 
 const hook: NotifyTarget = {type: 'webhook', url: {env: 'HOOK'}, headersEnv: {}, key: 'webhook-1'}
 const questionsOnly: NotifyTarget = {type: 'command', argv: ['x'], events: ['question'], key: 'command-2'}

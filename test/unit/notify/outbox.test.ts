@@ -1,20 +1,12 @@
-import {appendFileSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {appendFileSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {Outbox} from '../../../src/notify/outbox.js'
 import {notifyFolder} from '../../../src/layout/notify-folder.js'
-import {sampleEvent} from '../../helpers/notify-sample.js'
+import {sampleEvent, tempPlans} from '../../helpers/notify-sample.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
-function outbox(): Outbox {
-  const dir = mkdtempSync(join(tmpdir(), 'mdplan-outbox-'))
-  dirs.push(dir)
-  return new Outbox(notifyFolder(join(dir, 'plan.md')))
-}
+const planFile = tempPlans()
+const outbox = (): Outbox => new Outbox(notifyFolder(planFile()))
 
 describe('the outbox', () => {
   it('lives under the plan’s .mdplan/notify/<key>/, which ignores itself in git', () => {
