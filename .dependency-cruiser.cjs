@@ -20,6 +20,7 @@ const layers = [
   ['history'],
   ['layout'],
   ['process'],
+  ['notify'],
   ['git'],
   ['protocol'],
   ['runners'],

@@ -19,7 +19,7 @@ export type RunEvent = Base &
     | {type: 'agent-id'; agent: string; agentId: string}
     | {type: 'completed'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string; costUsd?: number; tokens?: number}
     | {type: 'failed'; agent: string; agentId?: string; attempt: number; durationMs: number; reason: string; willRetry: boolean}
-    | {type: 'question'; agent: string; agentId?: string; question: string}
+    | {type: 'question'; agent: string; agentId?: string; attempt?: number; question: string}
     /** It completed and its work waits for a person's review (its `review:` gate): `mdplan review` approves or rejects it. */
     | {type: 'awaiting-review'; agent: string; agentId?: string; attempt: number; durationMs: number; note?: string}
     /** A person approved its work, and it is merged (or committed) now: its dependants may start. */

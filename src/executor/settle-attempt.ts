@@ -191,7 +191,7 @@ function ask(end: Ending, question: Question): void {
   const {state} = ctx
   const id = attempt.agent
   setRow(ctx, id, {status: 'needs_input', agentId: end.keepId, duration: formatDuration(end.durationMs), notes: withNotes(stays(end), {question: actionableLine(question.question)})})
-  emit(ctx, {type: 'question', agent: id, agentId: end.agentId, question: question.question})
+  emit(ctx, {type: 'question', agent: id, agentId: end.agentId, attempt: attempt.attempt, question: question.question})
   // An answer read before this question is written belongs to an older question.
   state.answered.delete(id)
   state.questionsPending.add(id)

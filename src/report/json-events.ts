@@ -11,7 +11,7 @@ export const eventFields: Record<RunEventType, Record<string, FieldType>> = {
   'agent-id': {agent: 'string', agentId: 'string'},
   completed: {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', 'note?': 'string', 'costUsd?': 'number', 'tokens?': 'number'},
   failed: {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', reason: 'string', willRetry: 'boolean'},
-  question: {agent: 'string', 'agentId?': 'string', question: 'string'},
+  question: {agent: 'string', 'agentId?': 'string', 'attempt?': 'number', question: 'string'},
   'awaiting-review': {agent: 'string', 'agentId?': 'string', attempt: 'number', durationMs: 'number', 'note?': 'string'},
   approved: {agent: 'string'},
   blocked: {agent: 'string', by: 'string[]'},

@@ -8,18 +8,20 @@ import {checkTemplates} from '../runners/template-safety/check-templates.js'
 import {gitRoot, type GitRoot} from '../git/git-root.js'
 import {committedPlan} from '../git/committed-plan.js'
 import {warmSpawnHelper} from '../process/spawn-helper.js'
+import {readNotify} from '../notify/read-notify.js'
+import type {NotifyTarget} from '../notify/notify-target.js'
 import type {RunPlanOptions} from './run-options.js'
 
 /**
  * A run's first phase: the plan opened in its store and checked (its own messages, validation, its child
- * plans, a side-file's state, the runner templates); any error stops the run (PlanError). `templates` holds
- * the templates' warnings too, said once the run holds the plan.
+ * plans, a side-file's state, the runner templates, `notify:`); any error stops the run (PlanError). `templates`
+ * holds the templates' warnings too (and `notify:`'s), said once the run holds the plan.
  */
 export async function openRunPlan(
   options: RunPlanOptions,
   file: string,
   cwd: string
-): Promise<{root: Promise<GitRoot | undefined>; store: PlanStore; plan: Plan; templates: Diagnostic[]}> {
+): Promise<{root: Promise<GitRoot | undefined>; store: PlanStore; plan: Plan; templates: Diagnostic[]; notify: NotifyTarget[]}> {
   // The spawn helper boots while the plan parses (bin/start.js may have started it already): agents
   // are forked by it, not by this (soon large) process; and so is git, asked meanwhile where the
   // working tree is (which does not depend on the plan).
@@ -27,7 +29,8 @@ export async function openRunPlan(
   const root = gitRoot(cwd)
   const store = await PlanStore.open(file, {history: true, committed: committedPlan(file)})
   const plan = store.plan
-  const templates = checkTemplates(plan, options.runner)
+  const notify = readNotify(plan)
+  const templates = [...checkTemplates(plan, options.runner), ...notify.diagnostics]
   const problems = [
     ...plan.messages,
     ...validatePlan(plan),
@@ -36,5 +39,5 @@ export async function openRunPlan(
     ...templates
   ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
-  return {root, store, plan, templates}
+  return {root, store, plan, templates, notify: notify.targets}
 }

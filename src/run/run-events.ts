@@ -6,6 +6,8 @@ import {openRunLog, runLogFile} from '../layout/run-log.js'
 export interface RunEvents {
   emit: (event: Emitted) => void
   close: () => void
+  /** Hand every event from now on to `listener` too (the run's notifier), the run's last one included. */
+  tap: (listener: (event: RunEvent) => void) => void
 }
 
 /**
@@ -16,16 +18,21 @@ export interface RunEvents {
 export function openRunEvents(file: string, onEvent: ((event: RunEvent) => void) | undefined): RunEvents {
   const runLog = openRunLog(runLogFile(file))
   let last: RunEvent | undefined
+  let tapped: ((event: RunEvent) => void) | undefined
   return {
     emit: (event) => {
       const stamped = {time: new Date().toISOString(), ...event}
       runLog.write(stamped)
+      tapped?.(stamped)
       if (stamped.type === 'run-finished') last = stamped
       else onEvent?.(stamped)
     },
     close: () => {
       runLog.close()
       if (last) onEvent?.(last)
+    },
+    tap: (listener) => {
+      tapped = listener
     }
   }
 }

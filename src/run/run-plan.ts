@@ -1,12 +1,13 @@
 import {resolve} from 'node:path'
-import type {RunEvent, Scorecard} from '../events.js'
-import {startTracing} from '../trace/start-tracing.js'
+import type {Scorecard} from '../events.js'
 import {openRunEvents} from './run-events.js'
 import {openRunPlan} from './open-run-plan.js'
 import {preflightRun} from './preflight-run.js'
 import {takeRunLock} from './take-run-lock.js'
 import {executeRun} from './execute-run.js'
 import type {RunPlanOptions} from './run-options.js'
+import {runTracing} from './run-tracing.js'
+import {startNotifier} from './start-notifier.js'
 
 export interface RunPlanResult {
   exitCode: number
@@ -22,40 +23,31 @@ export interface RunPlanResult {
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const file = resolve(options.file)
   const cwd = resolve(options.cwd ?? process.cwd())
-  // What tracing has to say waits for the run's events (after the lock), then goes there as it comes.
-  const warnings: string[] = []
-  let warn = (message: string): void => void warnings.push(message)
-  const tracing = startTracing(process.env, (message) => warn(message))
-  const {emit, close} = openRunEvents(file, tracing ? tee(tracing.onEvent, options.onEvent) : options.onEvent)
-  const {root, store, plan, templates} = await openRunPlan(options, file, cwd)
+  const tracing = runTracing()
+  const {emit, close, tap} = openRunEvents(file, tracing.listener(options.onEvent))
+  const {root, store, plan, templates, notify} = await openRunPlan(options, file, cwd)
   const {runnerOf, hosts} = await preflightRun({options, plan, store, file, cwd, root})
   const {lock, watch} = await takeRunLock(file, store, hosts)
   options.onPlan?.(plan)
+  // Only the run that holds the plan sends its notifications: what a killed run left first.
+  const notifier = startNotifier(file, notify, emit, tap)
   try {
-    warn = (message) => emit({type: 'warning', message})
-    for (const message of warnings.splice(0)) warn(message)
-    const traceEnv = tracing?.traceEnv
+    tracing.attach(emit)
+    const {traceEnv} = tracing
     return await executeRun({options, file, cwd, root, store, plan, emit, runnerOf, hosts, lock: watch, ...(traceEnv ? {traceEnv} : {})}, templates)
   } finally {
     store.close()
+    await notifier?.()
     try {
       await lock.release()
     } catch (error) {
       // A read-only folder keeps the lock directory: the next run takes it over (its owner is gone).
       emit({type: 'warning', message: `could not remove the lock ${lock.path}: ${error instanceof Error ? error.message : String(error)}; the next run takes it over`})
     }
-    warn = (message) => void warnings.push(message)
+    tracing.detach()
     close()
     // The hosts' connections close after that: the plan is free, and the run has said its last line.
     await hosts.runtime?.close()
-    const unsent = (await tracing?.shutdown()) ?? []
-    for (const message of [...warnings, ...unsent]) process.stderr.write(`mdplan: trace: ${message}\n`)
-  }
-}
-
-function tee(first: (event: RunEvent) => void, second: ((event: RunEvent) => void) | undefined): (event: RunEvent) => void {
-  return (event) => {
-    first(event)
-    second?.(event)
+    await tracing.finish()
   }
 }

@@ -1,6 +1,7 @@
 import {createServer, type Server} from 'node:http'
 import {randomBytes} from 'node:crypto'
 import {ServedPlans} from './served-plans.js'
+import {sendLeftovers} from './send-leftovers.js'
 import {handleRequest} from './handle-request.js'
 import type {ServerIdentity} from './check-request.js'
 
@@ -14,6 +15,8 @@ export interface ServeOptions {
   host?: string
   /** A token to require (else `MDPLAN_SERVE_TOKEN`, else, off the loopback address, a random one). */
   token?: string
+  /** Send what the plans' runs left in their notification outboxes (`mdplan serve`; not `run --serve`, whose run does), telling problems here. */
+  notify?: (message: string) => void
 }
 
 export interface Serving {
@@ -50,12 +53,15 @@ export async function startServer(options: ServeOptions): Promise<Serving> {
   // On the loopback address the page answers only to the names of this machine (no DNS rebinding).
   if (local) identity.hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
   plans.watch()
+  // In the background: a plan's notifications never hold up the page.
+  const sending = options.notify ? sendLeftovers(plans.plans.map((plan) => plan.file), options.notify) : undefined
   const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
   return {
     url: `http://${shown}:${port}/${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`,
     port,
     plans,
     close: async () => {
+      await (await sending)?.(1000)
       plans.close()
       server.closeAllConnections()
       await new Promise<void>((resolveClose) => server.close(() => resolveClose()))

@@ -22,7 +22,7 @@ export const registerServe: RegisterCommand = (program, io, done) => {
       const {startServer} = await import('../../serve/start-server.js')
       let serving
       try {
-        serving = await startServer({plans, cwd: io.cwd, port, host: flags.host, token: io.env.MDPLAN_SERVE_TOKEN || undefined})
+        serving = await startServer({plans, cwd: io.cwd, port, host: flags.host, token: io.env.MDPLAN_SERVE_TOKEN || undefined, notify: (message) => io.stderr(`mdplan serve: ${message}\n`)})
       } catch (error) {
         io.stderr(`mdplan serve: ${error instanceof Error ? error.message : String(error)}\n`)
         return done(exitCodes.invalid)

@@ -15,6 +15,7 @@ import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
 import {checkTemplates} from '../../runners/template-safety/check-templates.js'
 import {readHosts} from '../../hosts/read-hosts.js'
+import {readNotify} from '../../notify/read-notify.js'
 import {undeclaredJobHosts} from '../../hosts/undeclared-job-hosts.js'
 import {plural} from '../../util/plural.js'
 
@@ -40,6 +41,7 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
           ...readSideState(plan, resolve(io.cwd, file)).diagnostics.map((d) => (d.rule === 'state-json-unconfirmed' ? {...d, severity: 'warning' as const} : d)),
           ...checkTemplates(plan),
           ...hosts.diagnostics,
+          ...readNotify(plan).diagnostics,
           // A row a dead run left with a job on a host no longer declared: `run` refuses it (setup-hosts.ts).
           ...undeclaredJobHosts(plan, hosts.hosts),
           ...checkPromptSizes(plan, {runnerOf: (agent) => resolveRunner(plan, agent, undefined, runnerMap), promptOf: (runner, agent) => agentPrompt(runner, {plan, agent}).prompt})
