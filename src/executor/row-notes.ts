@@ -62,6 +62,8 @@ export interface RowNotes {
   readonly result?: string
   /** A child plan's progress (`3/7 completed`). */
   readonly child?: string
+  /** The agent's own budget is spent (`2.1M of 2M tokens`): it launches no more until the budget is raised. */
+  readonly budgetReached?: string
   /** The cell's items in order: an item as read keeps its text; one set since is rendered from its field. */
   readonly items: readonly Item[]
   /** The cell as read, while nothing has been set in it: written back byte for byte. */
@@ -110,7 +112,8 @@ const codecs: {[F in Single]-?: Codec<NonNullable<RowNotes[F]>>} = {
   softBlockedBy: {key: 'soft-blocked by', ...plain},
   conflict: {key: 'conflict', ...plain},
   result: {key: 'result', ...plain},
-  child: {key: 'child', ...plain}
+  child: {key: 'child', ...plain},
+  budgetReached: {key: 'budget reached', ...plain}
 }
 const byKey = new Map<string, Single>(Object.entries(codecs).map(([field, codec]) => [codec.key, field as Single]))
 

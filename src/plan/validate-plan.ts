@@ -3,6 +3,7 @@ import {dependencyClosure} from './dependency-closure.js'
 import {findCycles} from './find-cycles.js'
 import {statuses, type Agent, type Diagnostic, type PathRef, type Plan, type Span} from './types.js'
 import {sortDiagnostics} from './sort-diagnostics.js'
+import {agentBudgetProblems} from './agent-budget-problems.js'
 
 type PathKind = 'creates' | 'modifies' | 'deletes'
 
@@ -56,6 +57,7 @@ export function validatePlan(plan: Plan): Diagnostic[] {
 
   checkPaths(plan, first, out)
   checkTable(plan, first, out)
+  out.push(...agentBudgetProblems(plan))
   return sortDiagnostics(out)
 }
 
