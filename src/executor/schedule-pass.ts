@@ -73,14 +73,15 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
   const {assessments} = cache
   noteBlocked(ctx, cache)
   endWaits(ctx)
-  // The plan's budget first: its line stays true while nothing can launch for another reason.
+  // The budgets first: the plan's line and the rows of agents whose own budget is spent stay true while
+  // nothing can launch for another reason (those agents are not launched).
+  const ready = [...cache.ready].filter((id) => !heldByOwnBudget(ctx, id))
   if (!checkBudget(ctx) || !canLaunch(ctx)) return assessments
   const {state, config} = ctx
   let used = slotsUsed(ctx)
-  // Only the ready agents, in plan order (ties keep it); not those whose own budget is spent; without hosts, not
-  // those whose account waits for a reset (they would take the free slots from agents of other accounts).
-  const order = [...cache.ready]
-    .filter((id) => !heldByOwnBudget(ctx, id))
+  // Only the ready agents, in plan order (ties keep it); without hosts, not those whose account waits for a
+  // reset (they would take the free slots from agents of other accounts).
+  const order = ready
     .filter((id) => config.hosts !== undefined || state.waits.size === 0 || placeAttempt(ctx, id) !== undefined)
     .sort((a, b) => cache.index.get(a)! - cache.index.get(b)!)
   // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere: look at all of them.
