@@ -92,7 +92,7 @@ function valueText(key: keyof Budget, amount: number | string): string {
     [1e3, 'k']
   ] as const) {
     const short = Number((amount / size).toFixed(3))
-    if (short >= 1 && Math.round(short * size) === amount) return `${short}${unit}`
+    if (short >= 1 && short < 1000 && Math.round(short * size) === amount) return `${short}${unit}`
   }
   return String(amount)
 }
