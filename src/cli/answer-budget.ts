@@ -1,7 +1,6 @@
-import {resolve} from 'node:path'
 import {exitCodes} from '../exit-codes.js'
 import type {Io} from './io.js'
-import {PlanStore} from '../store/plan-store.js'
+import {openAnswerStore} from './open-answer-store.js'
 import {PlanError} from '../plan/plan-error.js'
 import {parsePlan} from '../plan/parse-plan.js'
 import {readBudget} from '../plan/read-budget.js'
@@ -23,14 +22,8 @@ export async function answerBudget(planArg: string, text: string, io: Io): Promi
     io.stderr(`mdplan answer: --budget must be ${read.problem.replace('`{tokens: 20M, usd: 50}`', '`tokens=30M,usd=60`')}; got ${JSON.stringify(text)}\n`)
     return exitCodes.invalid
   }
-  const file = resolve(io.cwd, planArg)
-  let store: PlanStore
-  try {
-    store = await PlanStore.open(file)
-  } catch (error) {
-    io.stderr(`mdplan answer: cannot read ${planArg}: ${error instanceof Error ? error.message : String(error)}\n`)
-    return exitCodes.invalid
-  }
+  const store = await openAnswerStore(planArg, io)
+  if (!store) return exitCodes.invalid
   let before: Budget | undefined
   let after: Budget | undefined
   try {
@@ -53,7 +46,7 @@ export async function answerBudget(planArg: string, text: string, io: Io): Promi
   } finally {
     store.close()
   }
-  const next = liveRunOf(file) === undefined ? `the next \`mdplan run ${shellWord(planArg)}\` goes on with it` : 'the run going on keeps the budget it started with: run again after it ends'
+  const next = liveRunOf(store.file) === undefined ? `the next \`mdplan run ${shellWord(planArg)}\` goes on with it` : 'the run going on keeps the budget it started with: run again after it ends'
   io.stdout(`${planArg}: budget ${shown(after)} (was ${shown(before)}); ${next}.\n`)
   return exitCodes.ok
 }

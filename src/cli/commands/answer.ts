@@ -2,13 +2,13 @@ import {relative, resolve} from 'node:path'
 import {answerQuestion, type AnswerOutcome} from '../../nested/answer-question.js'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../../exit-codes.js'
-import {PlanStore} from '../../store/plan-store.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {liveRunOf} from '../../store/live-run-of.js'
 import {openQuestionsTitle} from '../../protocol/upsert-open-question.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {shellWord} from '../../util/shell-word.js'
 import {answerBudget} from '../answer-budget.js'
+import {openAnswerStore} from '../open-answer-store.js'
 import type {Io} from '../io.js'
 
 /**
@@ -30,13 +30,8 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
       if (options.budget !== undefined || agent === undefined || words.length === 0) return done(await budgetOrUsage(planArg, agent, options.budget, io))
       const answer = words.join(' ').trim()
       const file = resolve(io.cwd, planArg)
-      let store: PlanStore
-      try {
-        store = await PlanStore.open(file)
-      } catch (error) {
-        io.stderr(`mdplan answer: cannot read ${planArg}: ${error instanceof Error ? error.message : String(error)}\n`)
-        return done(exitCodes.invalid)
-      }
+      const store = await openAnswerStore(planArg, io)
+      if (!store) return done(exitCodes.invalid)
       let outcome: AnswerOutcome
       try {
         outcome = await answerQuestion(store, agent, answer)

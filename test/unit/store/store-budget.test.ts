@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {parsePlan} from '../../../src/plan/parse-plan.js'
 import {PlanStore} from '../../../src/store/plan-store.js'
-import {tableStateFromPlan} from '../../../src/store/table-state.js'
+import {tableStateFromPlan, type TableMeta} from '../../../src/store/table-state.js'
 import {setFrontMatterBudget} from '../../../src/store/set-front-matter-budget.js'
 import type {Budget} from '../../../src/plan/types.js'
 import {copyFixture, tickingClock} from '../../helpers/store-fixture.js'
@@ -55,6 +55,14 @@ describe("the front matter's budget, set through the store", () => {
   })
 })
 
+/** The store's table written with these lines under it; the file's text after. */
+async function written(store: PlanStore, meta: Partial<TableMeta>): Promise<string> {
+  const state = store.state
+  Object.assign(state.meta, meta)
+  await store.write(state, {running: new Set()})
+  return fs.readFileSync(store.file, 'utf8')
+}
+
 describe('the budget line under the table', () => {
   const warn = 'budget: 16.2M of 20M tokens (81 %)'
   const reached = 'budget reached: 20.1M of 20M tokens'
@@ -63,39 +71,28 @@ describe('the budget line under the table', () => {
     const file = copyFixture('basic')
     const original = fs.readFileSync(file, 'utf8')
     const store = await PlanStore.open(file, {now: tickingClock()})
-    let state = store.state
-    state.meta.budget = warn
-    state = (await store.write(state, {running: new Set()})).state
-    let text = fs.readFileSync(file, 'utf8')
-    expect(text).toMatch(/Build: not yet run\nbudget: 16\.2M of 20M tokens \(81 %\)\n$/)
-    expect(tableStateFromPlan(parsePlan(text, file)).meta.budget).toBe(warn)
-    state.meta.budget = reached
-    state.meta.waits = 'claude on local: usage limit, resets 2026-11-28T15:00Z'
-    state = (await store.write(state, {running: new Set()})).state
-    text = fs.readFileSync(file, 'utf8')
+    const wait = 'claude on local: usage limit, resets 2026-11-28T15:00Z'
+    const added = await written(store, {budget: warn})
+    expect(added).toMatch(/Build: not yet run\nbudget: 16\.2M of 20M tokens \(81 %\)\n$/)
+    expect(tableStateFromPlan(parsePlan(added, file)).meta.budget).toBe(warn)
     // Replaced where it stood; a wait line goes after the meta lines, as always.
-    expect(text).toContain(`Build: not yet run\nclaude on local: usage limit, resets 2026-11-28T15:00Z\n${reached}\n`)
-    expect(text).not.toContain(warn)
-    state.meta.budget = ''
-    state.meta.waits = ''
-    await store.write(state, {running: new Set()})
+    const replaced = await written(store, {budget: reached, waits: wait})
+    expect(replaced).toContain(`Build: not yet run\n${wait}\n${reached}\n`)
+    expect(replaced).not.toContain(warn)
+    const removed = await written(store, {budget: '', waits: ''})
     store.close()
     const stampless = (t: string): string => t.replace(/^(Last updated|Started): .*$/gm, '$1:')
-    expect(stampless(fs.readFileSync(file, 'utf8'))).toBe(stampless(original))
+    expect(stampless(removed)).toBe(stampless(original))
   })
 
   it("stays mdplan's through a person's edit of the file: their save with an older line does not bring it back", async () => {
     const file = copyFixture('basic')
     const store = await PlanStore.open(file, {now: tickingClock()})
-    let state = store.state
-    state.meta.budget = warn
-    state = (await store.write(state, {running: new Set()})).state
+    await written(store, {budget: warn})
     // A person saves an edit of a row (and the line as it was); mdplan's next line stands.
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('| C | pending | — | — | |', '| C | pending | — | — | mine |'))
-    state.meta.budget = reached
-    await store.write(state, {running: new Set()})
+    const text = await written(store, {budget: reached})
     store.close()
-    const text = fs.readFileSync(file, 'utf8')
     expect(text).toContain('| C | pending | — | — | mine |')
     expect(text).toContain(`\n${reached}\n`)
     expect(text).not.toContain(warn)
