@@ -47,7 +47,8 @@ export function checkBudget(ctx: StepContext): boolean {
     seen.said = use.level
     const reached = use.level === 'reached'
     emit(ctx, {type: 'budget', reached, line: use.line, spent: {tokens: spent.tokens, usd: spent.usd}, budget: budget.limit})
-    if (reached) warn(ctx, `${use.line}: nothing more launches${budget.stop ? '; the running agents are ended (on_budget: stop), resumable' : '; the running agents finish'}`)
+    // The event's line says it; what happens to the running agents is said where it is not the default.
+    if (reached && budget.stop && state.attempts.size > 0) warn(ctx, `${use.line}: nothing more launches; the running agents are ended (on_budget: stop), resumable`)
   }
   if (use.level !== 'reached') {
     seen.reached = undefined
