@@ -27,6 +27,11 @@ export type RunEvent = Base &
     | {type: 'blocked'; agent: string; by: string[]}
     /** `untilMs`: epoch milliseconds when launches resume; `account`: only that account's (a usage limit), else all. */
     | {type: 'paused'; reason: string; untilMs: number; account?: string}
+    /**
+     * The plan's budget (docs/limits.md, "Budgets"): its warning share spent (`reached: false`), or all of it
+     * (`reached: true`: nothing more launches). Each is said once a run; `line` is the line under the table.
+     */
+    | {type: 'budget'; reached: boolean; line: string; spent: {tokens: number; usd: number}; budget: {tokens?: number; usd?: number}}
     | {type: 'human-edit'; agent: string; column: string; value: string}
     | {type: 'state-written'; file: string; bytes: number; ms: number}
     | {type: 'warning'; message: string}
@@ -70,6 +75,8 @@ export interface Scorecard {
   costUsd?: number
   /** Tokens every agent used in all (the Notes' `tokens:`). */
   tokens?: number
+  /** The budget the spend is against (the plan's, or the run's `--budget`); absent when there is none. */
+  budget?: {tokens?: number; usd?: number}
   /** What the agents of each runner spent (`claude`, `codex`, …), when the run knows their runners. */
   spentByRunner?: Record<string, {tokens?: number; usd?: number}>
   counts: Record<string, number>

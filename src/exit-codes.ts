@@ -13,6 +13,11 @@ export const exitCodes = {
    * when); run again then, or with `--wait-for-reset`.
    */
   limited: 4,
+  /**
+   * Budget: what the agents have spent reached the plan's budget, so nothing more launched (the plan's
+   * `budget reached:` line says how much); raise the budget and run again to go on.
+   */
+  budget: 5,
   /** Interrupted (Ctrl-C / SIGTERM / SIGHUP). */
   interrupted: 130
 } as const

@@ -61,6 +61,8 @@ export function formatStatus(status: PlanStatus): string {
     const parts = [spent.tokens !== undefined ? `${spent.tokens.toLocaleString('en-US')} tokens` : undefined, spent.usd !== undefined ? `$${spent.usd.toFixed(2)}` : undefined]
     lines.push(`${'Spent:'.padEnd(15)}${parts.filter(Boolean).join(', ')}`)
   }
+  // Spend against the front matter's budget (a run launches nothing more once it is reached).
+  if (status.budget) lines.push(`${'Budget:'.padEnd(15)}${status.budget.summary}${status.budget.reached ? ', reached: raise `budget` to go on' : ''}`)
   // A usage limit's wait, as the plan records it (delete its line to clear it).
   for (const wait of status.waits ?? []) lines.push(`${'Waiting:'.padEnd(15)}${wait.account}: ${wait.what}, resets ${wait.resets}`)
   return lines.join('\n') + '\n'

@@ -4,6 +4,8 @@ import {directoryProblem} from './directory-problem.js'
 import {exitCodes} from '../exit-codes.js'
 import {parseDuration} from '../util/parse-duration.js'
 import type {SideStateChoice} from '../store/read-side-state.js'
+import {readBudget} from '../plan/read-budget.js'
+import type {Budget} from '../plan/types.js'
 
 /** `mdplan run`'s flags, as commander gives them. */
 export interface RunFlags {
@@ -13,6 +15,7 @@ export interface RunFlags {
   agentTimeout?: string
   maxPause?: string
   waitForReset?: boolean
+  budget?: string
   failFast?: boolean
   strictScope?: boolean
   dryRun?: boolean
@@ -40,6 +43,8 @@ export interface ReadRunFlags {
   agentTimeoutMs?: number
   maxPauseMs?: number
   sideState?: SideStateChoice
+  /** `--budget tokens=20M,usd=50`: this run's budget, instead of the front matter's. */
+  budget?: Budget
   /** Where agents run, resolved. */
   cwd: string
 }
@@ -65,6 +70,11 @@ export function readRunFlags(flags: RunFlags, io: Io): ReadRunFlags | number {
   if (agentTimeoutMs === null) return exitCodes.invalid
   const maxPauseMs = duration('max-pause', flags.maxPause, io)
   if (maxPauseMs === null) return exitCodes.invalid
+  const budget = flags.budget === undefined ? undefined : readBudget(flags.budget)
+  if (budget && 'problem' in budget) {
+    io.stderr(`mdplan run: --budget must be ${budget.problem.replace(/`\{tokens: 20M, usd: 50\}`/, '`tokens=20M,usd=50`')}; got ${JSON.stringify(flags.budget)}\n`)
+    return exitCodes.invalid
+  }
   if (flags.importState && flags.ignoreStateFile) {
     io.stderr('mdplan run: choose one of --import-state and --ignore-state-file\n')
     return exitCodes.invalid
@@ -80,7 +90,7 @@ export function readRunFlags(flags: RunFlags, io: Io): ReadRunFlags | number {
     io.stderr(`mdplan run: --cwd ${flags.cwd ?? cwd} ${cwdProblem}; nothing was run and the plan was not changed. Create it or choose another folder.\n`)
     return exitCodes.invalid
   }
-  return {numbers, agentTimeoutMs, maxPauseMs, sideState, cwd}
+  return {numbers, agentTimeoutMs, maxPauseMs, sideState, cwd, ...(budget ? {budget: budget.budget} : {})}
 }
 
 /** A duration flag in ms (undefined when not given), or null once stderr says it is not one. */

@@ -1,4 +1,4 @@
-import type {Agent} from '../plan/types.js'
+import type {Agent, Budget} from '../plan/types.js'
 
 /** What a run is asked to do; fixed for the run. */
 export interface ExecConfig {
@@ -34,6 +34,12 @@ export interface ExecConfig {
   waitForReset?: boolean
   /** After a reset the CLI named, how much longer before launching there again (default 30 s). */
   resetMarginMs?: number
+  /**
+   * The plan's budget for this run (front matter `budget`, or `--budget`): what every attempt of every run
+   * may spend in all, the share at which the run says so, and whether reaching it ends the running agents
+   * (`on_budget: stop`) or lets them finish. Absent: no budget. Agents' own budgets are in their definitions.
+   */
+  budget?: {limit: Budget; warnAt: number; stop: boolean}
   /** Where agents run, when the plan declares hosts (without: this machine, as always). */
   hosts?: HostsConfig
   /**

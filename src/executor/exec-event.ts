@@ -29,6 +29,8 @@ export type ExecEvent = {
   | {type: 'agent-id'; agent: string; attempt: number; agentId: string}
   /** A child plan's progress, for its parent agent's Notes (`child: 3/7 completed`); with `key`, that note (a host's `slurm: 1234`; empty removes it). */
   | {type: 'progress'; agent: string; attempt: number; note: string; key?: string}
+  /** What a running attempt has spent so far (running totals of this attempt, as its runner streams them). */
+  | {type: 'spent'; agent: string; attempt: number; usage?: Record<string, number>; costUsd?: number}
   /** `endedAt`: the job ended before this run found it (a rerun collected it): when, by the job's own record (ms). */
   | {type: 'exited'; agent: string; attempt: number; result: RunResult; endedAt?: number}
   /** The scope check, commit or merge after an attempt finished. */

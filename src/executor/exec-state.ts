@@ -62,6 +62,10 @@ export interface Attempt {
   reattach?: boolean
   /** The key of an earlier job whose folder this one runs in: its session was made there, its work is there (the row's `work:`). */
   work?: string
+  /** What it has spent so far, as its runner streams it (opencode's steps, a script's `USAGE:` lines). */
+  spent?: {tokens?: number; usd?: number}
+  /** Ended because the agent's own budget was spent (`2.1M of 2M tokens`): settled as that, with no attempt used. */
+  overBudget?: string
 }
 
 export interface WriteState {
@@ -164,6 +168,12 @@ export interface ExecState {
    * those resets (ms), and the accounts. The run's exit code says so.
    */
   limited?: {until: number; accounts: string[]}
+  /**
+   * The plan's budget as this run saw it (budget-check.ts): the level it last said (`warn`, `reached`: each
+   * said once), the `budget reached:` line while it is, and whether that held agents back when the run ended
+   * (`held`) or ended the running ones (`stopped`, `on_budget: stop`). The run's exit code says so.
+   */
+  budget?: {said?: 'warn' | 'reached'; reached?: string; held?: boolean; stopped?: boolean}
   peakConcurrency: number
   /** The last look at the file before finishing: none yet, under way, or done with nothing new. */
   finalLook: 'none' | 'requested' | 'done'

@@ -2,6 +2,7 @@ import type {Assessment} from '../schedule/assess-agents.js'
 import type {StepContext} from './step-context.js'
 import {assess} from './schedule-pass.js'
 import {heldByWaits, waitForReset} from './wait-for-reset.js'
+import {budgetHolds} from './budget-check.js'
 
 /** How long a run that cannot write its plan (agents ready, or rows not recorded yet) waits for a repair before it ends. */
 export const repairWindowMs = 60_000
@@ -19,7 +20,10 @@ export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, 
   // Nothing lives: an event that ran no pass still must not finish with agents ready.
   const known = assessments ?? (state.stopping ? undefined : assess(ctx))
   const ready = known !== undefined && anyReady(known)
-  if (ready && !state.stopping && !state.failFastTripped && state.write.failed === undefined) {
+  // Ready agents a budget keeps back (the plan's, or their own) wait for a person to raise it, not for this run.
+  const budgetHeld = ready && allHeldByBudget(ctx, known)
+  if (ctx.state.budget) ctx.state.budget.held = budgetHeld && state.budget?.reached !== undefined
+  if (ready && !budgetHeld && !state.stopping && !state.failFastTripped && state.write.failed === undefined) {
     // Ready agents whose accounts all wait for a usage limit to reset: wait for it, or end saying when to run again.
     const held = heldByWaits(ctx, known)
     if (held === undefined || waitForReset(ctx, held)) return
@@ -38,6 +42,11 @@ export function finishOrWait(ctx: StepContext, assessments: ReadonlyMap<string, 
   }
   state.finished = true
   ctx.effects.push({type: 'finish'})
+}
+
+function allHeldByBudget(ctx: StepContext, assessments: ReadonlyMap<string, Assessment>): boolean {
+  for (const [id, assessment] of assessments) if (assessment.kind === 'ready' && !budgetHolds(ctx, id)) return false
+  return true
 }
 
 function anyReady(assessments: ReadonlyMap<string, Assessment>): boolean {

@@ -64,6 +64,8 @@ export interface RowNotes {
   readonly child?: string
   /** The review gate (docs/review.md): `waiting` (its work held for a person), `approved`, or `rejected: <note>`. */
   readonly review?: string
+  /** The agent's own budget is spent (`2.1M of 2M tokens`): it launches no more until the budget is raised. */
+  readonly budgetReached?: string
   /** The cell's items in order: an item as read keeps its text; one set since is rendered from its field. */
   readonly items: readonly Item[]
   /** The cell as read, while nothing has been set in it: written back byte for byte. */
@@ -113,7 +115,8 @@ const codecs: {[F in Single]-?: Codec<NonNullable<RowNotes[F]>>} = {
   conflict: {key: 'conflict', ...plain},
   result: {key: 'result', ...plain},
   child: {key: 'child', ...plain},
-  review: {key: 'review', ...plain}
+  review: {key: 'review', ...plain},
+  budgetReached: {key: 'budget reached', ...plain}
 }
 const byKey = new Map<string, Single>(Object.entries(codecs).map(([field, codec]) => [codec.key, field as Single]))
 

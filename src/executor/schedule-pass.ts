@@ -6,6 +6,7 @@ import type {Attempt, ResumeKind} from './exec-state.js'
 import {attemptNumber} from './attempt-number.js'
 import {placeAttempt, sessionHost, type Placement} from './place-attempt.js'
 import {endWaits} from './account-waits.js'
+import {checkBudget, heldByOwnBudget} from './budget-check.js'
 import {renderNotes, withNotes, type RowNotes} from './row-notes.js'
 import {readReviewNote} from '../plan/review-note.js'
 import {emit, isoSeconds, row, setRow, setRowNotes, type StepContext} from './step-context.js'
@@ -74,12 +75,15 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
   const {assessments} = cache
   noteBlocked(ctx, cache)
   endWaits(ctx)
-  if (!canLaunch(ctx)) return assessments
+  // The budgets first: the plan's line and the rows of agents whose own budget is spent stay true while
+  // nothing can launch for another reason (those agents are not launched).
+  const ready = [...cache.ready].filter((id) => !heldByOwnBudget(ctx, id))
+  if (!checkBudget(ctx) || !canLaunch(ctx)) return assessments
   const {state, config} = ctx
   let used = slotsUsed(ctx)
   // Only the ready agents, in plan order (ties keep it); without hosts, not those whose account waits for a
   // reset (they would take the free slots from agents of other accounts).
-  const order = [...cache.ready]
+  const order = ready
     .filter((id) => config.hosts !== undefined || state.waits.size === 0 || placeAttempt(ctx, id) !== undefined)
     .sort((a, b) => cache.index.get(a)! - cache.index.get(b)!)
   // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere: look at all of them.
@@ -143,7 +147,7 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
   const work = here ? notes.work?.key : undefined
   if (!here) notes = withNotes(notes, {work: undefined})
   // A `conflict:` note told what an edit of the row met before this launch (docs/plan-format.md): the launch writes the row anew.
-  notes = withNotes(notes, {blockedBy: undefined, softBlockedBy: undefined, paused: undefined, conflict: undefined})
+  notes = withNotes(notes, {blockedBy: undefined, softBlockedBy: undefined, paused: undefined, conflict: undefined, budgetReached: undefined})
   // A job still named by its key is not relaunched: the attempt attaches to it (or submits it, if the host never got it).
   if (orphaned && !resumeSession && !place.reattach) notes = withNotes(notes, {relaunched: `run ended while ${previous.agentId || 'it'} ran`})
   const number = attemptNumber(previous.notes, state.attemptsSeen.get(id) ?? 0, previous.status === 'in_progress' || answer !== undefined)

@@ -9,6 +9,8 @@ import {attemptLimit, failuresOf} from './schedule-pass.js'
 import {withFailure, withNotes, withNoteText, type RowNotes, type WorkNote} from './row-notes.js'
 import {emit, isoSeconds, row, seeAttempt, setRow, warn, type StepContext} from './step-context.js'
 import {spentTokens} from '../runners/spent-tokens.js'
+import {withSpend} from './with-spend.js'
+import {ownBudgetReached} from './budget-check.js'
 import {accountOf, accountWait, startWait, waitEnds} from './account-waits.js'
 
 /** Passing network or server trouble: retried without using an attempt this many times in a row. */
@@ -46,6 +48,7 @@ export function settleAttempt(ctx: StepContext, attempt: Attempt, result: RunRes
   for (const text of settled.discoveries) state.discoveries.push({agent: id, text})
   const end: Ending = {ctx, attempt, result, agentId, keepId: agentId ?? current.agentId, durationMs: Math.min(now, attempt.endedAt ?? now) - attempt.startedAt, notes}
   if (result.notStarted && goAgain(end, current.notes)) return
+  if (attempt.overBudget !== undefined) return overBudget(end, attempt.overBudget)
   const outcome = pauseOrGiveUp(end, settled)
   if (outcome === undefined) return
   if (outcome.unknownSession) return relaunch(end)
@@ -62,19 +65,7 @@ function settledNotes(attempt: Attempt, result: RunResult, outcome: Outcome, bef
   let notes = Object.entries(gitNotes).reduce((next, [key, value]) => withNoteText(next, key, value), before)
   // Settled: its key names no live job any more (a next attempt draws its own); the row keeps where it ran.
   if (attempt.key) notes = withNotes(notes, {job: undefined, host: attempt.host})
-  if (result.costUsd !== undefined) {
-    // Notes keep the agent's total; a resumed claude session reports its own running total.
-    const before = notes.cost ?? 0
-    const spent = result.cumulativeCost ? Math.max(0, result.costUsd - before) : result.costUsd
-    notes = withNotes(notes, {cost: before + spent})
-  }
-  const tokens = spentTokens(result.usage)
-  if (tokens !== undefined) {
-    // Summed over the agent's attempts; codex reports its thread's running total, which a resumed thread goes on from.
-    const before = notes.tokens ?? 0
-    const spent = result.cumulativeUsage && attempt.resumeSession !== undefined ? Math.max(0, tokens - before) : tokens
-    notes = withNotes(notes, {tokens: before + spent})
-  }
+  notes = withSpend(notes, attempt, result)
   // Where its session and work stay for the next attempt, when that one goes on from this one (its question
   // answered, its session relaunched, its pause over: place-attempt.ts; see `stays`). Completed or failed,
   // nothing goes on from it: the note goes, and the run's sweep removes the folder.
@@ -208,10 +199,22 @@ function fail(end: Ending, outcome: Outcome): void {
   // A configuration error (not logged in, a refused option) fails the same way every time: try once.
   if (outcome.permanent) state.noRetry.add(id)
   setRow(ctx, id, {status: 'failed', agentId: end.keepId, duration: formatDuration(durationMs), notes})
-  // The failures the row records, this one included, against the limit (a re-queued agent's numbers go on from its last).
-  const willRetry = failuresOf(notes) < attemptLimit(ctx, id) && !config.failFast
+  // The failures the row records, this one included, against the limit (a re-queued agent's numbers go on from its last);
+  // an agent whose own budget is spent is not tried again (the scheduling pass notes why).
+  const willRetry = failuresOf(notes) < attemptLimit(ctx, id) && !config.failFast && ownBudgetReached(ctx, id) === undefined
   emit(ctx, {type: 'failed', agent: id, agentId: end.agentId, attempt: attempt.attempt, durationMs, reason, willRetry})
   if (config.failFast) state.failFastTripped = true
+}
+
+/**
+ * Ended by its own budget (spent while it ran, as its runner streamed it): failed, saying so, with no attempt
+ * used and no retry; raising the agent's `budget` lets the next run launch it again.
+ */
+function overBudget(end: Ending, reached: string): void {
+  const {ctx, attempt, durationMs} = end
+  const notes = withNotes(end.notes, {budgetReached: ownBudgetReached(ctx, attempt.agent) ?? reached})
+  setRow(ctx, attempt.agent, {status: 'failed', agentId: end.keepId, duration: formatDuration(durationMs), notes})
+  emit(ctx, {type: 'failed', agent: attempt.agent, agentId: end.agentId, attempt: attempt.attempt, durationMs, reason: `budget reached: ${reached}`, willRetry: false})
 }
 
 /** The `work:` note of an attempt whose next one goes on from it: the job folder it ran in, or its host. */

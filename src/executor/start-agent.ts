@@ -51,6 +51,7 @@ export async function startAgent(driver: Driver, effect: Spawn, onCollected: (en
       // A child's own writes are its business: its other events come up, marked with its plan.
       onChildEvent: (event) => event.type !== 'state-written' && input.emit({type: 'child', agent: effect.agent, plan: childPlanPath(input.file, agent) ?? '', event}),
       onProgress: (note) => driver.dispatch({type: 'progress', agent: effect.agent, attempt: effect.attempt, note}),
+      onSpend: (spent) => driver.dispatch({type: 'spent', agent: effect.agent, attempt: effect.attempt, ...spent}),
       ...(place ? {host: place.host} : {})
     })
     // Whatever the runner made of a silent host's missing output, the attempt's fate there is unknown.

@@ -4,8 +4,7 @@ import {withNoteText} from './row-notes.js'
 import type {ExecConfig} from './exec-config.js'
 import type {ExecEffect} from './exec-effect.js'
 import type {ExecEvent} from './exec-event.js'
-import type {Attempt, ExecState} from './exec-state.js'
-import type {RunResult} from '../runners/runner.js'
+import type {ExecState} from './exec-state.js'
 import {finishOrWait} from './finish-or-wait.js'
 import {schedulePass} from './schedule-pass.js'
 import {settleAttempt} from './settle-attempt.js'
@@ -16,6 +15,9 @@ import {writeDone} from './write-done.js'
 import {writeFailed} from './write-failed.js'
 import {approved, startApprovals} from './review-step.js'
 import {agentWaits} from './account-waits.js'
+import {leaveResumable, stopRun} from './stop-run.js'
+import {budgetHolds, planBudgetReached, spentSoFar} from './budget-check.js'
+import {spentTokens} from '../runners/spent-tokens.js'
 
 export interface StepResult {
   state: ExecState
@@ -58,6 +60,7 @@ export function step(state: ExecState, event: ExecEvent, config: ExecConfig): St
 function reschedules(event: ExecEvent): boolean {
   switch (event.type) {
     case 'agent-id':
+    case 'spent':
     case 'progress':
     case 'prepared':
     case 'question-written':
@@ -116,7 +119,12 @@ function handle(ctx: StepContext, event: ExecEvent): void {
     case 'lock-lost':
       return lockLost(ctx, event.reason)
     case 'abort':
-      return stop(ctx)
+      return stopRun(ctx)
+    case 'spent': {
+      const attempt = attemptOf(ctx, event.agent, event.attempt)
+      if (attempt?.phase === 'running') spentSoFar(ctx, attempt, {tokens: spentTokens(event.usage), usd: event.costUsd})
+      return
+    }
     case 'warning':
       return warn(ctx, event.message)
     case 'looked':
@@ -132,8 +140,9 @@ function prepared(ctx: StepContext, event: EventOf<'prepared'>): void {
   const attempt = attemptOf(ctx, event.agent, event.attempt)
   if (!attempt || attempt.phase !== 'preparing') return
   for (const message of event.warnings) warn(ctx, message)
-  // Stopping; or its account hit a usage limit since it was picked (the breaker): it never starts, its row goes back.
-  if (ctx.state.stopping || agentWaits(ctx, attempt.agent, attempt.host)) {
+  // Stopping; its account hit a usage limit since it was picked (the breaker); or a budget was spent meanwhile:
+  // it never starts, its row goes back.
+  if (ctx.state.stopping || agentWaits(ctx, attempt.agent, attempt.host) || budgetHolds(ctx, attempt.agent) || planBudgetReached(ctx)) {
     ctx.effects.push({type: 'abandon', agent: attempt.agent})
     return undoLaunch(ctx, attempt)
   }
@@ -170,7 +179,8 @@ function exited(ctx: StepContext, event: EventOf<'exited'>): void {
   if (!attempt || attempt.phase !== 'running') return
   const result = event.result
   if (event.endedAt !== undefined) attempt.endedAt = event.endedAt
-  if (result.interrupted && (state.stopping || attempt.killed)) return leaveResumable(ctx, attempt, result)
+  // Ended by its own budget: settled as that (settle-attempt.ts), not left to resume.
+  if (result.interrupted && (state.stopping || (attempt.killed && attempt.overBudget === undefined))) return leaveResumable(ctx, attempt, result)
   const outcome = interpretResult(result)
   attempt.result = result
   // A lost host's result is never collected: a late one from its key is not merged (fencing by key).
@@ -222,34 +232,7 @@ function lockLost(ctx: StepContext, reason: string): void {
   )
   // Launches whose recording write was never issued never will be: take them back now.
   for (const attempt of [...state.attempts.values()]) if (attempt.phase === 'recording' && attempt.recordedBy > state.write.seq) undoLaunch(ctx, attempt)
-  stop(ctx)
-}
-
-/** Ended on purpose (Ctrl-C, a lost lock): the row stays in_progress with its ID, so the next run resumes it. */
-function leaveResumable(ctx: StepContext, attempt: Attempt, result: RunResult): void {
-  ctx.effects.push({type: 'abandon', agent: attempt.agent})
-  ctx.state.attempts.delete(attempt.agent)
-  if (result.agentId && row(ctx, attempt.agent).agentId === '') setRow(ctx, attempt.agent, {agentId: result.agentId})
-}
-
-/**
- * Stop launching and end the running agents (Ctrl-C, SIGTERM, a lost lock). Their rows stay
- * `in_progress` with their IDs: the next run resumes them. After a lost lock another run may own the
- * plan and resume them at any moment, so letting a local agent finish would make two copies of one
- * agent (the new owner cannot follow a process of ours: it starts its own). A remote job is the
- * opposite: the new owner finds it by the key in its row and may follow it already, so cancelling it
- * would end the new owner's attempt and make a second; after a lost lock it is detached from, not ended.
- */
-function stop(ctx: StepContext): void {
-  const {state} = ctx
-  if (state.stopping) return
-  state.stopping = true
-  for (const attempt of state.attempts.values()) {
-    if (attempt.phase !== 'running') continue
-    attempt.killed = true
-    const detach = state.lockLost !== undefined && attempt.key !== undefined
-    ctx.effects.push({type: 'kill', agent: attempt.agent, ...(detach ? {detach} : {})})
-  }
+  stopRun(ctx)
 }
 
 function planChanged(ctx: StepContext, agents: ExecState['agents'], priority: ReadonlyMap<string, number>): void {

@@ -1,6 +1,7 @@
 import type {Assessment} from '../schedule/assess-agents.js'
 import {waitEnds} from './account-waits.js'
 import {placeAttempt} from './place-attempt.js'
+import {budgetHolds} from './budget-check.js'
 import {isoSeconds, warn, type StepContext} from './step-context.js'
 
 /** Accounts holding back every agent that is ready: when the first wait ends, and whether the CLIs named every reset. */
@@ -17,7 +18,8 @@ export interface Held {
 export function heldByWaits(ctx: StepContext, assessments: ReadonlyMap<string, Assessment>): Held | undefined {
   const {state} = ctx
   if (state.waits.size === 0) return undefined
-  for (const [id, assessment] of assessments) if (assessment.kind === 'ready' && placeAttempt(ctx, id) !== undefined) return undefined
+  // An agent a budget keeps back launches no sooner for a reset.
+  for (const [id, assessment] of assessments) if (assessment.kind === 'ready' && !budgetHolds(ctx, id) && placeAttempt(ctx, id) !== undefined) return undefined
   let until = Infinity
   let reset = true
   const accounts: string[] = []

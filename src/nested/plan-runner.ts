@@ -90,6 +90,8 @@ async function runChildPlan(request: RunRequest): Promise<RunResult> {
     const resetAt = await childLimit(child)
     return {...base, ok: false, rateLimited: true, ...(resetAt !== undefined ? {resetAt} : {}), finalText: '', reason: `child ${where}: usage limit`}
   }
+  // The child's own budget is spent (exit 5): another attempt would stop the same way, so none is made.
+  if (result.exitCode === exitCodes.budget) return {...base, ok: false, configError: true, finalText: '', reason: `child ${where}: its budget is spent; raise the child plan's \`budget\` and run again`}
   if (result.timedOut || result.interrupted || result.spawnFailed || result.exitCode !== 1) {
     const said = result.stderr.trim().split('\n').filter(Boolean).at(-1)
     return {...base, ok: false, spawnFailed: result.spawnFailed, finalText: '', reason: `child ${where}: ${said && result.exitCode !== undefined && !result.timedOut ? said : exitReason(result, 'mdplan', request.timeoutMs)}`}

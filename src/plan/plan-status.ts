@@ -3,6 +3,8 @@ import {criticalPath} from './critical-path.js'
 import {dependencyClosure} from './dependency-closure.js'
 import {getNote} from './notes.js'
 import {parseWaitLine, readWaitLines} from './wait-line.js'
+import {isBudgetLine} from './budget-line.js'
+import {budgetUse} from './budget-use.js'
 import {statuses, type Plan, type Status} from './types.js'
 
 /**
@@ -49,6 +51,11 @@ export interface PlanStatus {
   waits?: Array<{account: string; what: string; resets: string}>
   /** What the agents have spent in all, from their Notes (`tokens:`, `cost:`); absent when none says. */
   spent?: {tokens?: number; usd?: number}
+  /**
+   * The front matter's budget with the spend against it (`summary`: `16.2M of 20M tokens (81 %)`), and whether
+   * it is reached (a run launches nothing more until it is raised); absent when the plan has none.
+   */
+  budget?: {tokens?: number; usd?: number; summary: string; reached: boolean}
   agents: Array<{
     id: string
     name: string
@@ -136,9 +143,20 @@ export function planStatus(plan: Plan): PlanStatus {
     })
   }
 
+  readAfterTable(plan, result)
+  result.started = result.meta.started ?? null
+  result.lastUpdated = result.meta.last_updated ?? null
+  result.build = result.meta.build ?? null
+  result.integration = result.meta.integration ?? null
+  return result
+}
+
+/** The lines after the table (its `Key: value` lines, the wait lines), and the front matter's budget against the spend. */
+function readAfterTable(plan: Plan, result: PlanStatus): void {
   for (const line of plan.state?.meta ?? []) {
-    const wait = parseWaitLine(`${line.rawKey}: ${line.value}`)
-    if (!wait && !(line.key in result.meta)) result.meta[line.key] = line.value
+    const text = `${line.rawKey}: ${line.value}`
+    // The wait lines and the budget line are mdplan's, said apart (`waits`, `budget`).
+    if (!parseWaitLine(text) && !isBudgetLine(text) && !(line.key in result.meta)) result.meta[line.key] = line.value
   }
   const state = plan.state
   const after = state ? plan.text.slice(state.table?.position.end.offset ?? state.heading.end.offset, state.section.end.offset) : ''
@@ -146,9 +164,9 @@ export function planStatus(plan: Plan): PlanStatus {
     const wait = parseWaitLine(line)!
     ;(result.waits ??= []).push({account: wait.account, what: wait.what, resets: new Date(wait.at).toISOString().replace('.000Z', 'Z')})
   }
-  result.started = result.meta.started ?? null
-  result.lastUpdated = result.meta.last_updated ?? null
-  result.build = result.meta.build ?? null
-  result.integration = result.meta.integration ?? null
-  return result
+  const budget = plan.settings.budget
+  if (budget) {
+    const use = budgetUse(budget, result.spent ?? {}, plan.settings.budgetWarn)
+    result.budget = {...budget, summary: use.summary, reached: use.level === 'reached'}
+  }
 }

@@ -1,4 +1,5 @@
 import {parseDuration} from '../util/parse-duration.js'
+import {readBudget} from './read-budget.js'
 import type {Point, Settings} from './types.js'
 
 /** One front-matter key as its check sees it: the settings it fills in, and the key's place in the file. */
@@ -105,6 +106,30 @@ export const settingChecks = new Map<string, SettingCheck>([
     (raw, key) => {
       if (typeof raw === 'boolean') key.settings.review = raw
       else key.problem('`true` or `false`')
+    }
+  ],
+  [
+    'budget',
+    (raw, key) => {
+      const read = readBudget(raw)
+      if ('problem' in read) key.problem(read.problem)
+      else key.settings.budget = read.budget
+    }
+  ],
+  [
+    'budget_warn',
+    (raw, key) => {
+      // `0.8`, or `80%` as people say it.
+      const share = typeof raw === 'string' && /^\s*\d+(?:\.\d+)?\s*%\s*$/.test(raw) ? Number(raw.replace(/[%\s]/g, '')) / 100 : raw
+      if (typeof share !== 'number' || !(share > 0 && share <= 1)) key.problem('a share of the budget above 0 and at most 1, such as `0.8` or `80%`')
+      else key.settings.budgetWarn = share
+    }
+  ],
+  [
+    'on_budget',
+    (raw, key) => {
+      if (raw === 'finish' || raw === 'stop') key.settings.onBudget = raw
+      else key.problem('`finish` (let running agents finish) or `stop` (end them as Ctrl-C does)')
     }
   ],
   [

@@ -54,6 +54,12 @@ export interface Settings {
   review?: boolean
   /** `wait_for_reset`: when only a usage limit's reset stands before the next launch, wait for it instead of ending the run. */
   waitForReset?: boolean
+  /** `budget`: what all the agents may spend in all, across runs (tokens, dollars, or both). */
+  budget?: Budget
+  /** `budget_warn`: the share of the budget (0 to 1) at which the run says so (default 0.8). */
+  budgetWarn?: number
+  /** `on_budget`: at 100 %, let the running agents finish (`finish`, the default) or end them as Ctrl-C does (`stop`). */
+  onBudget?: 'finish' | 'stop'
   /** `template_data_programs`: programs the plan says take prompt text as data (the template rule lets placeholders reach them), and where it says so. */
   templateDataPrograms?: {names: string[]; position: Point}
   /** Every key of the front matter, as parsed (other tools share front matter). */
@@ -62,6 +68,12 @@ export interface Settings {
   position?: Span
   /** Where its `runner:` key is, when it has one (a message about the plan's runner points there). */
   runnerPosition?: Point
+}
+
+/** A budget: the most tokens, dollars, or both, that may be spent (docs/limits.md, "Budgets"). */
+export interface Budget {
+  tokens?: number
+  usd?: number
 }
 
 /** A reference to another agent, as written in `depends_on` / `soft_depends_on`. */

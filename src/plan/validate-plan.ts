@@ -5,6 +5,7 @@ import {statuses, type Agent, type Diagnostic, type PathRef, type Plan, type Spa
 import {sortDiagnostics} from './sort-diagnostics.js'
 import {fieldPoint} from './field-point.js'
 import {reviewValue} from './review-gate.js'
+import {agentBudgetProblems} from './agent-budget-problems.js'
 
 type PathKind = 'creates' | 'modifies' | 'deletes'
 
@@ -65,6 +66,7 @@ export function validatePlan(plan: Plan): Diagnostic[] {
 
   checkPaths(plan, first, out)
   checkTable(plan, first, out)
+  out.push(...agentBudgetProblems(plan))
   return sortDiagnostics(out)
 }
 

@@ -1,5 +1,5 @@
 import type {Scorecard, ScorecardAgent} from '../events.js'
-import {statuses, type Plan, type StateRow} from '../plan/types.js'
+import {statuses, type Budget, type Plan, type StateRow} from '../plan/types.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
 import {formatDuration} from '../util/format-duration.js'
 import {parseDuration} from '../util/parse-duration.js'
@@ -44,6 +44,8 @@ export interface ScorecardOptions {
    * the rounded Duration cell while the row still says that attempt's duration.
    */
   tookMs?: ReadonlyMap<string, number>
+  /** The budget the spend is against (the run's; `mdplan report`: the front matter's). */
+  budget?: Budget
 }
 
 /**
@@ -143,6 +145,8 @@ function scorecardOf(plan: Plan, rows: ReadonlyMap<string, RowView>, meta: MetaV
   if (costUsd !== undefined) scorecard.costUsd = Math.round(costUsd * 10_000) / 10_000
   if (tokens !== undefined) scorecard.tokens = tokens
   if (Object.keys(byRunner).length > 0) scorecard.spentByRunner = byRunner
+  const budget = options.budget ?? plan.settings.budget
+  if (budget) scorecard.budget = {...budget}
   return scorecard
 }
 

@@ -38,7 +38,7 @@ export interface Reporter {
 }
 
 // Events that leave a line above the live view, so the screen keeps a short history.
-const lasting = new Set<RunEvent['type']>(['completed', 'failed', 'question', 'awaiting-review', 'approved', 'warning', 'verification-finished'])
+const lasting = new Set<RunEvent['type']>(['completed', 'failed', 'question', 'awaiting-review', 'approved', 'warning', 'budget', 'verification-finished'])
 
 /** The one thing the executor talks to: feeds every `RunEvent` to the view the person asked for. */
 export function createReporter(options: ReporterOptions): Reporter {

@@ -50,6 +50,8 @@ function describe(event: RunEvent, c: ReturnType<typeof pc.createColors>): strin
       return `blocked ${event.agent} by ${event.by.join(', ')}`
     case 'paused':
       return `${c.yellow('paused')}: ${event.reason} (until ${new Date(event.untilMs).toISOString().slice(11, 19)})`
+    case 'budget':
+      return `${event.reached ? c.red('budget reached') : c.yellow('budget')}: ${event.line.replace(/^budget(?: reached)?: /, '')}`
     case 'human-edit':
       return `hand edit kept: ${event.agent} ${event.column} = ${event.value}`
     case 'state-written':

@@ -2,6 +2,7 @@ import pc from 'picocolors'
 import type {Scorecard} from '../events.js'
 import {formatDuration} from '../util/format-duration.js'
 import {colorStatus} from './color-status.js'
+import {budgetUse} from '../plan/budget-use.js'
 
 export interface FormatScorecardOptions {
   color?: boolean
@@ -46,6 +47,10 @@ export function formatScorecard(scorecard: Scorecard, options: FormatScorecardOp
   if (scorecard.tests !== undefined) figures.push(['Tests', scorecard.tests])
   if (scorecard.costUsd !== undefined) figures.push(['Cost', `$${scorecard.costUsd.toFixed(2)}`])
   if (scorecard.tokens !== undefined) figures.push(['Tokens', scorecard.tokens.toLocaleString('en-US')])
+  if (scorecard.budget) {
+    const use = budgetUse(scorecard.budget, {tokens: scorecard.tokens, usd: scorecard.costUsd})
+    figures.push(['Budget', `${use.summary}${use.level === 'reached' ? ', reached' : ''}`])
+  }
   const runners = Object.entries(scorecard.spentByRunner ?? {})
   if (runners.length > 1) figures.push(['By runner', runners.map(([runner, spent]) => `${runner} ${spentText(spent)}`).join('; ')])
   const counts = Object.entries(scorecard.counts)

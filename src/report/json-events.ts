@@ -16,6 +16,7 @@ export const eventFields: Record<RunEventType, Record<string, FieldType>> = {
   approved: {agent: 'string'},
   blocked: {agent: 'string', by: 'string[]'},
   paused: {reason: 'string', untilMs: 'number', 'account?': 'string'},
+  budget: {reached: 'boolean', line: 'string', spent: 'object', budget: 'object'},
   'human-edit': {agent: 'string', column: 'string', value: 'string'},
   'state-written': {file: 'string', bytes: 'number', ms: 'number'},
   warning: {message: 'string'},

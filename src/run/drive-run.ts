@@ -12,6 +12,7 @@ import {defaultAgentTimeoutMs} from '../runners/default-agent-timeout.js'
 import {logFiles} from '../layout/log-file.js'
 import {dagSection, tracksGraph} from '../report/dag-section.js'
 import {childArgs} from './child-args.js'
+import {runBudget} from './run-budget.js'
 import type {RunSetup, StartedRun} from './run-setup.js'
 
 /** The executor (src/executor/) over the run: its config from the options and the plan's settings, and the run's edges. */
@@ -24,6 +25,7 @@ export async function driveRun(
   const settings = plan.settings
   const maxAttempts = Math.max(1, options.maxAttempts ?? settings.maxAttempts ?? defaultMaxAttempts)
   const graphTracked = tracksGraph(plan)
+  const budget = runBudget(options, settings)
   let graphStatuses = ''
   return driveExecutor({
     state,
@@ -42,6 +44,7 @@ export async function driveRun(
       account: (id, host) => `${runnerFor(id).name} on ${host ?? 'local'}`,
       waitForReset: options.waitForReset ?? settings.waitForReset ?? false,
       resetMarginMs: resetMargin(),
+      ...(budget ? {budget} : {}),
       ...(hosts.config ? {hosts: hosts.config} : {}),
       localJobs: local.config,
       review: (agent) => reviewGate(agent, settings),

@@ -1,5 +1,5 @@
 import type {Scorecard} from '../events.js'
-import type {Plan} from '../plan/types.js'
+import type {Budget, Plan} from '../plan/types.js'
 import type {GitGuard} from '../git/git-guard.js'
 import type {PlanStore} from '../store/plan-store.js'
 import {computeScorecard} from '../report/compute-scorecard.js'
@@ -37,6 +37,8 @@ export async function finishRun(input: {
   timed?: () => ReadonlySet<string> | undefined
   /** Each agent's runner, for the scorecard's spend per runner. */
   runnerOf?: (id: string) => string | undefined
+  /** The run's budget, for the scorecard's spend against it. */
+  budget?: Budget
   /** Rows the run journaled already, when its write failed (not appended twice). */
   journaled?: (agent: string, row: RowState) => boolean
 }): Promise<{exitCode: number; scorecard: Scorecard}> {
@@ -46,7 +48,8 @@ export async function finishRun(input: {
     // A run that lost its lock says so with the lock's exit code; what it knew is kept in the journal below.
     if (state.lockLost !== undefined) exitCode = exitCodes.locked
     else if (state.stopping) {
-      exitCode = exitCodes.interrupted
+      // Ended by the budget (`on_budget: stop`) the way Ctrl-C ends a run: resumable, with the budget's code.
+      exitCode = state.budget?.stopped && state.budget.reached !== undefined ? budgetRun(state.budget.reached, emit) : exitCodes.interrupted
       if (state.write.failed !== undefined && store) await writeLast(store, state, emit)
     } else {
       for (const message of input.git?.report() ?? []) emit({type: 'warning', message})
@@ -60,6 +63,7 @@ export async function finishRun(input: {
       if (state.write.failed !== undefined && store) await writeLast(store, state, emit)
       exitCode = allCompleted && verified && state.write.failed === undefined ? exitCodes.ok : exitCodes.failed
       if (!allCompleted && state.limited !== undefined) exitCode = limitedRun(state.limited, emit)
+      if (!allCompleted && state.budget?.held && state.budget.reached !== undefined) exitCode = budgetRun(state.budget.reached, emit)
       const unfinished = state.order.filter((id) => state.table.rows.get(id)?.status !== 'completed')
       if (!allCompleted && !state.failFastTripped && unfinished.length > 0 && exitCode !== exitCodes.ok) {
         emit({type: 'warning', message: `not completed: ${unfinished.map((id) => `${id} (${shownStatus(state.table.rows.get(id), state.assessed?.assessments.get(id))})`).join(', ')}`})
@@ -73,7 +77,7 @@ export async function finishRun(input: {
   const ran = state.firstLaunchAt !== undefined
   const scorecard: Scorecard = {
     // Agents a person added during the run count too.
-    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen, ...(input.runnerOf ? {runnerOf: input.runnerOf} : {}), ...(state.tookMs ? {tookMs: state.tookMs} : {})}),
+    ...computeScorecard({...plan, agents: [...state.agents]}, storeTable(state.table), {ran, timed: input.timed?.(), attempts: state.attemptsSeen, ...(input.runnerOf ? {runnerOf: input.runnerOf} : {}), ...(input.budget ? {budget: input.budget} : {}), ...(state.tookMs ? {tookMs: state.tookMs} : {})}),
     ...(ran ? {peakConcurrency: state.peakConcurrency} : {}),
     discoveries: state.discoveries.map((d) => `${d.agent}: ${d.text}`)
   }
@@ -164,6 +168,12 @@ function limitedRun(limited: NonNullable<ExecState['limited']>, emit: (event: Em
   const who = limited.accounts.join(', ')
   emit({type: 'warning', message: `usage limit: nothing more can launch before ${when} (${who}); run again after ${when}, or with --wait-for-reset to wait`})
   return exitCodes.limited
+}
+
+/** The run ended because the plan's budget is spent: say how to go on. */
+function budgetRun(reached: string, emit: (event: Emitted) => void): number {
+  emit({type: 'warning', message: `${reached}: nothing more was launched; raise \`budget\` in the front matter (or \`mdplan answer PLAN --budget <more>\`) and run again to go on`})
+  return exitCodes.budget
 }
 
 /** A row's status as the end of a run names it: a held row (a status mdplan does not know, a host the run lacks) says so. */

@@ -10,6 +10,7 @@ import {localJobsOf} from './local-jobs-of.js'
 import {startGit} from './start-git.js'
 import {jobSweep} from './job-sweep.js'
 import {driveRun} from './drive-run.js'
+import {runBudget} from './run-budget.js'
 import type {RunSetup, StartedRun} from './run-setup.js'
 
 /** An agent's runner's name; undefined for a row the plan does not define. */
@@ -44,7 +45,7 @@ export async function runAgents(setup: RunSetup, run: StartedRun): Promise<{exit
   await sweep()
   // The agents whose work ended since `Started:`: a run after a finished one sums only its own parts.
   const timed = (): ReadonlySet<string> | undefined => timedAgents(readRunLogs(file, cwd), final.table.meta.started)
-  const finished = await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed, journaled: keeper.has, runnerOf: runnerName(run)})
+  const finished = await finishRun({plan, state: final, runStart, emit, store, git, verifyAfter: {cwd, file, signal: options.signal}, timed, journaled: keeper.has, runnerOf: runnerName(run), budget: runBudget(options, plan.settings)?.limit})
   // The run's last write may have recorded what the journal kept.
   keeper.afterStep(final)
   return finished

@@ -1,5 +1,5 @@
 import type {RunEvent} from '../events.js'
-import type {Plan} from '../plan/types.js'
+import type {Budget, Plan} from '../plan/types.js'
 import type {RunnerOptions} from '../runners/runner.js'
 import type {SideStateChoice} from '../store/read-side-state.js'
 
@@ -17,6 +17,8 @@ export interface RunPlanOptions {
   /** When only a usage limit's reset stands before the next launch: wait for it in the foreground, not end the run (`limited`). */
   waitForReset?: boolean
   failFast?: boolean
+  /** The budget of this run (`--budget`), instead of the front matter's `budget`. */
+  budget?: Budget
   /** A change to a file another agent owns fails the agent (in a git repository). */
   strictScope?: boolean
   /** A `.parallel-plan-state.json` whose progress the table lacks: take it, or run from the table (unset: stop and ask). */

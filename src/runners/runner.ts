@@ -48,6 +48,12 @@ export interface RunRequest {
   onAgentId?: (agentId: string) => void | Promise<void>
   /** Each line of the agent's human-readable output, for live views. */
   onOutput?: (line: string) => void
+  /**
+   * What the attempt has spent so far, each time its CLI says while it runs (running totals of this attempt):
+   * opencode's `step_finish` steps, a script's `USAGE:` lines. claude, codex and gemini say it only at the end.
+   * A budget spent while the agent runs stops it there (docs/limits.md, "Budgets").
+   */
+  onSpend?: (spent: {usage?: Record<string, number>; costUsd?: number}) => void
   /** For an agent that is a child plan: its share of the run's cap, and the parent run's flags to pass down. */
   child?: {concurrency: number; args: readonly string[]}
   /** A child plan's own events and progress (`child: 3/7 completed`). */

@@ -136,6 +136,9 @@ function mergeMeta(base: TableMeta, mine: TableMeta, theirs: TableMeta, humanEdi
   const waits = mergeWaitLines(base.waits, mine.waits, theirs.waits)
   if (waits.edited) humanEdits.push({agent: '', column: 'Waits', from: base.waits ?? '', to: theirs.waits ?? ''})
   if (waits.text !== undefined) meta.waits = waits.text
+  // The budget line is worked out from the rows and the budget: mdplan's, when it says one.
+  const budget = mine.budget ?? theirs.budget
+  if (budget !== undefined) meta.budget = budget
   return meta
 }
 

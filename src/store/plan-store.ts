@@ -16,7 +16,7 @@ import {readSection} from './read-section.js'
 import {renderStamped} from './render-stamped.js'
 import type {RenderedState} from './render-state.js'
 import {spliceLines} from './splice-lines.js'
-import {replaceSection} from './replace-section.js'
+import {replaceSection, type SectionEdit} from './replace-section.js'
 import {stateLayout, type StateLayout} from './state-layout.js'
 import {normalizeState} from './normalize-state.js'
 import {withUnknown} from './with-unknown.js'
@@ -150,13 +150,17 @@ export class PlanStore {
   }
 
   /**
-   * Queue a replacement of one H2 section: `render` gets the current section
-   * (undefined: absent) and returns the whole new section, `## ` heading
-   * included. An absent section goes at the end of the file, or just before
-   * `## Execution State` when that is the last section.
+   * Queue a replacement of one H2 section: `render` gets the current section (undefined: absent) and returns
+   * the whole new section, `## ` heading included (placed as replaceSection places it).
    */
   editSection(title: string, render: (current: Section | undefined, plan: Plan) => string): Promise<WriteResult> {
-    return this.#enqueue(() => this.#editSection(title, render))
+    const key = title.trim().toLowerCase()
+    return this.editText((plan) => replaceSection(plan, title, render(plan.sections.find((section) => section.title.trim().toLowerCase() === key), plan)))
+  }
+
+  /** Queue an edit of the text outside the state section: `edit` gets the plan as the file has it now (the front matter's `budget`). */
+  editText(edit: (plan: Plan) => SectionEdit): Promise<WriteResult> {
+    return this.#enqueue(() => this.#editText(edit))
   }
 
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
@@ -214,7 +218,7 @@ export class PlanStore {
     })
   }
 
-  async #editSection(title: string, render: (current: Section | undefined, plan: Plan) => string): Promise<WriteResult> {
+  async #editText(produce: (plan: Plan) => SectionEdit): Promise<WriteResult> {
     const started = performance.now()
     let merged = false
     const done = await this.#commit((seen, same) => {
@@ -222,8 +226,7 @@ export class PlanStore {
       const plan = same && this.#plan ? this.#plan : this.#parse(seen.toString('utf8'))
       // A merge's conflict markers anywhere: a section written into the file would land in one side's text.
       ConflictedPlanError.refuse(plan)
-      const current = plan.sections.find((section) => section.title.trim().toLowerCase() === title.trim().toLowerCase())
-      const edit = replaceSection(plan, title, render(current, plan))
+      const edit = produce(plan)
       const old = same ? this.#layout : undefined
       const shift = edit.length - (edit.end - edit.start)
       let layout: StateLayout | undefined

@@ -5,6 +5,7 @@ import {conflictedSection} from './conflicted-section.js'
 import {splitRaw} from './detect-table-style.js'
 import type {SectionSpan} from './locate-state-section.js'
 import {readWaitLines} from '../plan/wait-line.js'
+import {readBudgetLine} from '../plan/budget-line.js'
 import {buildLayout, metaName, type MetaName, type StateLayout} from './state-layout.js'
 import {rowFromCells, type RowState, type TableMeta} from './table-state.js'
 import type {TableDamage} from './conflicted-section.js'
@@ -108,8 +109,11 @@ function readTable(text: string, span: SectionSpan, found: TableLines, known: St
   }
   const metaStarts = new Map<number, MetaName>()
   const meta: TableMeta = {}
-  const waits = readWaitLines(lines.slice(k).map((line) => line.text))
+  const after = lines.slice(k).map((line) => line.text)
+  const waits = readWaitLines(after)
   if (waits !== undefined) meta.waits = waits
+  const budget = readBudgetLine(after)
+  if (budget !== undefined) meta.budget = budget
   for (; k < lines.length; k++) {
     const line = lines[k]!
     const match = metaLine.exec(line.text)

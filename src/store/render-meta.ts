@@ -1,14 +1,18 @@
 import {normalizeCell} from './escape-cell.js'
-import {renderWaitLines} from './render-wait-lines.js'
+import {renderOwnedLines} from './render-owned-lines.js'
+import {isWaitLine} from '../plan/wait-line.js'
+import {isBudgetLine} from '../plan/budget-line.js'
 import type {PostLine, StateLayout} from './state-layout.js'
 import {metaKeys, type TableState} from './table-state.js'
 
 /**
  * Meta lines: values replaced in place; missing ones added in the order Started, Last updated, Build,
- * Integration; then the wait lines (render-wait-lines.ts).
+ * Integration; then the budget line and the wait lines (render-owned-lines.ts).
  */
 export function renderMeta(layout: StateLayout, desired: TableState): PostLine[] {
-  return renderWaitLines(renderKeyLines(layout, desired), desired.meta.waits, layout.eol)
+  const {eol} = layout
+  const waited = renderOwnedLines(renderKeyLines(layout, desired), desired.meta.waits, isWaitLine, eol)
+  return renderOwnedLines(waited, desired.meta.budget, isBudgetLine, eol)
 }
 
 function renderKeyLines(layout: StateLayout, desired: TableState): PostLine[] {

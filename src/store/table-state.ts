@@ -1,6 +1,7 @@
 import type {Plan, StateTable, Status} from '../plan/types.js'
 import {durationFromNotes} from './duration-in-notes.js'
 import {readWaitLines} from '../plan/wait-line.js'
+import {readBudgetLine} from '../plan/budget-line.js'
 
 export interface RowState {
   status: Status
@@ -33,6 +34,11 @@ export interface TableMeta {
    * none (the lines are removed). Not `Key: value` lines: they are written and read apart from the four above.
    */
   waits?: string
+  /**
+   * The line saying what has been spent against the plan's budget (budget-line.ts); '' when none (the line
+   * is removed). mdplan's alone: a run writes it from the rows' spend and the budget.
+   */
+  budget?: string
 }
 
 export interface TableState {
@@ -110,8 +116,11 @@ export function readMeta(plan: Plan): TableMeta {
   const state = plan.state
   if (state) {
     const after = plan.text.slice(state.table?.position.end.offset ?? state.heading.end.offset, state.section.end.offset)
-    const waits = readWaitLines(after.split(/\r?\n/))
+    const lines = after.split(/\r?\n/)
+    const waits = readWaitLines(lines)
     if (waits !== undefined) meta.waits = waits
+    const budget = readBudgetLine(lines)
+    if (budget !== undefined) meta.budget = budget
   }
   return meta
 }

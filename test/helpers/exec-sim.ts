@@ -19,6 +19,15 @@ import {mergeWaitLines} from '../../src/store/merge-wait-lines.js'
 import {emptyRow, statusCell, type RowState, type TableState} from '../../src/store/table-state.js'
 import {reviewRow} from '../../src/store/review-row.js'
 import type {Attempt} from '../../src/executor/exec-state.js'
+import {agentBudget} from '../../src/plan/agent-budget.js'
+import type {ExecRow} from '../../src/executor/exec-row.js'
+
+type ExecRowLike = Pick<ExecRow, 'notes'>
+
+/** A row's Notes as values: the executor's row has them, a stored row has the cell's text. */
+function notesOf(row: RowState | ExecRowLike): ReturnType<typeof readNotes> {
+  return typeof row.notes === 'string' ? readNotes(row.notes) : row.notes
+}
 
 const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
@@ -50,7 +59,7 @@ export class ExecSim {
   base: TableState
   writes: Array<Extract<ExecEffect, {type: 'write'}>> = []
   prepares: Array<{agent: string; attempt: number}> = []
-  live = new Map<string, {attempt: number; killed: boolean; slots: number; stuckSince?: number}>()
+  live = new Map<string, {attempt: number; killed: boolean; slots: number; stuckSince?: number; spent?: number}>()
   checks: Array<{agent: string; attempt: number}> = []
   /** Approved agents whose held work the run asked to merge (the `approve` effects not answered yet). */
   approves: string[] = []
@@ -95,7 +104,18 @@ export class ExecSim {
   constructor(
     agents: Agent[],
     concurrency: number,
-    options: {git?: boolean; maxAttempts?: number; rows?: Map<string, RowState>; childPlans?: Set<string>; meta?: TableState['meta']; account?: (agent: string) => string; waitForReset?: boolean; now?: number; gated?: ReadonlySet<string>} = {}
+    options: {
+      git?: boolean
+      maxAttempts?: number
+      rows?: Map<string, RowState>
+      childPlans?: Set<string>
+      meta?: TableState['meta']
+      account?: (agent: string) => string
+      waitForReset?: boolean
+      now?: number
+      budget?: ExecConfig['budget']
+      gated?: ReadonlySet<string>
+    } = {}
   ) {
     this.agents = agents
     const gated = options.gated ?? new Set<string>()
@@ -113,7 +133,8 @@ export class ExecSim {
       rateLimitPauseMs: 60_000,
       ...(gated.size > 0 ? {review: (agent: Agent) => gated.has(agent.id)} : {}),
       ...(options.account ? {account: (agent: string) => options.account!(agent)} : {}),
-      ...(options.waitForReset !== undefined ? {waitForReset: options.waitForReset} : {})
+      ...(options.waitForReset !== undefined ? {waitForReset: options.waitForReset} : {}),
+      ...(options.budget ? {budget: options.budget} : {})
     }
     if (options.now !== undefined) this.now = options.now
     // A table as an earlier run left it: some rows done, failed, waiting for an answer, or orphaned in_progress.
@@ -220,6 +241,7 @@ export class ExecSim {
         if (review && effect.review !== review.note) this.violations.push(`${id} launched without the review note it was sent back with (${JSON.stringify(effect.review)})`)
         if (review && failuresOf(this.state.table.rows.get(id)!.notes) !== review.failures) this.violations.push(`${id}: a review's rejection used an attempt`)
         this.owedReview.delete(id)
+        this.checkBudgets(id)
         const account = this.config.account?.(id, undefined)
         const reset = account === undefined ? undefined : this.resets.get(account)
         if (reset !== undefined && this.now < reset) this.violations.push(`${id} launched on ${account} at ${this.now}, before its limit resets at ${reset}`)
@@ -258,6 +280,36 @@ export class ExecSim {
       case 'timer':
         return
     }
+  }
+
+  /**
+   * Nothing launches once a budget is spent (docs/limits.md, "Budgets"): the plan's, by what the rows record
+   * on disk and in the run (and the running attempts have streamed), and the agent's own, by its row.
+   */
+  checkBudgets(id: string): void {
+    const tokens = (rows: Iterable<RowState | ExecRowLike>): number => [...rows].reduce((sum, row) => sum + (notesOf(row).tokens ?? 0), 0)
+    const streamed = [...this.live.values()].reduce((sum, live) => sum + (live.spent ?? 0), 0)
+    const limit = this.config.budget?.limit.tokens
+    if (limit !== undefined) {
+      const known = tokens(this.state.table.rows.values()) + streamed
+      if (known >= limit) this.violations.push(`${id} launched with ${known} tokens spent of a budget of ${limit}`)
+      const onDisk = tokens(this.base.rows.values())
+      if (onDisk >= limit) this.violations.push(`${id} launched with ${onDisk} tokens spent on disk of a budget of ${limit}`)
+    }
+    const own = agentBudget(this.state.byId.get(id))?.tokens
+    const used = notesOf(this.state.table.rows.get(id) ?? emptyRow()).tokens ?? 0
+    if (own !== undefined && used >= own) this.violations.push(`${id} launched with ${used} of its own budget of ${own} tokens spent`)
+  }
+
+  /** A running agent says what it has spent so far (opencode's steps, a script's `USAGE:` lines). */
+  stream(pick: number, tokens: number): boolean {
+    const entries = [...this.live].filter(([, process]) => !process.killed)
+    const entry = entries[pick % Math.max(1, entries.length)]
+    if (!entry) return false
+    const [agent, process] = entry
+    process.spent = (process.spent ?? 0) + tokens
+    this.dispatch({type: 'spent', agent, attempt: process.attempt, usage: {tokens: process.spent}})
+    return true
   }
 
   /** The store: merge a person's status edits (cell by cell against the base), then the disk is the write. */
@@ -312,12 +364,12 @@ export class ExecSim {
     return true
   }
 
-  exit(pick: number, kind: ExitKind): boolean {
+  exit(pick: number, kind: ExitKind, tokens = 0): boolean {
     // A job whose engine state never moves ends only by the follow's bound (`tick`), or when it is stopped.
     const entries = [...this.live].filter(([, process]) => process.stuckSince === undefined || process.killed)
     const entry = entries[pick % Math.max(1, entries.length)]
     if (!entry) return false
-    return this.end(entry[0], kind)
+    return this.end(entry[0], kind, tokens)
   }
 
   /**
@@ -332,11 +384,13 @@ export class ExecSim {
     return true
   }
 
-  private end(agent: string, kind: ExitKind): boolean {
+  private end(agent: string, kind: ExitKind, tokens = 0): boolean {
     const process = this.live.get(agent)!
     this.live.delete(agent)
     if (process.killed || ['success', 'fail', 'question', 'config'].includes(kind)) this.owed.delete(agent)
-    const result: RunResult = process.killed
+    // What the attempt spent in all, as its CLI says at its end: what it streamed, and more.
+    const spent = (process.spent ?? 0) + tokens
+    const ended: RunResult = process.killed
       ? {ok: false, finalText: '', interrupted: true, reason: 'interrupted'}
       : kind === 'success'
         ? {ok: true, finalText: 'RESULT: SUCCESS\ndone'}
@@ -353,6 +407,7 @@ export class ExecSim {
               : kind === 'never-started'
               ? {ok: false, finalText: '', notStarted: true, reason: 'the container stayed created and never started its job'}
               : {ok: false, finalText: '', reason: kind === 'config' ? 'Not logged in' : 'tests failed', configError: kind === 'config', exitCode: 1}
+    const result: RunResult = spent > 0 ? {...ended, usage: {tokens: spent}} : ended
     const spends = failuresOf(this.state.table.rows.get(agent)?.notes ?? readNotes(''))
     const free = result.notStarted === true && (this.state.transientRetries.get(agent) ?? 0) < maxTransientRetries
     if (kind === 'limit' && !process.killed) {
@@ -360,6 +415,8 @@ export class ExecSim {
       this.resets.set(account, Math.max(this.resets.get(account) ?? 0, this.now + this.limitResetMs))
     }
     this.dispatch({type: 'exited', agent, attempt: process.attempt, result})
+    // Ended on purpose (Ctrl-C, a lost lock, a budget): no attempt used.
+    if (process.killed && failuresOf(this.state.table.rows.get(agent)?.notes ?? readNotes('')) > spends) this.violations.push(`${agent}: an attempt ended on purpose used an attempt`)
     // A usage limit is the account's, not the agent's: it never uses an attempt.
     if (kind === 'limit' && !process.killed && failuresOf(this.state.table.rows.get(agent)?.notes ?? readNotes('')) > spends) this.violations.push(`${agent}: a usage limit used an attempt`)
     // A job that never started its agent is tried again without using an attempt (a few times in a row).

@@ -2,12 +2,14 @@ import {relative, resolve} from 'node:path'
 import {answerQuestion, type AnswerOutcome} from '../../nested/answer-question.js'
 import type {RegisterCommand} from '../command-result.js'
 import {exitCodes} from '../../exit-codes.js'
-import {PlanStore} from '../../store/plan-store.js'
 import {PlanError} from '../../plan/plan-error.js'
 import {liveRunOf} from '../../store/live-run-of.js'
 import {openQuestionsTitle} from '../../protocol/upsert-open-question.js'
 import {formatDiagnostic} from '../format-diagnostic.js'
 import {shellWord} from '../../util/shell-word.js'
+import {answerBudget} from '../answer-budget.js'
+import {openAnswerStore} from '../open-answer-store.js'
+import type {Io} from '../io.js'
 
 /**
  * `mdplan answer PLAN AGENT "Option 1"`: the same as writing after
@@ -18,21 +20,18 @@ import {shellWord} from '../../util/shell-word.js'
 export const registerAnswer: RegisterCommand = (program, io, done) => {
   program
     .command('answer')
-    .description("Answer an agent's open question; the next run resumes that agent with the answer")
+    .description("Answer an agent's open question (the next run resumes that agent with the answer), or the plan's budget question (--budget)")
     .argument('<plan>', 'the plan file (Markdown)')
-    .argument('<agent>', 'the ID of the agent that asked')
-    .argument('<answer...>', 'the answer, e.g. "Option 1" or free text')
-    .addHelpText('after', '\nExit codes: 0 written; 2 no such plan, or the agent has no open question.\n')
-    .action(async (planArg: string, agent: string, words: string[]) => {
+    .argument('[agent]', 'the ID of the agent that asked')
+    .argument('[answer...]', 'the answer, e.g. "Option 1" or free text')
+    .option('--budget <budget>', "set the front matter's `budget` instead (30M is tokens; usd=60; tokens=30M,usd=60): the next run goes on where the budget stopped the last")
+    .addHelpText('after', '\nExit codes: 0 written; 2 no such plan, the agent has no open question, or a budget that reads as none.\n')
+    .action(async (planArg: string, agent: string | undefined, words: string[], options: {budget?: string}) => {
+      if (options.budget !== undefined || agent === undefined || words.length === 0) return done(await budgetOrUsage(planArg, agent, options.budget, io))
       const answer = words.join(' ').trim()
       const file = resolve(io.cwd, planArg)
-      let store: PlanStore
-      try {
-        store = await PlanStore.open(file)
-      } catch (error) {
-        io.stderr(`mdplan answer: cannot read ${planArg}: ${error instanceof Error ? error.message : String(error)}\n`)
-        return done(exitCodes.invalid)
-      }
+      const store = await openAnswerStore(planArg, io)
+      if (!store) return done(exitCodes.invalid)
       let outcome: AnswerOutcome
       try {
         outcome = await answerQuestion(store, agent, answer)
@@ -56,6 +55,17 @@ export const registerAnswer: RegisterCommand = (program, io, done) => {
       io.stdout(`${agent}: answered "${outcome.text}"${before}.${also} ${next}\n`)
       done(exitCodes.ok)
     })
+}
+
+/** `--budget` alone, or a usage line for what is missing. */
+async function budgetOrUsage(planArg: string, agent: string | undefined, budget: string | undefined, io: Io): Promise<number> {
+  if (budget !== undefined && agent === undefined) return answerBudget(planArg, budget, io)
+  io.stderr(
+    budget !== undefined
+      ? 'mdplan answer: give either an answer (mdplan answer PLAN AGENT "Option 1") or --budget (mdplan answer PLAN --budget 30M), not both\n'
+      : 'mdplan answer: missing the answer: mdplan answer PLAN AGENT "Option 1" (or mdplan answer PLAN --budget 30M)\n'
+  )
+  return exitCodes.invalid
 }
 
 /** Why nothing was written, as `mdplan answer` says it. */

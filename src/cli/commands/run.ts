@@ -28,6 +28,7 @@ export const registerRun: RegisterCommand = (program, io, done) => {
     .option('--agent-timeout <duration>', 'kill an agent (its whole process tree) after this long, e.g. 30m')
     .option('--max-pause <duration>', 'the most one agent may keep the run paused in total (rate limits, network trouble) before its attempt fails (default 30m)')
     .option('--wait-for-reset', 'when only a usage limit\'s reset stands before the next launch, wait for it (front matter `wait_for_reset`); else the run ends with exit 4 and says when to run again')
+    .option('--budget <budget>', 'what the agents may spend in all, instead of the front matter\'s `budget` for this run: tokens=20M,usd=50 (either or both; 20M alone is tokens)')
     .option('--fail-fast', 'stop launching after the first failure')
     .option('--strict-scope', 'fail an agent that changes a file another agent owns (git repositories)')
     .option('--dry-run', 'print what would launch: waves, order, runners, first prompt lines, estimated makespan; change nothing')
@@ -51,8 +52,9 @@ export const registerRun: RegisterCommand = (program, io, done) => {
 Exit codes: 0 all completed and verification passed; 1 something failed, waits
 for an answer, or is blocked; 2 invalid plan or arguments; 3 another run holds
 the lock; 4 usage limits: nothing more can launch before an account's limit
-resets (run again after the time it says, or use --wait-for-reset); 130
-interrupted: Ctrl-C, SIGTERM or SIGHUP (run again to resume).`
+resets (run again after the time it says, or use --wait-for-reset); 5 budget:
+the agents' spend reached the budget, nothing more launched (raise it, run
+again); 130 interrupted: Ctrl-C, SIGTERM or SIGHUP (run again to resume).`
     )
     .action(async (plan: string, flags: RunFlags) => {
       done(await run(plan, flags, io))
@@ -108,6 +110,7 @@ async function runLive(file: string, flags: RunFlags, read: ReadRunFlags, io: Io
       agentTimeoutMs: read.agentTimeoutMs,
       maxPauseMs: read.maxPauseMs,
       ...(flags.waitForReset ? {waitForReset: true} : {}),
+      ...(read.budget ? {budget: read.budget} : {}),
       failFast: flags.failFast,
       strictScope: flags.strictScope,
       host: flags.host,

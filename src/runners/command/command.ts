@@ -6,6 +6,7 @@ import {spawnRequest} from '../spawn-request.js'
 import {scriptResult} from '../run-result.js'
 import {learnedAgentId} from '../agent-id.js'
 import {agentEnv} from '../agent-env.js'
+import {streamedUsage} from '../streamed-usage.js'
 import {splitTemplate} from '../template-safety/split-template.js'
 import {templateScripts} from '../template-safety/template-scripts.js'
 import {quotePlaceholders} from '../template-safety/quote-placeholders.js'
@@ -84,11 +85,10 @@ async function runCommand(template: readonly string[], request: RunRequest, allo
       // Only a shell script reads the prompt from the environment (argv carries it otherwise).
       ...(shellScript ? {MDPLAN_PROMPT: request.prompt} : {})
     },
-    onLine: (line) => {
+    onLine: streamedUsage(request, (line) => {
       const match = /^mdplan-agent-id:\s*(\S+)\s*$/i.exec(line)
       if (match) agentId.learn(match[1]!)
-      request.onOutput?.(line)
-    }
+    })
   })
   await agentId.settled()
   return scriptResult(result, {agentId: agentId.current!, file, timeoutMs: request.timeoutMs, started})

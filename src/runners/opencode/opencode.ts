@@ -54,7 +54,7 @@ export function opencodeArgs(input: {options: RunnerOptions; prompt: string; res
 async function runOpencode(request: RunRequest): Promise<RunResult> {
   const {file, resumeId, agentId: sessionId, started} = await learningAttempt(opencodeRunner, request)
   const probing = new AbortController()
-  const stream = opencodeStream(request.onOutput, (id) => {
+  const stream = opencodeStream(request, (id) => {
     probing.abort()
     sessionId.learn(id)
   })
@@ -90,7 +90,7 @@ interface StreamState {
 }
 
 /** Follows opencode's JSON events: the session ID (on every event), the last step's text, tools, cost and tokens, the error. */
-function opencodeStream(onOutput: ((line: string) => void) | undefined, onSession: (id: string) => void) {
+function opencodeStream({onOutput, onSpend}: Pick<RunRequest, 'onOutput' | 'onSpend'>, onSession: (id: string) => void) {
   const state: StreamState = {stepTexts: [], lastTexts: [], steps: 0, usage: {}}
   const onLine = (line: string): void => {
     const event = parseJsonLine(line)
@@ -115,6 +115,8 @@ function opencodeStream(onOutput: ((line: string) => void) | undefined, onSessio
         break
       case 'step_finish':
         addStep(state, part)
+        // Each step's tokens and cost as it ends: a budget can stop the agent between steps.
+        onSpend?.({usage: {...state.usage}, ...(state.costUsd !== undefined ? {costUsd: state.costUsd} : {})})
         break
       case 'error':
         state.error = errorOf(event.error)

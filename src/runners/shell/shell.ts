@@ -4,6 +4,7 @@ import {spawnRequest} from '../spawn-request.js'
 import {scriptResult} from '../run-result.js'
 import {drawnAgentId} from '../agent-id.js'
 import {agentEnv} from '../agent-env.js'
+import {streamedUsage} from '../streamed-usage.js'
 
 /**
  * The prompt IS the script: `sh -c <prompt>` in the agent's folder. The only
@@ -29,6 +30,6 @@ export const shellRunner: Runner = {
 async function runShell(request: RunRequest): Promise<RunResult> {
   const agentId = await drawnAgentId(request, shellRunner)
   const started = Date.now()
-  const result = await spawnRequest(request, {file: 'sh', args: ['-c', request.prompt], env: agentEnv(request, agentId), onLine: request.onOutput})
+  const result = await spawnRequest(request, {file: 'sh', args: ['-c', request.prompt], env: agentEnv(request, agentId), onLine: streamedUsage(request)})
   return scriptResult(result, {agentId, file: 'sh', timeoutMs: request.timeoutMs, started})
 }

@@ -35,6 +35,16 @@ describe('opencode runner', () => {
     expect(result.usage).toMatchObject({input: 1700, output: 100})
   })
 
+  it('says what the attempt has spent at each step as it ends (a budget can stop it between steps)', async () => {
+    const dir = tempDir()
+    const said: unknown[] = []
+    await opencodeRunner.run(opencodeRequest(dir, 'ok', {onSpend: (spent) => void said.push(spent)}))
+    expect(said).toEqual([
+      {usage: {input: 800, output: 50, reasoning: 0, 'cache.read': 0, 'cache.write': 0}, costUsd: 0.001},
+      {usage: {input: 1700, output: 100, reasoning: 0, 'cache.read': 0, 'cache.write': 0}, costUsd: 0.003}
+    ])
+  })
+
   it('puts -- before a prompt that starts with a dash', async () => {
     const dir = tempDir()
     const result = await opencodeRunner.run(opencodeRequest(dir, 'ok', {prompt: '- item one\n- item two'}))

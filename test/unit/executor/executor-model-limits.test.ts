@@ -8,11 +8,15 @@ import {ExecSim, simAgent, type ExitKind} from '../../helpers/exec-sim.js'
  * simulator's fake clock): random DAGs whose agents use one to three accounts, and random interleavings of
  * exits of every kind with usage limits that name their reset (an hour after) drawn often, limits that name
  * none, time passing (a second to two hours), a person deleting a wait line, and crashes (the state machine
- * started again from the table the plan has). Checked from the agents' side (the simulator): nothing
- * launches on an account before the reset its CLI named (unless a person cleared the wait); a limit never
- * uses an attempt; a rerun from the written plan honours the recorded waits; and every run ends: with
- * `--wait-for-reset`, every agent that can run has run; without, the run ends `limited` only when every
- * ready agent waits for an account.
+ * started again from the table the plan has). Budgets too (docs/limits.md, "Budgets"): a plan's budget in
+ * tokens (or none), finishing or stopping at 100 %, some agents with budgets of their own, and the tokens
+ * each attempt spends, said at its end or streamed while it runs. Checked from the agents' side (the
+ * simulator): nothing launches on an account before the reset its CLI named (unless a person cleared the
+ * wait); nothing launches once the spend the run knows of (its rows, on disk and in memory, and what the
+ * running agents streamed) reaches the plan's budget, or its own; a limit never uses an attempt, nor does an
+ * attempt ended on purpose (a budget's stop); a rerun from the written plan honours the recorded waits and
+ * a spent budget; and every run ends: with `--wait-for-reset`, every agent that can run has run (unless a
+ * budget holds it back); without, the run ends `limited` only when every ready agent waits for an account.
  *
  * Seeded: `MDPLAN_MODEL_SEED=<seed>` and fast-check's `path` replay a failure; `MDPLAN_MODEL_RUNS` sets the count
  * (300 by default, 60 with MDPLAN_QUICK=1).
@@ -36,6 +40,8 @@ const command = (name: string, act: (world: World) => unknown): Cmd => ({
 })
 
 const pick = fc.nat(100)
+/** Tokens an attempt spends (at its end, or streamed while it runs). */
+const spend = fc.constantFrom(0, 300, 1_000, 2_500)
 const commands = fc.commands(
   [
     fc.constant(command('write', ({sim}) => sim.completeWrite(true))),
@@ -43,8 +49,10 @@ const commands = fc.commands(
     fc.constant(command('advance', ({sim}) => advance(sim))),
     pick.map((at) => command(`prepare(${at})`, ({sim}) => sim.completePrepare(at, false))),
     fc
-      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'limit', 'limit', 'rate', 'fail', 'question', 'transient'))
-      .map(([at, kind]) => command(`exit(${at},${kind})`, ({sim}) => sim.exit(at, kind))),
+      .tuple(pick, fc.constantFrom<ExitKind>('success', 'success', 'limit', 'limit', 'rate', 'fail', 'question', 'transient'), spend)
+      .map(([at, kind, tokens]) => command(`exit(${at},${kind},${tokens})`, ({sim}) => sim.exit(at, kind, tokens))),
+    // A running agent says what it has spent so far (opencode's steps, a script's `USAGE:` lines).
+    fc.tuple(pick, spend).map(([at, tokens]) => command(`stream(${at},${tokens})`, ({sim}) => sim.stream(at, tokens))),
     pick.map((at) => command(`check(${at})`, ({sim}) => sim.completeCheck(at, false))),
     fc.constant(command('question-written', ({sim}) => sim.completeQuestion())),
     pick.map((at) => command(`answer(${at})`, ({sim}) => sim.answer(at))),
@@ -77,25 +85,36 @@ function recorded(sim: ExecSim): Map<string, number> {
   return new Map(lines.filter((wait) => wait !== undefined).map((wait) => [wait.account, wait.at]))
 }
 
+/** The plan's budget (none a third of the time), and whether reaching it ends the running agents. */
+const planBudget = fc.option(fc.record({tokens: fc.integer({min: 200, max: 6_000}), stop: fc.boolean(), warnAt: fc.constantFrom(0.5, 0.8, 1)}), {freq: 2})
+/** Every `every`-th agent has a budget of its own. */
+const ownBudget = fc.option(fc.record({every: fc.integer({min: 1, max: 4}), tokens: fc.integer({min: 200, max: 4_000})}), {freq: 2})
+const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
+
 /** A random DAG of up to 20 agents; agent i uses account i mod `accounts`. */
-const world = fc.tuple(fc.integer({min: 1, max: 20}), fc.integer({min: 1, max: 3}), fc.integer({min: 1, max: 4}), fc.boolean(), fc.boolean()).chain(([size, accounts, cap, git, waitForReset]) =>
+const world = fc.tuple(fc.integer({min: 1, max: 20}), fc.integer({min: 1, max: 3}), fc.integer({min: 1, max: 4}), fc.boolean(), fc.boolean(), planBudget, ownBudget).chain(([size, accounts, cap, git, waitForReset, plan, own]) =>
   fc.array(fc.array(fc.nat(), {maxLength: 2}), {minLength: size, maxLength: size}).map((edges) => {
-    const agents = edges.map((hard, i) => simAgent(`A${i}`, [...new Set(i === 0 ? [] : hard.map((n) => `A${n % i}`))]))
+    const agents = edges.map((hard, i) => {
+      const agent = simAgent(`A${i}`, [...new Set(i === 0 ? [] : hard.map((n) => `A${n % i}`))])
+      if (own && i % own.every === 0) agent.fields.budget = {key: 'budget', rawKey: 'budget', value: `{tokens: ${own.tokens}}`, position: span}
+      return agent
+    })
     const account = (agent: string): string => `r${Number(agent.slice(1)) % accounts} on local`
-    const build = (from: ExecSim | undefined, wait = waitForReset): ExecSim => {
-      const sim = new ExecSim(agents, cap, {git, account, waitForReset: wait, ...(from ? {rows: from.disk.rows, meta: from.disk.meta, now: from.now} : {})})
+    const budget = plan ? {limit: {tokens: plan.tokens}, warnAt: plan.warnAt, stop: plan.stop} : undefined
+    const build = (from: ExecSim | undefined, wait = waitForReset, raised = false): ExecSim => {
+      const sim = new ExecSim(agents, cap, {git, account, waitForReset: wait, budget: raised ? undefined : budget, ...(from ? {rows: from.disk.rows, meta: from.disk.meta, now: from.now} : {})})
       // A rerun owes the resets the plan records (a limit whose write a crash beat is not recorded: the rerun
       // meets it again); those still running in the same run (a `limited` end) stay owed as they were.
       if (from) sim.resets = from.finished ? new Map(from.resets) : recorded(from)
       sim.dispatch({type: 'start'})
       return sim
     }
-    return {agents, build, label: `${size} agents, ${accounts} accounts, cap ${cap}, git ${git}, wait ${waitForReset}`}
+    return {agents, build, label: `${size} agents, ${accounts} accounts, cap ${cap}, git ${git}, wait ${waitForReset}, budget ${JSON.stringify(plan)}, own ${JSON.stringify(own)}`}
   })
 )
 
 describe('usage limits, driven through random interleavings', () => {
-  it('launch nothing on a limited account before its reset, spend no attempt, survive a crash, and every run ends', () => {
+  it('launch nothing on a limited account before its reset nor past a spent budget, spend no attempt, survive a crash, and every run ends', () => {
     fc.assert(
       fc.property(world, commands, ({agents, build}, cmds) => {
         const state: World = {sim: build(undefined), build: (from) => build(from)}
@@ -113,11 +132,22 @@ describe('usage limits, driven through random interleavings', () => {
           expect(sim.drain()).toBe(true)
           expect(sim.violations).toEqual([])
         }
+        // A spent budget holds back what could run: a person raises it, and the next run goes on.
+        if (sim.state.budget?.reached !== undefined) {
+          expect(sim.disk.meta.budget).toBe(sim.state.budget.reached)
+          // Raised (here: taken out), the next run goes on where this one stopped, and its line goes.
+          sim = build(sim, true, true)
+          sim.now += 2 * sim.limitResetMs
+          sim.tick(0)
+          expect(sim.drain()).toBe(true)
+          expect(sim.violations).toEqual([])
+          expect(sim.disk.meta.budget ?? '').toBe('')
+        }
         if (sim.state.stopping) return
-        // Nothing that could still run was left behind.
+        // Nothing that could still run was left behind (but what its own budget holds back).
         for (const agent of agents) {
           const row = sim.state.table.rows.get(agent.id)
-          if (row?.status !== 'pending') continue
+          if (row?.status !== 'pending' || row.notes.budgetReached !== undefined) continue
           const ready = agent.dependsOn.every((d) => sim.state.table.rows.get(d.id)?.status === 'completed')
           expect(ready, `${agent.id} ready but never launched`).toBe(false)
         }

@@ -33,6 +33,7 @@ describe('plain progress (no TTY)', () => {
       '14:24:00 approved F: its work is in',
       '14:24:01 blocked D by B, C',
       '14:24:02 paused: rate limited (until 14:25:02)',
+      '14:24:02 budget: 16.2M of 20M tokens (81 %)',
       '14:24:03 hand edit kept: B Status = pending',
       '14:24:04 warning: row Z has no agent',
       '14:24:04 E › completed A in 1s (attempt 1)',

@@ -34,6 +34,16 @@ describe('shellRunner', () => {
     expect(result.costUsd).toBe(0.02)
   })
 
+  it('says each `USAGE:` line as it comes (what it has spent so far), so a budget can stop it while it runs', async () => {
+    const dir = tempDir()
+    const said: unknown[] = []
+    const result = await shellRunner.run(
+      request(dir, {prompt: 'echo "USAGE: tokens=100"; echo work; echo "USAGE: tokens=250 usd=0.5"; echo "RESULT: SUCCESS"', onSpend: (spent) => said.push(spent)})
+    )
+    expect(said).toEqual([{usage: {tokens: 100}}, {usage: {tokens: 250}, costUsd: 0.5}])
+    expect(result.usage).toEqual({tokens: 250})
+  })
+
   it('fails with the exit code and the last stderr line', async () => {
     const dir = tempDir()
     const result = await shellRunner.run(request(dir, {prompt: 'echo first >&2; echo "second line" >&2; exit 4'}))
