@@ -86,7 +86,7 @@ describe.each(Object.entries(saves))('a status mdplan does not know, written dur
     const at = /plan\.md:(\d+:\d+): unknown status `skipped` for agent F/.exec(validate.stdout + validate.stderr)![1]
     const warnings = events.filter((e) => e.type === 'warning' && /\[unknown-status\]/.test(e.message ?? '')).map((e) => e.message)
     expect(warnings).toEqual([
-      `${plan}:${at}: unknown status \`skipped\` for agent F, written during the run: expected one of pending, in_progress, completed, failed, needs_input [unknown-status]; F is held: not launched, its cell kept as written, until you write one of those (the run ends without it, exit 1)`
+      `${plan}:${at}: unknown status \`skipped\` for agent F, written during the run: expected one of pending, in_progress, completed, failed, needs_input, awaiting_review [unknown-status]; F is held: not launched, its cell kept as written, until you write one of those (the run ends without it, exit 1)`
     ])
     // The end says it: not completed, held; the scorecard shows the cell's text and no attempt.
     expect(events.filter((e) => e.type === 'warning' && /^not completed/.test(e.message ?? '')).map((e) => e.message)).toEqual(['not completed: F (held: unknown status `skipped`), G (pending)'])
