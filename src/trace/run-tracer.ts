@@ -58,6 +58,8 @@ export class RunTracer {
       if (event.type === 'launched') span?.setAttributes({'mdplan.resumed': event.resumed, ...(event.job ? {'mdplan.job': event.job} : {})})
     } else if (event.type === 'completed') {
       this.#endAttempt(event.agent, event.attempt, at, {'mdplan.outcome': 'completed', ...(event.tokens !== undefined ? {'mdplan.tokens': event.tokens} : {}), ...(event.costUsd !== undefined ? {'mdplan.cost_usd': event.costUsd} : {})})
+    } else if (event.type === 'awaiting-review') {
+      this.#endAttempt(event.agent, event.attempt, at, {'mdplan.outcome': 'awaiting_review'})
     } else if (event.type === 'failed') {
       const span = this.#endAttempt(event.agent, event.attempt, at, {'mdplan.outcome': 'failed', 'mdplan.will_retry': event.willRetry}, false)
       span?.setStatus({code: SpanStatusCode.ERROR, message: event.reason})
