@@ -45,6 +45,7 @@
 
   async function selectPlan(index) {
     state.plan = index
+    state.rowsBuilt = new Map()
     state.agent = null
     state.dagShape = null
     $('detail').hidden = true
@@ -102,9 +103,22 @@
       const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), undefined, {numeric: true})
       return (state.desc ? -c : c) || (key === 'rank' ? 0 : a.rank - b.rank)
     })
-    const body = $('grid').tBodies[0]
-    body.replaceChildren(
-      ...rows.map((a) =>
+    // A row is built again only when what it shows changed: a run's write changes a few rows of a thousand.
+    const built = (state.rowsBuilt ??= new Map())
+    $('grid').tBodies[0].replaceChildren(
+      ...rows.map((a) => {
+        const shown = JSON.stringify([a.id, a.name, a.status, a.since, a.runner, a.host, a.job, a.attempt, a.line, a.review])
+        const kept = built.get(a.id)
+        if (kept && kept.shown === shown) return kept.row
+        const row = agentRow(a)
+        built.set(a.id, {shown, row})
+        return row
+      })
+    )
+  }
+
+  function agentRow(a) {
+    return (
         el('tr', {class: 'agent', 'data-agent': a.id, onclick: () => openAgent(a.id)},
           el('td', {'data-label': 'Agent'}, el('strong', {}, a.id), ` ${a.name}`),
           el('td', {'data-label': 'Status'}, el('span', {class: `st st-${statusClass(a.status)}`}, a.status)),
@@ -114,7 +128,6 @@
           el('td', {'data-label': 'Try'}, a.attempt ? String(a.attempt) : ''),
           el('td', {'data-label': 'Note'}, a.line, ...(a.review ? [' ', reviewButton(a.id, 'approve', 'Approve'), ' ', reviewButton(a.id, 'reject', 'Reject…')] : []))
         )
-      )
     )
   }
 
@@ -236,6 +249,9 @@
 
   async function renderDag() {
     const view = state.view
+    const drawn = $('dagbox').firstChild
+    // The same shape drawn already: a run's progress only recolours it.
+    if (state.dagShape === view.shape && drawn && drawn.dataset && drawn.dataset.plan === String(state.plan)) return recolourDag(drawn, view)
     if (state.dagShape !== view.shape) {
       state.dag = await api(`/api/dag?plan=${state.plan}`)
       state.dagShape = view.shape
@@ -261,7 +277,20 @@
       g.append(rect, label, title)
       root.append(g)
     }
+    root.dataset.plan = String(state.plan)
     $('dagbox').replaceChildren(root)
+  }
+
+  function recolourDag(drawn, view) {
+    const byId = new Map(view.agents.map((a) => [a.id, a]))
+    for (const g of drawn.querySelectorAll('g[data-agent]')) {
+      const a = byId.get(g.dataset.agent)
+      if (!a) continue
+      const kind = `n-${statusClass(a.status)}`
+      const rect = g.querySelector('rect')
+      if (rect.getAttribute('class') !== kind) rect.setAttribute('class', kind)
+      g.querySelector('title').textContent = `${a.id}: ${a.name} (${a.status})`
+    }
   }
 
   function showTab(tab) {
