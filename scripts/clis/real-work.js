@@ -206,10 +206,12 @@ async function usageLimit(client, context, check) {
   const w = await world(client, context, steps, {retries: false, account: true, quota: {requests: 1, resetInMs: minute ? 5000 : 8000, wholeMinute: minute}})
   steps.A = [{calls: [{write: {path: w.path('a.txt'), content: 'alpha\n'}}]}, success('wrote a.txt')]
   steps.B = [{calls: [{write: {path: w.path('b.txt'), content: 'bravo\n'}}]}, success('wrote b.txt')]
-  // The shell agent holds its slot until the limit has been answered, so it runs (and ends) during the wait.
+  // The shell agent holds its slot until the plan records the wait (mdplan has the limit), so it ends during
+  // the wait and its slot frees while the limited runner may not launch; else it ends when opencode got its answer.
   const signal = join(w.home, 'limit-answered')
   w.server.events.once('limit', () => writeFileSync(signal, ''))
-  const shell = `for i in $(seq 1200); do [ -e ${signal} ] && break; sleep 0.1; done; [ -e ${signal} ] && echo shell >> s.txt`
+  const waiting = client === 'opencode' ? `[ -e ${signal} ]` : `grep -q '^${client} on local: usage limit, resets' ${w.planFile}`
+  const shell = `for i in $(seq 1200); do ${waiting} && break; sleep 0.1; done; ${waiting} && echo shell >> s.txt`
   w.write(
     planText({
       title: `${client} usage limit`,
@@ -224,12 +226,14 @@ async function usageLimit(client, context, check) {
   const running = startMdplan(['run', 'plan.md', '--agent-timeout', agentTimeout, '--wait-for-reset', '--json'], {cwd: w.repo.dir, env: {...w.env, MDPLAN_RESET_MARGIN_MS: '1000'}})
   // The plan while the account waits: read it from the limit answer until the reset.
   let waitLine
+  let pausedNote
   let shellDone = false
   const limited = await Promise.race([w.server.waitFor((record) => record.limited === true), running.done.then(() => undefined)])
   if (limited) {
     await until(() => {
       waitLine ??= readFileSync(w.planFile, 'utf8').split('\n').find((line) => line.startsWith(`${client} on local: usage limit, resets `))
       shellDone ||= row(w.planFile, 'S').status === 'completed'
+      pausedNote ??= /paused: [^|]*/.exec(row(w.planFile, 'A').notes)?.[0]
       return Date.now() >= limited.resetAt
     }, running.done)
   }
@@ -238,12 +242,18 @@ async function usageLimit(client, context, check) {
   const scripted = w.server.requests.filter((record) => (record.script === 'A' || record.script === 'B') && (record.step !== undefined || record.limited))
   const refused = scripted.filter((record) => record.limited)
   const during = limited ? scripted.filter((record) => record !== limited && record.at > limited.at && record.at < limited.resetAt) : []
-  const said = limitWords(client, result.output, rows.A.notes)
-  const story = `${scripted.map((record) => `${record.script}${record.limited ? '!' : record.step}@${limited ? Math.round((record.at - limited.resetAt) / 1000) : '?'}s`).join(' ')}; CLI said: ${said}`
+  const paused = result.output.split('\n').filter((line) => line.includes('"type":"paused"') && line.includes(`${client} on local`)).map((line) => JSON.parse(line))
+  // When mdplan would launch there again, less the margin: the reset as mdplan read it from the CLI's words.
+  const readReset = paused.length > 0 ? paused[0].untilMs - 1000 : undefined
+  const story = `${scripted.map((record) => `${record.script}${record.limited ? '!' : record.step}@${limited ? Math.round((record.at - limited.resetAt) / 1000) : '?'}s`).join(' ')} (s from the reset)`
   if (client === 'opencode') {
     check('usage limit: opencode waited for the reset itself (one refusal, its retry after the reset)', refused.length === 1 && during.length === 0 && scripted.some((record) => record.at >= (limited?.resetAt ?? Infinity)), story)
   } else {
-    check('usage limit: the CLI reported the limit with its reset, in words mdplan read', refused.length >= 1 && /resets|try again|retry in/i.test(said), story)
+    check(
+      'usage limit: the CLI reported the reset, and mdplan read it (the server\'s reset, to 2 s)',
+      limited !== undefined && readReset !== undefined && Math.abs(readReset - limited.resetAt) <= 2000,
+      `server ${limited ? new Date(limited.resetAt).toISOString() : '—'}, mdplan ${readReset ? new Date(readReset).toISOString() : '—'}; ${pausedNote ?? 'no paused note seen'}`
+    )
     check('usage limit: no request of the limited runner between the limit and the reset (the breaker)', limited !== undefined && refused.length === 1 && during.length === 0, story)
   }
   check('usage limit: the shell agent (another account) went on and completed during the wait', client === 'opencode' ? rows.S.status === 'completed' : shellDone, rows.S.line)
@@ -254,18 +264,11 @@ async function usageLimit(client, context, check) {
     `exit ${result.code}; ${Object.values(rows).map((r) => `${r.status}`).join(' ')}; ${tail(result.output)}`
   )
   if (client !== 'opencode') {
-    const paused = result.output.split('\n').some((line) => /"paused"/.test(line) && line.includes(`${client} on local`))
-    check('usage limit: the plan recorded the wait (the line under the table while it waited; the paused event)', waitLine !== undefined && paused, waitLine ?? 'no wait line seen')
+    check('usage limit: the plan recorded the wait (the line under the table while it waited; the paused event)', waitLine !== undefined && paused.length > 0, waitLine ?? 'no wait line seen')
   }
   spendMatchesBill(client, w, rows, check)
   debug(w, result)
   await w.server.close()
-}
-
-/** What the CLI said of the limit: the limited agent's note, else the run's output line that says it. */
-function limitWords(client, output, notes) {
-  const line = output.split('\n').find((text) => /hit your|usage limit|retry in|quota/i.test(text) && !text.includes(`${client} on local: usage limit`))
-  return (/paused: [^|]*/.exec(notes)?.[0] ?? line ?? notes).slice(0, 200)
 }
 
 /** Each client agent's `tokens:` note against what the server's answers reported for it. */
