@@ -133,9 +133,9 @@ export async function startModelServer(scripts = {}, {quota} = {}) {
     events,
     /** The account's quota: {served, resetAt, limitedAt} (resetAt once it ran out). */
     account,
-    /** The tokens the server's answers reported for script `name`: {input, output}. */
-    billed: (name) =>
-      requests.filter((record) => record.script === name && record.usage).reduce((sum, record) => ({input: sum.input + record.usage.input, output: sum.output + record.usage.output}), {input: 0, output: 0}),
+    /** The tokens the server's answers reported for script `name` (requests from `since` on): {input, output}. */
+    billed: (name, since = 0) =>
+      requests.filter((record) => record.script === name && record.usage && record.at >= since).reduce((sum, record) => ({input: sum.input + record.usage.input, output: sum.output + record.usage.output}), {input: 0, output: 0}),
     /** Requests that played a step of `name` (faults included). */
     stepsOf: (name) => requests.filter((record) => record.script === name && record.step !== undefined),
     /** Resolves with the first request (past or future) that matches. */
