@@ -8,8 +8,9 @@ import {join} from 'node:path'
  * The environment for `mdplan run` (and so its agents) with `client` at `bin`
  * answering to `url`. `retries: false` turns the CLI's own retries off where it
  * has a switch, so mdplan's own handling of a 429 is what gets tested.
+ * `account: true` logs claude in as an account with a usage limit (below).
  */
-export function clientEnv(client, {home, url, bin, retries = true, sharedCache}) {
+export function clientEnv(client, {home, url, bin, retries = true, sharedCache, account = false}) {
   mkdirSync(home, {recursive: true})
   const base = {HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local', 'state')}
   switch (client) {
@@ -20,7 +21,8 @@ export function clientEnv(client, {home, url, bin, retries = true, sharedCache})
         ANTHROPIC_BASE_URL: url,
         ANTHROPIC_API_KEY: 'sk-ant-mdplan-test',
         DISABLE_AUTOUPDATER: '1',
-        ...(retries ? {} : {CLAUDE_CODE_MAX_RETRIES: '0'})
+        ...(retries ? {} : {CLAUDE_CODE_MAX_RETRIES: '0'}),
+        ...(account ? {ANTHROPIC_AUTH_TOKEN: gatewayToken()} : {})
       }
     case 'codex': {
       const codexHome = join(home, '.codex')
@@ -43,7 +45,8 @@ export function clientEnv(client, {home, url, bin, retries = true, sharedCache})
       // (mdplan relaunches the agent); it made the dag's session-ID check flaky.
       writeFileSync(
         join(home, '.gemini', 'settings.json'),
-        JSON.stringify({security: {auth: {selectedType: 'gemini-api-key'}}, model: {name: 'gemini-2.5-flash'}, general: {sessionRetention: {enabled: false}}})
+        // `general.maxAttempts: 1`: gemini's own retries off (a quota error with a delay up to 300 s is retried).
+        JSON.stringify({security: {auth: {selectedType: 'gemini-api-key'}}, model: {name: 'gemini-2.5-flash'}, general: {sessionRetention: {enabled: false}, ...(retries ? {} : {maxAttempts: 1})}})
       )
       return {...base, MDPLAN_GEMINI_BIN: bin, GEMINI_API_KEY: 'mdplan-test', GOOGLE_GEMINI_BASE_URL: url}
     }
@@ -62,4 +65,16 @@ export function clientEnv(client, {home, url, bin, retries = true, sharedCache})
     }
   }
   throw new Error(`unknown client ${client}`)
+}
+
+/**
+ * A login to a Claude gateway: a token whose audience is `claude-gateway` (unsigned: claude 2.1.330 only
+ * reads its claims) with ANTHROPIC_BASE_URL elsewhere than api.anthropic.com. claude then reads a 429's
+ * unified-limiter headers the way it does for a subscriber (`mQ()` in the binary) and says `You've hit your
+ * 5-hour limit · resets 3pm (UTC)`; with an API key alone it says `API Error: Request rejected (429) · …`
+ * with the server's message.
+ */
+function gatewayToken() {
+  const part = (value) => Buffer.from(JSON.stringify(value)).toString('base64url')
+  return `${part({alg: 'none', typ: 'JWT'})}.${part({aud: 'claude-gateway', sub: 'mdplan-test', exp: Math.floor(Date.now() / 1000) + 86_400})}.mdplan`
 }

@@ -12,18 +12,27 @@
 // {edit: {path, old, new}} | {shell: 'cmd'}], delayMs?, fault?, retryAfter?,
 // repeat?}. fault: 401, 429 (with retry-after), 503, 529, or 'drop' (the
 // stream ends mid-answer). `repeat` keeps the step for every later request.
-// Every request is recorded (method, path, api, script, step, body).
+// Every request is recorded (method, path, api, script, step, body, and the
+// usage the answer reported: `billed(name)` sums it per script).
+//
+// `quota: {requests, resetInMs, wholeMinute?}` is the account's quota: after
+// `requests` scripted requests it runs out, and every scripted request until
+// the reset (now + resetInMs, rounded up to a whole minute with wholeMinute)
+// gets the provider's quota answer (quota-answer.js), recorded as `limited`
+// and playing no step; after the reset the account serves again.
 import {EventEmitter} from 'node:events'
 import {createServer} from 'node:http'
 import {anthropicBlocks, anthropicMessage, anthropicStream} from './anthropic-stream.js'
 import {chatStream} from './chat-stream.js'
 import {geminiResponse, geminiStream} from './gemini-stream.js'
+import {quotaAnswer} from './quota-answer.js'
 import {responsesStream} from './responses-stream.js'
 import {toolCalls, toolNames} from './tool-calls.js'
 
 const marker = /mdplan-script:([A-Za-z0-9_-]+)/
 
-export async function startModelServer(scripts = {}) {
+export async function startModelServer(scripts = {}, {quota} = {}) {
+  const account = {served: 0, resetAt: undefined}
   const cursors = new Map()
   const requests = []
   const events = new EventEmitter()
@@ -50,7 +59,7 @@ export async function startModelServer(scripts = {}) {
           : /:(?:stream)?generateContent$/i.test(path)
             ? 'gemini'
             : 'other'
-    const record = {n: ++counter, method: req.method, path: req.url, api, body, script: undefined, step: undefined, fault: undefined}
+    const record = {n: ++counter, at: Date.now(), method: req.method, path: req.url, api, body, script: undefined, step: undefined, fault: undefined}
     requests.push(record)
     try {
       await answer(record, req, res)
@@ -79,7 +88,11 @@ export async function startModelServer(scripts = {}) {
     const stream = body?.stream === true || /:streamGenerateContent/i.test(record.path)
     // No script, or a side request (no tools offered): a short plain answer.
     const script = name === undefined ? undefined : scripts[name]
-    if (!script || names.length === 0) return play(res, api, {id, model, usage, stream, step: {text: 'mdplan test'}, calls: [], names})
+    if (!script || names.length === 0) return play(res, api, {id, model, usage: billed(record, usage), stream, step: {text: 'mdplan test'}, calls: [], names})
+    if (quota && outOfQuota(record)) {
+      const answer = quotaAnswer(api, account.resetAt)
+      return json(res, answer.status, answer.body, answer.headers)
+    }
     const index = cursors.get(name) ?? 0
     const step = script[Math.min(index, script.length - 1)] ?? {text: 'RESULT: ERROR\nDescription: the model script is empty'}
     if (index >= script.length && !step.repeat) {
@@ -93,13 +106,36 @@ export async function startModelServer(scripts = {}) {
     if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs))
     if (step.fault !== undefined && step.fault !== 'drop') return fault(res, api, step)
     const calls = toolCalls(step.calls ?? [], names)
-    return play(res, api, {id, model, usage, stream, step, calls, names, drop: step.fault === 'drop'})
+    return play(res, api, {id, model, usage: step.fault === 'drop' ? usage : billed(record, usage), stream, step, calls, names, drop: step.fault === 'drop'})
+  }
+
+  /** Whether the account's quota refuses this scripted request (it runs out on the one past `quota.requests`). */
+  function outOfQuota(record) {
+    const now = Date.now()
+    if (account.resetAt === undefined && account.served >= quota.requests) {
+      const at = now + quota.resetInMs
+      account.resetAt = quota.wholeMinute ? Math.ceil(at / 60_000) * 60_000 : at
+      account.limitedAt = now
+    }
+    if (account.resetAt !== undefined && now < account.resetAt) {
+      record.limited = true
+      record.resetAt = account.resetAt
+      events.emit('limit', record)
+      return true
+    }
+    account.served++
+    return false
   }
 
   return {
     url: `http://127.0.0.1:${await listen(server)}`,
     requests,
     events,
+    /** The account's quota: {served, resetAt, limitedAt} (resetAt once it ran out). */
+    account,
+    /** The tokens the server's answers reported for script `name` (requests from `since` on): {input, output}. */
+    billed: (name, since = 0) =>
+      requests.filter((record) => record.script === name && record.usage && record.at >= since).reduce((sum, record) => ({input: sum.input + record.usage.input, output: sum.output + record.usage.output}), {input: 0, output: 0}),
     /** Requests that played a step of `name` (faults included). */
     stepsOf: (name) => requests.filter((record) => record.script === name && record.step !== undefined),
     /** Resolves with the first request (past or future) that matches. */
@@ -126,6 +162,12 @@ export async function startModelServer(scripts = {}) {
       return new Promise((resolve) => server.close(() => resolve()))
     }
   }
+}
+
+/** The usage an answer reports, recorded as billed. */
+function billed(record, usage) {
+  record.usage = usage
+  return usage
 }
 
 function listen(server) {

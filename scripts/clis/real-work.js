@@ -15,11 +15,11 @@ const agentTimeout = '240s'
 const success = (note) => ({text: `Done.\n\nRESULT: SUCCESS\n${note}`})
 
 /** One scenario's world: repository, HOME, server, environment, and the plan's path. */
-async function world(client, context, scripts, {retries = true} = {}) {
+async function world(client, context, scripts, {retries = true, quota, account = false} = {}) {
   const repo = gitRepo(`mdplan-clis-${client}-`)
   const home = mkdtempSync(join(tmpdir(), `mdplan-clis-home-${client}-`))
-  const server = await startModelServer(scripts)
-  const env = clientEnv(client, {home, url: server.url, bin: context.bin, retries, sharedCache: context.sharedCache})
+  const server = await startModelServer(scripts, {quota})
+  const env = clientEnv(client, {home, url: server.url, bin: context.bin, retries, account, sharedCache: context.sharedCache})
   // claude's Write and Edit want absolute paths; codex's apply_patch takes them relative to its folder.
   const path = (file) => (client === 'codex' ? file : join(repo.dir, file))
   const planFile = join(repo.dir, 'plan.md')
@@ -192,6 +192,107 @@ async function rateLimit(client, context, check) {
   await w.server.close()
 }
 
+/**
+ * The account's quota runs out (the provider's answer with a reset time: quota-answer.js) on the request after
+ * the first: the CLI says so in its own words, mdplan stops launching on that runner until the reset, a shell
+ * agent (another account) goes on meanwhile, and after the reset the agents resume and complete, no attempt
+ * spent. claude and codex print the reset to the minute: the scripted reset is a whole minute (5-65 s ahead).
+ * opencode retries every 429 itself after its retry-after (up to 5 times, no switch): it waits for the reset
+ * in its own session, and mdplan never sees the limit (checked as such).
+ */
+async function usageLimit(client, context, check) {
+  const steps = {}
+  const minute = client === 'claude' || client === 'codex'
+  const w = await world(client, context, steps, {retries: false, account: true, quota: {requests: 1, resetInMs: minute ? 5000 : 8000, wholeMinute: minute}})
+  steps.A = [{calls: [{write: {path: w.path('a.txt'), content: 'alpha\n'}}]}, success('wrote a.txt')]
+  steps.B = [{calls: [{write: {path: w.path('b.txt'), content: 'bravo\n'}}]}, success('wrote b.txt')]
+  // The shell agent holds its slot until the plan records the wait (mdplan has the limit), so it ends during
+  // the wait and its slot frees while the limited runner may not launch; else it ends when opencode got its answer.
+  const signal = join(w.home, 'limit-answered')
+  w.server.events.once('limit', () => writeFileSync(signal, ''))
+  const waiting = client === 'opencode' ? `[ -e ${signal} ]` : `grep -q '^${client} on local: usage limit, resets' ${w.planFile}`
+  const shell = `for i in $(seq 1200); do ${waiting} && break; sleep 0.1; done; ${waiting} && echo shell >> s.txt`
+  w.write(
+    planText({
+      title: `${client} usage limit`,
+      front: front(client, {max_attempts: 1}),
+      agents: [
+        {id: 'S', deps: [], creates: ['s.txt'], fields: {runner: 'shell'}, prompt: shell},
+        {id: 'A', deps: [], creates: ['a.txt'], prompt: 'Write a.txt. mdplan-script:A'},
+        {id: 'B', deps: [], creates: ['b.txt'], prompt: 'Write b.txt. mdplan-script:B'}
+      ]
+    })
+  )
+  const running = startMdplan(['run', 'plan.md', '--agent-timeout', agentTimeout, '--wait-for-reset', '--json'], {cwd: w.repo.dir, env: {...w.env, MDPLAN_RESET_MARGIN_MS: '1000'}})
+  // The plan while the account waits: read it from the limit answer until the reset.
+  let waitLine
+  let pausedNote
+  let shellDone = false
+  const limited = await Promise.race([w.server.waitFor((record) => record.limited === true), running.done.then(() => undefined)])
+  if (limited) {
+    await until(() => {
+      waitLine ??= readFileSync(w.planFile, 'utf8').split('\n').find((line) => line.startsWith(`${client} on local: usage limit, resets `))
+      shellDone ||= row(w.planFile, 'S').status === 'completed'
+      pausedNote ??= /paused: [^|]*/.exec(row(w.planFile, 'A').notes)?.[0]
+      return Date.now() >= limited.resetAt
+    }, running.done)
+  }
+  const result = await running.done
+  const rows = Object.fromEntries(['S', 'A', 'B'].map((id) => [id, row(w.planFile, id)]))
+  const scripted = w.server.requests.filter((record) => (record.script === 'A' || record.script === 'B') && (record.step !== undefined || record.limited))
+  const refused = scripted.filter((record) => record.limited)
+  const during = limited ? scripted.filter((record) => record !== limited && record.at > limited.at && record.at < limited.resetAt) : []
+  const paused = result.output.split('\n').filter((line) => line.includes('"type":"paused"') && line.includes(`${client} on local`)).map((line) => JSON.parse(line))
+  // When mdplan would launch there again, less the margin: the reset as mdplan read it from the CLI's words.
+  const readReset = paused.length > 0 ? paused[0].untilMs - 1000 : undefined
+  const story = `${scripted.map((record) => `${record.script}${record.limited ? '!' : record.step}@${limited ? Math.round((record.at - limited.resetAt) / 1000) : '?'}s`).join(' ')} (s from the reset)`
+  if (client === 'opencode') {
+    // Refused requests only before the reset (B may start while A waits), each agent's next one after it.
+    const servedEarly = during.filter((record) => !record.limited)
+    const retried = refused.every((record) => scripted.some((next) => next.script === record.script && !next.limited && next.at >= record.resetAt))
+    check('usage limit: opencode waited for the reset itself (refused until the reset, its own retry after it)', refused.length >= 1 && servedEarly.length === 0 && retried, story)
+  } else {
+    check(
+      'usage limit: the CLI reported the reset, and mdplan read it (the server\'s reset, to 2 s)',
+      limited !== undefined && readReset !== undefined && Math.abs(readReset - limited.resetAt) <= 2000,
+      `server ${limited ? new Date(limited.resetAt).toISOString() : '—'}, mdplan ${readReset ? new Date(readReset).toISOString() : '—'}; ${pausedNote ?? 'no paused note seen'}`
+    )
+    check('usage limit: no request of the limited runner between the limit and the reset (the breaker)', limited !== undefined && refused.length === 1 && during.length === 0, story)
+  }
+  check('usage limit: the shell agent (another account) went on and completed during the wait', client === 'opencode' ? rows.S.status === 'completed' : shellDone, rows.S.line)
+  check('usage limit: no attempt spent (max_attempts 1, no `attempt N:` note)', !/attempt \d/.test(rows.A.notes + rows.B.notes) && rows.A.status === 'completed', rows.A.notes)
+  check(
+    'usage limit: after the reset every agent completed, once (exit 0)',
+    result.code === 0 && Object.values(rows).every((r) => r.status === 'completed') && w.read('a.txt') === 'alpha\n' && w.read('b.txt') === 'bravo\n' && w.server.stepsOf('A').length === 2 && w.server.stepsOf('B').length === 2,
+    `exit ${result.code}; ${Object.values(rows).map((r) => `${r.status}`).join(' ')}; ${tail(result.output)}`
+  )
+  if (client !== 'opencode') {
+    check('usage limit: the plan recorded the wait (the line under the table while it waited; the paused event)', waitLine !== undefined && paused.length > 0, waitLine ?? 'no wait line seen')
+  }
+  spendMatchesBill(client, w, rows, check, limited)
+  debug(w, result)
+  await w.server.close()
+}
+
+/**
+ * Each client agent's `tokens:` note against what the server's answers reported for it. codex reports usage
+ * only in `turn.completed` (its thread total leaves out a failed turn): what A's limited turn used before
+ * the limit is billed by the server but never reported, so for codex the bill counts from the limit on.
+ */
+function spendMatchesBill(client, w, rows, check, limited) {
+  const from = client === 'codex' ? (limited?.at ?? 0) : 0
+  const figures = ['A', 'B'].map((id) => {
+    const bill = w.server.billed(id, from)
+    const noted = Number(/tokens: ([\d,]+)/.exec(rows[id].notes)?.[1]?.replace(/,/g, '') ?? Number.NaN)
+    return {id, noted, billed: bill.input + bill.output}
+  })
+  check(
+    `usage limit: each agent's tokens in the table equal what the server billed${client === 'codex' ? ' (codex: the completed turns)' : ''}`,
+    figures.every((figure) => figure.noted === figure.billed),
+    figures.map((figure) => `${figure.id}: noted ${figure.noted}, billed ${figure.billed}`).join('; ')
+  )
+}
+
 /** 401: a configuration error, one attempt, the actionable note, within seconds. */
 async function unauthorized(client, context, check) {
   const steps = {}
@@ -250,4 +351,4 @@ function debug(w, result) {
   writeFileSync(join(tmpdir(), 'mdplan-clis-requests.json'), JSON.stringify(w.server.requests, null, 1))
 }
 
-export const scenarios = {dag, questionAndResume, killAndResume, rateLimit, unauthorized, droppedStream, permissionDenied}
+export const scenarios = {dag, questionAndResume, killAndResume, rateLimit, usageLimit, unauthorized, droppedStream, permissionDenied}
