@@ -81,7 +81,8 @@ describe('a rerun ends only its own plan’s leftover agents (git repository)', 
     const repo = await tempRepo()
     await repo.commit('plan', {'Plan.md': shellPlan({A: {script: slowAgent(log, 'A', 4)}})})
     const plan = join(repo.root, 'Plan.md')
-    const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {MDPLAN_PLAN: plan, MDPLAN_AGENT_ID: 'sh-0ld0ld01'}, agentId: 'sh-0ld0ld01'})
+    // It lives 30 s unless the run ends it: a run slow to start on a loaded machine must still find it alive.
+    const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {MDPLAN_PLAN: plan, MDPLAN_AGENT_ID: 'sh-0ld0ld01'}, agentId: 'sh-0ld0ld01', seconds: 30})
     const second = await runCli(['run', 'Plan.md'], {cwd: repo.root, env: gitEnv()})
     await orphan
     expect(second.exitCode, second.all).toBe(0)
@@ -98,7 +99,7 @@ describe('a rerun ends only its own plan’s leftover agents (git repository)', 
     const repo = await tempRepo()
     await repo.commit('plan', {'Plan.md': shellPlan({A: {script: slowAgent(log, 'A', 4)}})})
     const id = '0b1e9c1e-5d1a-4c55-9f0e-3c1f2f6f7a10'
-    const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {}, args: ['--session-id', id], agentId: id})
+    const {orphan} = await olderOrphan({repo: repo.root, plan: 'Plan.md', key: 'plan', log, name: 'A', env: {}, args: ['--session-id', id], agentId: id, seconds: 30})
     const second = await runCli(['run', 'Plan.md'], {cwd: repo.root, env: gitEnv()})
     await orphan
     expect(second.exitCode, second.all).toBe(0)
