@@ -1,6 +1,6 @@
-import {existsSync} from 'node:fs'
-import {readFile} from 'node:fs/promises'
-import {join} from 'node:path'
+import {existsSync, readFileSync} from 'node:fs'
+import {mkdir, readFile} from 'node:fs/promises'
+import {join, resolve} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
 import {startCli} from '../../helpers/run-cli.js'
@@ -11,6 +11,18 @@ const chromium = process.env.MDPLAN_CHROMIUM ?? '/usr/bin/chromium'
 const playwright: any = await import('playwright-core').catch(() => undefined)
 const why = !playwright ? 'playwright-core is not installed' : !existsSync(chromium) ? `no Chromium at ${chromium}` : undefined
 if (why) process.stdout.write(`mdplan tests: the page's browser tests are skipped: ${why}\n`)
+
+// Screenshots of the page, desktop and phone widths: test-results/screenshots/, or MDPLAN_SCREENSHOTS
+// (`MDPLAN_SCREENSHOTS=docs/screenshots` makes the ones the README shows).
+const shots = resolve(new URL('../../..', import.meta.url).pathname, process.env.MDPLAN_SCREENSHOTS ?? 'test-results/screenshots')
+
+async function shot(page: any, name: string): Promise<void> {
+  await mkdir(shots, {recursive: true})
+  const file = join(shots, `${name}.png`)
+  await page.screenshot({path: file, fullPage: false})
+  // A PNG, and not an empty one.
+  expect(readFileSync(file).subarray(1, 4).toString('latin1')).toBe('PNG')
+}
 
 const cleanups: Array<() => unknown> = []
 afterAll(async () => {
@@ -70,14 +82,18 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
     expect(await page.evaluate('window.pwned')).toBeUndefined()
     expect(await page.locator('#log script, #log img, .question img').count()).toBe(0)
     expect(dialogs).toEqual([])
+    await page.click('#detail-close')
+    await shot(page, 'grid-desktop')
     // The DAG, drawn from the server's layout.
     await page.click('button[data-tab="dag"]')
     await expect.poll(() => page.locator('#dagbox g[data-agent]').count(), {timeout: 10_000}).toBe(3)
+    await shot(page, 'dag-desktop')
     // A phone's screen: nothing wider than it.
     await page.setViewportSize({width: 390, height: 844})
     for (const tab of ['agents', 'questions', 'dag']) {
       await page.click(`button[data-tab="${tab}"]`)
       expect(await page.evaluate('document.documentElement.scrollWidth'), tab).toBeLessThanOrEqual(390)
+      await shot(page, `${tab === 'agents' ? 'grid' : tab}-phone`)
     }
     await page.setViewportSize({width: 1200, height: 800})
     await page.click('button[data-tab="questions"]')
@@ -85,6 +101,11 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
     expect(await card.locator('h3').textContent()).toBe('A: Which <b>db</b>?')
     expect(await card.locator('.options button').nth(1).textContent()).toBe('2. <img src=x onerror=window.pwned=3>')
     await card.locator('.options button').first().click()
+    await expect.poll(() => readFile(join(repo.root, 'plan.md'), 'utf8'), {timeout: 10_000}).toMatch(/- \*\*answer\*\*: 1\n/)
+    await shot(page, 'question-answered-desktop')
+    await page.setViewportSize({width: 390, height: 844})
+    await shot(page, 'question-answered-phone')
+    await page.setViewportSize({width: 1200, height: 800})
     await page.click('button[data-tab="agents"]')
     await expect.poll(() => status('A').textContent(), {timeout: 20_000}).toBe('completed')
     expect(await readFile(join(repo.root, 'answer-A.txt'), 'utf8')).toBe('1')
