@@ -2,7 +2,7 @@ import {NotRegularFileError, readRegularFileSync} from '../util/read-regular-fil
 import path from 'node:path'
 import {PlanError} from './plan-error.js'
 import {cachedParse} from './parse-cache.js'
-import {applyPromptsFile, type PromptsSource} from './parse-plan.js'
+import {applyPromptsFile, parsePlan, type PromptsSource} from './parse-plan.js'
 import type {Diagnostic, Plan} from './types.js'
 
 const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
@@ -14,10 +14,12 @@ const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
  * Never writes. `file` is what messages show; it is read relative to
  * `options.cwd` (default: the process's).
  */
-export async function loadPlan(file: string, options: {cwd?: string} = {}): Promise<Plan> {
+export async function loadPlan(file: string, options: {cwd?: string; cache?: boolean} = {}): Promise<Plan> {
   const resolve = (name: string): string => (options.cwd ? path.resolve(options.cwd, name) : name)
   const source = await readText(resolve(file), file, 'plan')
-  const plan = cachedParse(source, file, options.cwd ?? process.cwd())
+  // `cache: false`: a process that reads a plan again at each of its changes (the page's server) would pay the
+  // disk cache's read and write on every one, and never use an entry.
+  const plan = options.cache === false ? parsePlan(source, file) : cachedParse(source, file, options.cwd ?? process.cwd())
   if (!plan.promptsFile) return plan
 
   let prompts: PromptsSource

@@ -49,7 +49,7 @@ export class ServedPlans {
       const index = plans.push(plan) - 1
       let agents: Agent[]
       try {
-        agents = (await loadPlan(plan.file)).agents
+        agents = (await loadPlan(plan.file, {cache: false})).agents
       } catch {
         return
       }
@@ -75,7 +75,7 @@ export class ServedPlans {
     if (cached && cached.stamp === stamp) return cached
     let next: Cached
     try {
-      const parsed = await loadPlan(plan.file)
+      const parsed = await loadPlan(plan.file, {cache: false})
       const attempts = loggedAttempts(plan.file, dirname(plan.file))
       next = {stamp, view: planView(parsed, plan.name, {attempts, since: this.#stamps(plan.file, parsed)})}
     } catch (error) {
