@@ -54,20 +54,14 @@
   }
 
   // One refresh at a time, and at most one more after it: a run's burst of writes costs the page two reads.
-  // At most one read every `spacing` ms: a run of a thousand short agents writes its table tens of times a
-  // second, and a read each time (the server's parse, 200 KB of JSON, the page's render) takes cores from the run.
-  const spacing = 400
   let refreshing = null
   let again = false
-  let lastRead = 0
   async function refresh() {
     if (refreshing) {
       again = true
       return refreshing
     }
-    const wait = lastRead + spacing - Date.now()
-    const start = wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve()
-    refreshing = start.then(() => ((lastRead = Date.now()), load())).finally(() => (refreshing = null))
+    refreshing = load().finally(() => (refreshing = null))
     await refreshing
     if (again) {
       again = false
