@@ -63,6 +63,7 @@ function contract(column, client, bin) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(here, 'clis', 'contract.js'), client], {env: {...process.env, MDPLAN_CLIS_BINS: JSON.stringify({[client]: dirname(bin)})}, stdio: ['ignore', 'pipe', 'inherit']})
     let partial = ''
+    let checks = 0
     child.stdout.on('data', (chunk) => {
       const lines = (partial + chunk).split('\n')
       partial = lines.pop()
@@ -70,10 +71,12 @@ function contract(column, client, bin) {
         // contract.js ends a check's name with a tab (names hold colons).
         const match = /^(PASS|FAIL)\s+(\S+)\s+([^\t]+?)(?:\t(.*))?$/.exec(line)
         if (match) record(column, client, `contract: ${match[3]}`, match[1] === 'PASS', match[4])
+        if (match) checks++
       }
     })
     child.on('close', (code) => {
-      if (code !== 0 && code !== 1) record(column, client, 'contract: the script ran', false, `exit ${code}`)
+      // A script that ends without one check (exit 1 before its first, as when it could not find dist/) failed.
+      if ((code !== 0 && code !== 1) || checks === 0) record(column, client, 'contract: the script ran its checks', false, `exit ${code}, ${checks} checks`)
       resolve()
     })
   })

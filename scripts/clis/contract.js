@@ -23,7 +23,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 // {client: folder of its executable}; the clients to check are the arguments.
 const bins = JSON.parse(process.env.MDPLAN_CLIS_BINS || '{}')
 const clients = process.argv.slice(2).filter((name) => name in bins)
-if (!existsSync(join(root, 'dist', 'runners', 'claude.js'))) {
+if (!existsSync(join(root, 'dist', 'runners', 'claude', 'claude.js'))) {
   console.error('dist/ is missing: run `npm run build` first (npm run test:clis does)')
   process.exit(1)
 }
