@@ -87,6 +87,16 @@ async function freshLoad(browser, url) {
   return {grid, dag}
 }
 
+/** How many rows the page shows completed. */
+function completedOnPage(page) {
+  return page.evaluate(() => document.querySelectorAll('tbody .st-completed').length)
+}
+
+/** How many rows the plan file says are completed. */
+function completedInFile(dir) {
+  return (readFileSync(join(dir, 'plan.md'), 'utf8').match(/\| completed \|/g) ?? []).length
+}
+
 function reset(dir, planText) {
   writeFileSync(join(dir, 'plan.md'), planText)
   rmSync(join(dir, '.mdplan', 'logs'), {recursive: true, force: true})
@@ -116,9 +126,9 @@ async function runWatched(browser, url, dir, planText) {
   const exited = new Promise((resolve) => child.on('exit', () => resolve((ended = true))))
   while (!ended) {
     const now = Date.now()
-    const inFile = (readFileSync(join(dir, 'plan.md'), 'utf8').match(/\| completed \|/g) ?? []).length
+    const inFile = completedInFile(dir)
     if (!fileAt.has(inFile)) fileAt.set(inFile, now)
-    const onPage = await page.evaluate(() => document.querySelectorAll('tbody .st-completed').length)
+    const onPage = await completedOnPage(page)
     const seen = Date.now()
     for (let n = 0; n <= onPage; n++) if (!pageAt.has(n)) pageAt.set(n, seen)
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -127,10 +137,10 @@ async function runWatched(browser, url, dir, planText) {
   const ms = Date.now() - start
   // The last counts may reach the page after the run ended: wait for them (a bound, not a target).
   const deadline = Date.now() + 10_000
-  const final = (readFileSync(join(dir, 'plan.md'), 'utf8').match(/\| completed \|/g) ?? []).length
+  const final = completedInFile(dir)
   if (!fileAt.has(final)) fileAt.set(final, Date.now())
   while (!pageAt.has(final) && Date.now() < deadline) {
-    const onPage = await page.evaluate(() => document.querySelectorAll('tbody .st-completed').length)
+    const onPage = await completedOnPage(page)
     for (let n = 0; n <= onPage; n++) if (!pageAt.has(n)) pageAt.set(n, Date.now())
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
