@@ -61,7 +61,17 @@ export function clientEnv(client, {home, url, bin, retries = true, sharedCache, 
         })
       )
       // opencode installs the provider's npm package into its cache on first use: share that cache between tests.
-      return {...base, ...(sharedCache ? {XDG_CACHE_HOME: sharedCache} : {}), MDPLAN_OPENCODE_BIN: bin, OPENCODE_CONFIG: config}
+      // No fetch of the models catalogue (models.opencode.ai) and no update check: the mock provider is
+      // described in full above, and a network that drops packets to those hosts (CI's) held every opencode
+      // start for minutes at the connect, which a network that refuses them (this machine's) never showed.
+      return {
+        ...base,
+        ...(sharedCache ? {XDG_CACHE_HOME: sharedCache} : {}),
+        MDPLAN_OPENCODE_BIN: bin,
+        OPENCODE_CONFIG: config,
+        OPENCODE_DISABLE_MODELS_FETCH: '1',
+        OPENCODE_DISABLE_AUTOUPDATE: '1'
+      }
     }
   }
   throw new Error(`unknown client ${client}`)

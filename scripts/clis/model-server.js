@@ -9,8 +9,9 @@
 // tools (titles, summaries) get a short text and do not advance the script.
 //
 // A step is {text?, calls?: [{write: {path, content}} | {read: path} |
-// {edit: {path, old, new}} | {shell: 'cmd'}], delayMs?, fault?, retryAfter?,
-// repeat?}. fault: 401, 429 (with retry-after), 503, 529, or 'drop' (the
+// {edit: {path, old, new}} | {shell: 'cmd'}], delayMs?, held?, fault?,
+// retryAfter?, repeat?}. `held` is a promise the answer waits for (the test
+// lets it go when it has done what must happen first). fault: 401, 429 (with retry-after), 503, 529, or 'drop' (the
 // stream ends mid-answer). `repeat` keeps the step for every later request.
 // Every request is recorded (method, path, api, script, step, body, and the
 // usage the answer reported: `billed(name)` sums it per script).
@@ -104,6 +105,7 @@ export async function startModelServer(scripts = {}, {quota} = {}) {
     record.fault = step.fault
     events.emit('step', record)
     if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs))
+    if (step.held) await step.held
     if (step.fault !== undefined && step.fault !== 'drop') return fault(res, api, step)
     const calls = toolCalls(step.calls ?? [], names)
     return play(res, api, {id, model, usage: step.fault === 'drop' ? usage : billed(record, usage), stream, step, calls, names, drop: step.fault === 'drop'})

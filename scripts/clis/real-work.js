@@ -128,8 +128,11 @@ async function killAndResume(client, context, check) {
   const steps = {}
   const w = await world(client, context, steps)
   steps.F = [{calls: [{write: {path: w.path('f.txt'), content: 'fast\n'}}]}, success('wrote f.txt')]
-  // The answer to S's second request comes 15 s late: after the kill, while the rerun attaches (or after it did).
-  steps.S = [{calls: [{write: {path: w.path('s.txt'), content: 'slow\n'}}]}, {delayMs: 15_000, ...success('finished after the restart')}]
+  // The answer to S's second request is held until mdplan is dead, and comes 3 s after, while the rerun
+  // attaches (or after it did). (A fixed 15 s delay raced F's end when the scenarios ran side by side.)
+  let release
+  const held = new Promise((resolve) => (release = resolve))
+  steps.S = [{calls: [{write: {path: w.path('s.txt'), content: 'slow\n'}}]}, {held, ...success('finished after the restart')}]
   w.write(
     planText({
       title: `${client} kill`,
@@ -147,6 +150,7 @@ async function killAndResume(client, context, check) {
   const killedId = row(w.planFile, 'S').id
   running.child.kill('SIGKILL')
   await running.done
+  setTimeout(release, 3000)
   check('kill: S was in progress when mdplan died', row(w.planFile, 'S').status === 'in_progress')
   const before = w.server.requests.length
   const rerun = await w.run()
