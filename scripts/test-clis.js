@@ -92,7 +92,20 @@ async function runClient(column, client, version) {
   const check = (name, passed, detail) => record(column, client, name, passed, detail)
   const guarded = (name) =>
     scenarios[name](client, context, check).catch((error) => check(`${name}: the scenario ran`, false, error?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error)))
-  await Promise.all([contract(column, client, installed.bin), ...perClient[client].map(guarded)])
+  await Promise.all([contract(column, client, installed.bin), pooled(perClient[client], guarded)])
+}
+
+// How many scenarios of one client run side by side (MDPLAN_CLIS_PARALLEL): each is a real CLI in a real
+// repository, and a 2-core machine with all of them at once stretched opencode's starts to minutes.
+const parallel = Math.max(1, Number(process.env.MDPLAN_CLIS_PARALLEL) || 4)
+
+/** Runs `run` on each name, at most `parallel` at once. */
+async function pooled(names, run) {
+  const queue = [...names]
+  const worker = async () => {
+    while (queue.length > 0) await run(queue.shift())
+  }
+  await Promise.all(Array.from({length: Math.min(parallel, queue.length)}, worker))
 }
 
 const columns = [['pinned', Object.fromEntries(clients.map((client) => [client, pinned[client].version]))]]

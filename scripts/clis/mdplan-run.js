@@ -22,13 +22,20 @@ export function gitRepo(prefix = 'mdplan-clis-repo-') {
   return {dir, git: (...args) => git(...args).stdout}
 }
 
-/** Starts `mdplan <args>`; `done` resolves with {code, signal, output}. */
-export function startMdplan(args, {cwd, env, timeoutMs = 240_000}) {
+/**
+ * Starts `mdplan <args>`; `done` resolves with {code, signal, output}. `timeoutMs` bounds a run that hangs, not
+ * its speed: a run it ends says so in its output. (It was 240 s, and on CI's slower machine a 3-level opencode
+ * DAG, with its neighbours side by side, needed more: every such run was cut, and 17 checks failed.)
+ */
+export function startMdplan(args, {cwd, env, timeoutMs = 900_000}) {
   const child = spawn(process.execPath, [mdplanBin, ...args], {cwd, env: {...cleanEnv(), ...env}, stdio: ['ignore', 'pipe', 'pipe']})
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk))
   child.stderr.on('data', (chunk) => (output += chunk))
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  const timer = setTimeout(() => {
+    output += `\n[test:clis] mdplan ${args[0]} ended by the harness after ${timeoutMs / 1000} s (the bound for a hung run)\n`
+    child.kill('SIGKILL')
+  }, timeoutMs)
   const done = new Promise((resolve) =>
     child.on('close', (code, signal) => {
       clearTimeout(timer)
