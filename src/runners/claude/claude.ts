@@ -7,6 +7,7 @@ import {claudeRemoteAuth} from './claude-remote-auth.js'
 import {failureKind} from '../failure-kind.js'
 import {isRateLimited} from '../is-rate-limited.js'
 import {claudeLimitReset} from './claude-limit-reset.js'
+import {claudeRejectedUntil} from './claude-rejected-until.js'
 import {localZone} from '../local-zone.js'
 import {promptViaStdin} from '../prompt-via-stdin.js'
 import {numericFields, parseJsonLine} from '../parse-json-line.js'
@@ -57,7 +58,7 @@ export function claudeArgs(input: {sessionId: string; resume: boolean; options: 
 
 type Event = Record<string, unknown>
 
-type StreamState = {result?: Event; version?: string; sessionId?: string; status?: string; authFailure?: Event}
+type StreamState = {result?: Event; version?: string; sessionId?: string; status?: string; authFailure?: Event; rejectedUntil?: number}
 
 /**
  * Claude retrying a request the API refused for its credentials (2.1.330: `error_status: 401`,
@@ -78,6 +79,7 @@ function claudeStream(onOutput?: (line: string) => void, onAuthFailure?: () => v
       return
     }
     if (event.type === 'result') state.result = event
+    else if (event.type === 'rate_limit_event') state.rejectedUntil = claudeRejectedUntil(event) ?? state.rejectedUntil
     else if (isAuthRetry(event)) {
       state.status = apiRetryStatus(event)
       if (!state.authFailure) {
@@ -148,7 +150,7 @@ function claudeResult(
   const limitedByRun = subtype === 'error_max_turns' || subtype === 'error_max_budget_usd'
   const status = last?.api_error_status
   const number = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
-  const rateLimited = !ok && !limitedByRun && (status === 429 || status === 529 || isRateLimited(failureText))
+  const rateLimited = !ok && !limitedByRun && (status === 429 || status === 529 || state.rejectedUntil !== undefined || isRateLimited(failureText))
   return {
     ...cliRunResult(spawn, {
       ok,
@@ -163,7 +165,8 @@ function claudeResult(
       kind: () => (limitedByRun ? undefined : failureKind(failureText)),
       durationMs: number(last?.duration_ms) ?? wallMs
     }),
-    ...(rateLimited ? {resetAt: claudeLimitReset(failureText, Date.now(), localZone())} : {}),
+    // The stream's refusal says the reset to the second; the text only to the minute, in a zone to guess.
+    ...(rateLimited ? {resetAt: state.rejectedUntil ?? claudeLimitReset(failureText, Date.now(), localZone())} : {}),
     costUsd: number(last?.total_cost_usd),
     turns: number(last?.num_turns),
     usage: last?.usage === undefined ? undefined : numericFields(last.usage),

@@ -1,0 +1,43 @@
+import {chmodSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {claudeRunner} from '../../../src/runners/claude/claude.js'
+import {claudeRejectedUntil} from '../../../src/runners/claude/claude-rejected-until.js'
+import {request, tempDir} from '../../helpers/runner-support.js'
+
+// What claude 2.1.330 printed when its gateway account hit the 5-hour limit (npm run test:clis, usageLimit):
+// a `rate_limit_event` that says `rejected` with `resetsAt` in epoch seconds, then the result's text,
+// which says the same reset to the minute only.
+const fixture = readFileSync(new URL('../../fixtures/limits/claude-rate-limit-event.jsonl', import.meta.url), 'utf8')
+const lines = fixture.split('\n').filter((line) => line !== '')
+const event = (line: string) => JSON.parse(line) as Record<string, unknown>
+
+describe('claude: the reset from the stream\'s rate_limit_event', () => {
+  const saved = process.env.MDPLAN_CLAUDE_BIN
+  afterEach(() => {
+    if (saved === undefined) delete process.env.MDPLAN_CLAUDE_BIN
+    else process.env.MDPLAN_CLAUDE_BIN = saved
+  })
+
+  it('reads a refusal\'s resetsAt (seconds) as an instant in ms, and nothing from an allowed one', () => {
+    expect(claudeRejectedUntil(event(lines[0]!))).toBe(1795855140 * 1000)
+    expect(claudeRejectedUntil({type: 'rate_limit_event', rate_limit_info: {status: 'allowed', isUsingOverage: false}})).toBeUndefined()
+    expect(claudeRejectedUntil({type: 'rate_limit_event', rate_limit_info: {status: 'rejected'}})).toBeUndefined()
+    expect(claudeRejectedUntil({type: 'result', resetsAt: 5})).toBeUndefined()
+  })
+
+  it('a limited run resets at the event\'s second, not at the minute the text rounds to', async () => {
+    const dir = tempDir()
+    // The same stream with a reset 23 s past the minute the text names.
+    const stream = join(dir, 'stream.jsonl')
+    writeFileSync(stream, fixture.replaceAll('1795855140', '1795855163'))
+    const fake = join(dir, 'claude')
+    writeFileSync(fake, `#!/bin/sh\ncat '${stream}'\nexit 1\n`)
+    chmodSync(fake, 0o755)
+    process.env.MDPLAN_CLAUDE_BIN = fake
+    const result = await claudeRunner.run(request(dir))
+    expect(result.ok).toBe(false)
+    expect(result.rateLimited).toBe(true)
+    expect(result.resetAt).toBe(1795855163 * 1000)
+  })
+})
