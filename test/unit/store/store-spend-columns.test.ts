@@ -51,7 +51,8 @@ describe('Tokens and Cost columns', () => {
     expect(planStatus(plan).spent).toEqual({tokens: 22502, usd: 0.575})
     expect(computeScorecard(plan)).toMatchObject({tokens: 22502, costUsd: 0.575})
     const warnings = validatePlan(plan).filter((d) => d.rule === 'unreadable-spend')
-    expect(warnings.map((d) => [d.place?.start.line, d.place?.start.column])).toEqual([[text.split('\n').indexOf(typed[2]!) + 1, 33]])
+    const at = warnings.map((d) => (d.place && 'start' in d.place ? d.place.start : d.place))
+    expect(at.map((point) => [point?.line, point?.column])).toEqual([[text.split('\n').indexOf(typed[2]!) + 1, 33]])
   })
 
   it('a plan with the columns round-trips byte for byte when nothing changed, and when another row did', async () => {
