@@ -1,5 +1,6 @@
 import {spendColumns} from '../plan/spend-columns.js'
 import {normalizeRow} from './normalize-state.js'
+import {normalizeCell} from './escape-cell.js'
 import type {TableState} from './table-state.js'
 
 /**
@@ -12,7 +13,9 @@ export function callersNotes(state: TableState, desired: TableState, columns: re
   if (spend.tokens === -1 && spend.cost === -1) return state
   for (const [agent, row] of state.rows) {
     const given = desired.rows.get(agent)
-    if (given && given.notes !== row.notes && normalizeRow(given, spend).notes === row.notes) state.rows.set(agent, {...row, notes: given.notes})
+    // In one line, trimmed, as every cell reads back.
+    const spelled = given && normalizeCell(given.notes)
+    if (spelled !== undefined && spelled !== row.notes && normalizeRow(given!, spend).notes === row.notes) state.rows.set(agent, {...row, notes: spelled})
   }
   return state
 }

@@ -50,17 +50,20 @@ function sameRow(a: RowState, b: RowState): boolean {
   return count === 0
 }
 
-const normalized = new WeakMap<RowState, {spend: SpendColumns; row: RowState}>()
+const normalized = new WeakMap<RowState, {spend: SpendColumns; notes: string; read: string}>()
 
-/** A row as it reads back; once per row object and table (a run passes the rows no event touched again). */
+/** A row as it reads back. Its Notes once per row object, table and text (a run passes the rows no event touched again). */
 export function normalizeRow(row: RowState, spend: SpendColumns): RowState {
-  const known = normalized.get(row)
-  if (known?.spend === spend) return known.row
   const extra: Record<string, string> = {}
   for (const column of Object.keys(row.extra)) extra[column] = normalizeCell(row.extra[column]!)
-  const next = {...row, agentId: normalizeCell(row.agentId), duration: normalizeCell(row.duration), notes: spendNotes(normalizeCell(row.notes), spend), extra}
-  normalized.set(row, {spend, row: next})
-  return next
+  const fields = {...row, agentId: normalizeCell(row.agentId), duration: normalizeCell(row.duration), extra}
+  if (spend.tokens === -1 && spend.cost === -1) return {...fields, notes: normalizeCell(row.notes)}
+  let known = normalized.get(row)
+  if (known?.spend !== spend || known.notes !== row.notes) {
+    known = {spend, notes: row.notes, read: spendNotes(normalizeCell(row.notes), spend)}
+    normalized.set(row, known)
+  }
+  return {...fields, notes: known.read}
 }
 
 /**

@@ -12,7 +12,7 @@ import {tableStateFromPlan} from '../../../src/store/table-state.js'
 import {readNotes} from '../../../src/executor/row-notes.js'
 import {computeScorecard} from '../../../src/report/compute-scorecard.js'
 import {mergeStateSection} from '../../../src/merge/merge-state-section.js'
-import {tickingClock} from '../../helpers/store-fixture.js'
+import {copyFixture, random, tickingClock} from '../../helpers/store-fixture.js'
 
 const agents = ['A', 'B', 'C'].map((id) => `### ${id}: agent ${id}\n- **prompt**: |\n    Do ${id}.\n`).join('\n')
 
@@ -137,6 +137,39 @@ describe('Tokens and Cost columns', () => {
     expect(merged.text).toContain('| A | completed | a1 | 2,100 | $0.0300 | result: ok; attempt 1: x |')
     const theirsOnly = mergeStateSection(base, base, theirs)!
     expect(theirsOnly.text).toContain('| A | failed | a1 | 900 | $0.0200 | attempt 1: x |')
+  })
+})
+
+describe('many writes of executor notes into an aligned table with the columns (fixtures/store/spend-columns)', () => {
+  it('every write reads back as the same spend and items, and writing it again changes no byte and sees no edit', async () => {
+    const file = copyFixture('spend-columns')
+    const store = await PlanStore.open(file, {now: tickingClock()})
+    const next = random(4242)
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!
+    const notes = ['', 'base: 1a2b', 'keep me', 'attempt 1: a \\| b', 'a\\; b']
+    let state = (await store.write(store.state, {running: new Set()})).state
+    for (let i = 0; i < 60; i++) {
+      const row = state.rows.get(pick(['A', 'B', 'C', 'D']))!
+      row.status = pick(['pending', 'in_progress', 'completed', 'failed'] as const)
+      const items = [pick(notes), next() < 0.7 ? `cost: $${(next() * 3).toFixed(4)}` : '', next() < 0.7 ? `tokens: ${Math.floor(next() * 3_000_000)}` : '']
+      row.notes = items.filter(Boolean).join('; ')
+      state = (await store.write(state, {running: new Set()})).state
+      const text = fs.readFileSync(file, 'utf8')
+      const read = tableStateFromPlan(parsePlan(text, file))
+      for (const [agent, want] of state.rows) {
+        const got = readNotes(read.rows.get(agent)!.notes)
+        const wanted = readNotes(want.notes)
+        expect([got.tokens ?? 0, got.cost ?? 0, got.items.filter((item) => item.key !== 'tokens' && item.key !== 'cost').map((item) => item.raw)]).toEqual([
+          wanted.tokens ?? 0,
+          wanted.cost ?? 0,
+          wanted.items.filter((item) => item.key !== 'tokens' && item.key !== 'cost').map((item) => item.raw)
+        ])
+      }
+      expect(text).not.toMatch(/tokens:|cost:/)
+      const again = await store.write(state, {running: new Set()})
+      expect(again.humanEdits).toEqual([])
+      expect(fs.readFileSync(file, 'utf8')).toBe(text)
+    }
   })
 })
 
