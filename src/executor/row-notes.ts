@@ -1,5 +1,6 @@
 import {formatNotes, parseNotes, type NoteItem} from '../plan/notes.js'
 import {parseJobNote} from '../hosts/job-key.js'
+import {spendFigure} from '../plan/spend-figure.js'
 
 /** A job a row names (`job: build1 mdplan13-…`): the host it runs on and its key there. */
 export interface JobNote {
@@ -107,9 +108,9 @@ const codecs: {[F in Single]-?: Codec<NonNullable<RowNotes[F]>>} = {
   relaunched: {key: 'relaunched', ...plain},
   question: {key: 'question', ...plain},
   checkpoint: {key: 'checkpoint', ...plain},
-  // A person's `cost: abc` reads as nothing spent, as it always has.
-  cost: {key: 'cost', read: (text) => Number(text.replace(/^\$/, '')) || 0, write: (cost) => `$${cost.toFixed(4)}`},
-  tokens: {key: 'tokens', read: (text) => Number(text.replace(/[,_\s]/g, '')) || 0, write: (tokens) => String(Math.round(tokens))},
+  // A person's `cost: abc` reads as nothing spent, as it always has; a figure reads as `status` reads it (`21,002`, `21k`).
+  cost: {key: 'cost', read: (text) => spendFigure('cost', text) ?? 0, write: (cost) => `$${cost.toFixed(4)}`},
+  tokens: {key: 'tokens', read: (text) => spendFigure('tokens', text) ?? 0, write: (tokens) => String(Math.round(tokens))},
   blockedBy: {key: 'blocked by', ...plain},
   softBlockedBy: {key: 'soft-blocked by', ...plain},
   conflict: {key: 'conflict', ...plain},

@@ -5,7 +5,7 @@ import type {NoteItem} from './notes.js'
  * one of them is mdplan's: a run keeps its own value of it while the agent runs. Every other item
  * (`TODO: ask Bob`, free text) is the person's, and mdplan never changes it.
  */
-const keys = new Set(['blocked by', 'soft-blocked by', 'checkpoint', 'question', 'result', 'base', 'commit', 'scope', 'paused', 'job', 'host', 'work', 'cost', 'relaunched', 'conflict', 'review'])
+const keys = new Set(['blocked by', 'soft-blocked by', 'checkpoint', 'question', 'result', 'base', 'commit', 'scope', 'paused', 'job', 'host', 'work', 'cost', 'tokens', 'relaunched', 'conflict', 'review'])
 
 /** Whether mdplan wrote this item (or writes items of its kind). */
 export function isMdplanNote(item: NoteItem): boolean {

@@ -46,19 +46,32 @@ export function formatNotes(items: readonly NoteItem[]): string {
 /** The cell's items: split on each `;` after an even run of backslashes (none included), that run halved. */
 function splitItems(cell: string): string[] {
   if (!cell.includes(';')) return [cell]
+  const pieces = cutItems(cell)
+  return pieces.map((piece, index) => (index < pieces.length - 1 ? halveEnd(piece) : piece))
+}
+
+/** The cell cut at each separator (a `;` after an even run of backslashes), the pieces as written. */
+export function cutItems(cell: string): string[] {
   const pieces: string[] = []
   let from = 0
   let run = 0
   for (let index = 0; index < cell.length; index++) {
     const char = cell[index]
     if (char === ';' && run % 2 === 0) {
-      pieces.push(cell.slice(from, index - run / 2))
+      pieces.push(cell.slice(from, index))
       from = index + 1
     }
     run = char === '\\' ? run + 1 : 0
   }
   pieces.push(cell.slice(from))
   return pieces
+}
+
+/** A piece as written before a separator: the even run of backslashes it ends in, halved (formatNotes doubled it). */
+export function halveEnd(piece: string): string {
+  if (!piece.endsWith('\\')) return piece
+  const run = /\\+$/.exec(piece)?.[0].length ?? 0
+  return run === 0 ? piece : piece.slice(0, piece.length - run / 2)
 }
 
 /** `;` as `\;`, a run of backslashes before it doubled. */

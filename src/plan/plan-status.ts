@@ -2,6 +2,9 @@ import {agentReadiness} from './agent-readiness.js'
 import {criticalPath} from './critical-path.js'
 import {dependencyClosure} from './dependency-closure.js'
 import {getNote} from './notes.js'
+import {spendColumns} from './spend-columns.js'
+import {spendIntoNotes} from './spend-into-notes.js'
+import {spendFigure} from './spend-figure.js'
 import {parseWaitLine, readWaitLines} from './wait-line.js'
 import {isBudgetLine} from './budget-line.js'
 import {budgetUse} from './budget-use.js'
@@ -70,12 +73,12 @@ export interface PlanStatus {
   }>
 }
 
-/** An agent's `tokens:` and `cost:` added to the plan's. */
-function addSpent(result: PlanStatus, notes: string | null): void {
-  const tokens = /^\s*(\d[\d,_]*)\s*$/.exec(getNote(notes ?? '', 'tokens') ?? '')?.[1]
-  const usd = /^\s*\$?\s*(\d+(?:\.\d+)?)\s*$/.exec(getNote(notes ?? '', 'cost') ?? '')?.[1]
-  if (tokens !== undefined) (result.spent ??= {}).tokens = (result.spent.tokens ?? 0) + Number(tokens.replace(/[,_]/g, ''))
-  if (usd !== undefined) (result.spent ??= {}).usd = Math.round(((result.spent.usd ?? 0) + Number(usd)) * 10_000) / 10_000
+/** An agent's `tokens:` and `cost:` (its Notes', or its `Tokens` and `Cost` cells') added to the plan's. */
+function addSpent(result: PlanStatus, notes: string): void {
+  const tokens = spendFigure('tokens', getNote(notes, 'tokens') ?? '')
+  const usd = spendFigure('cost', getNote(notes, 'cost') ?? '')
+  if (tokens !== undefined) (result.spent ??= {}).tokens = (result.spent.tokens ?? 0) + tokens
+  if (usd !== undefined) (result.spent ??= {}).usd = Math.round(((result.spent.usd ?? 0) + usd) * 10_000) / 10_000
 }
 
 /** Compute the status of a parsed plan: pure, no clock, no files. */
@@ -111,12 +114,13 @@ export function planStatus(plan: Plan): PlanStatus {
   }
 
   const byId = new Map(plan.agents.map((agent) => [agent.id, agent]))
+  const spend = spendColumns(table?.columns ?? [])
   for (const [id, state] of readiness) {
     const agent = byId.get(id)!
     result.total++
     counts[state.status]++
     const notes = cell(id, table?.index.notes)
-    addSpent(result, notes)
+    addSpent(result, spendIntoNotes(notes ?? '', cell(id, spend.tokens) ?? undefined, cell(id, spend.cost) ?? undefined))
     if (state.status === 'pending' && state.ready) result.ready.push(id)
     else if (state.status === 'pending') {
       const failedUpstream = closure.ancestors(id).filter((other) => readiness.get(other)?.status === 'failed')

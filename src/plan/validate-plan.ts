@@ -6,6 +6,7 @@ import {sortDiagnostics} from './sort-diagnostics.js'
 import {fieldPoint} from './field-point.js'
 import {reviewValue} from './review-gate.js'
 import {agentBudgetProblems} from './agent-budget-problems.js'
+import {spendCellProblems} from './spend-cell-problems.js'
 
 type PathKind = 'creates' | 'modifies' | 'deletes'
 
@@ -66,7 +67,7 @@ export function validatePlan(plan: Plan): Diagnostic[] {
 
   checkPaths(plan, first, out)
   checkTable(plan, first, out)
-  out.push(...agentBudgetProblems(plan))
+  out.push(...agentBudgetProblems(plan), ...spendCellProblems(plan))
   return sortDiagnostics(out)
 }
 

@@ -1,10 +1,10 @@
 import type {Scorecard, ScorecardAgent} from '../events.js'
-import {statuses, type Budget, type Plan, type StateRow} from '../plan/types.js'
+import {statuses, type Budget, type Plan} from '../plan/types.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
 import {formatDuration} from '../util/format-duration.js'
 import {parseDuration} from '../util/parse-duration.js'
-import type {TableState} from '../store/table-state.js'
-import {durationFromNotes} from '../store/duration-in-notes.js'
+import {notesOfCells, type TableState} from '../store/table-state.js'
+import {spendFigure} from '../plan/spend-figure.js'
 import {parseJobNote} from '../hosts/job-key.js'
 
 interface RowView {
@@ -64,16 +64,10 @@ export function computeScorecard(plan: Plan, state?: TableState, options: Scorec
   }
   const table = plan.state?.table
   const rows = new Map<string, RowView>()
-  const cell = (row: StateRow, index: number | undefined): string => (index !== undefined && index >= 0 ? (row.cells[index]?.value ?? '') : '')
-  // No Duration column: durations are in the Notes (`took 3m 12s`).
-  const inNotes = table !== undefined && (table.index.duration === undefined || table.index.duration < 0)
   for (const row of table?.rows ?? []) {
-    if (rows.has(row.agent)) continue
-    const notes = cell(row, table?.index.notes)
-    rows.set(row.agent, {
-      status: row.status ?? (row.statusRaw.trim() || 'pending'),
-      ...(inNotes ? durationFromNotes(notes) : {duration: cell(row, table?.index.duration), notes})
-    })
+    if (rows.has(row.agent) || !table) continue
+    // Durations in the Notes where there is no Duration column (`took 3m 12s`), the spend in its columns where there are.
+    rows.set(row.agent, {status: row.status ?? (row.statusRaw.trim() || 'pending'), ...notesOfCells(row.cells.map((cell) => cell.value), table)})
   }
   return scorecardOf(
     plan,
@@ -180,11 +174,9 @@ function addByRunner(byRunner: Record<string, {tokens?: number; usd?: number}>, 
 }
 
 function parseTokens(value: string | undefined): number | undefined {
-  const match = value === undefined ? null : /^\s*(\d[\d,_]*)\s*$/.exec(value)
-  return match ? Number(match[1]!.replace(/[,_]/g, '')) : undefined
+  return value === undefined ? undefined : spendFigure('tokens', value)
 }
 
 function parseCost(value: string | undefined): number | undefined {
-  const match = value === undefined ? null : /\$?\s*(\d+(?:\.\d+)?)/.exec(value)
-  return match ? Number(match[1]) : undefined
+  return value === undefined ? undefined : spendFigure('cost', value)
 }

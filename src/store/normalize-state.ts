@@ -1,12 +1,16 @@
 import {normalizeCell} from './escape-cell.js'
 import type {RowState, TableState} from './table-state.js'
+import {spendColumns, type SpendColumns} from '../plan/spend-columns.js'
+import {spendIntoNotes} from '../plan/spend-into-notes.js'
+import {spendFromNotes} from './spend-from-notes.js'
 
 /**
  * Cells as they will read back, in a copy the caller cannot change. A row equal
  * to the base's is the base's row (already as it reads back; the store never
  * changes a row in place): an event changes a row or two, not a thousand.
  */
-export function normalizeState(desired: TableState, base: TableState): {state: TableState; changed: string[]; hasBaseRows: boolean} {
+export function normalizeState(desired: TableState, base: TableState, columns: readonly string[] = []): {state: TableState; changed: string[]; hasBaseRows: boolean} {
+  const spend = spendColumns(columns)
   const rows = new Map<string, RowState>()
   // The agents whose row is not the base's: all the render needs to look at.
   const changed: string[] = []
@@ -14,9 +18,14 @@ export function normalizeState(desired: TableState, base: TableState): {state: T
   for (const [agent, row] of desired.rows) {
     const was = base.rows.get(agent)
     if (was) known++
-    if (was && sameRow(row, was)) rows.set(agent, was)
+    if (was && sameRow(row, was)) {
+      rows.set(agent, was)
+      continue
+    }
+    const next = normalizeRow(row, spend)
+    if (was && sameRow(next, was)) rows.set(agent, was)
     else {
-      rows.set(agent, normalizeRow(row))
+      rows.set(agent, next)
       changed.push(agent)
     }
   }
@@ -41,8 +50,28 @@ function sameRow(a: RowState, b: RowState): boolean {
   return count === 0
 }
 
-function normalizeRow(row: RowState): RowState {
+const normalized = new WeakMap<RowState, {spend: SpendColumns; notes: string; read: string}>()
+
+/** A row as it reads back. Its Notes once per row object, table and text (a run passes the rows no event touched again). */
+export function normalizeRow(row: RowState, spend: SpendColumns): RowState {
   const extra: Record<string, string> = {}
   for (const column of Object.keys(row.extra)) extra[column] = normalizeCell(row.extra[column]!)
-  return {...row, agentId: normalizeCell(row.agentId), duration: normalizeCell(row.duration), notes: normalizeCell(row.notes), extra}
+  const fields = {...row, agentId: normalizeCell(row.agentId), duration: normalizeCell(row.duration), extra}
+  if (spend.tokens === -1 && spend.cost === -1) return {...fields, notes: normalizeCell(row.notes)}
+  let known = normalized.get(row)
+  if (known?.spend !== spend || known.notes !== row.notes) {
+    known = {spend, notes: row.notes, read: spendNotes(normalizeCell(row.notes), spend)}
+    normalized.set(row, known)
+  }
+  return {...fields, notes: known.read}
+}
+
+/**
+ * Notes as a table with a `Tokens` or `Cost` column reads them back: the figures first, as the cells show
+ * them (the executor adds its `tokens:` at the end, in plain digits).
+ */
+export function spendNotes(notes: string, spend: SpendColumns): string {
+  if (spend.tokens === -1 && spend.cost === -1) return notes
+  const cells = spendFromNotes(notes, spend)
+  return spendIntoNotes(cells.notes, cells.tokens, cells.cost)
 }

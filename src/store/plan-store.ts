@@ -23,6 +23,7 @@ import {withUnknown} from './with-unknown.js'
 import type {WriteOptions} from './write-options.js'
 import type {WriteResult} from './write-result.js'
 import {sameSectionText} from './same-section-text.js'
+import {callersNotes} from './callers-notes.js'
 import {cloneState, tableStateFromPlan, type TableState} from './table-state.js'
 import {WrittenVersions} from './written-versions.js'
 import {VersionHistory} from './version-history.js'
@@ -175,7 +176,7 @@ export class PlanStore {
     const started = performance.now()
     // What mdplan wants; once a write is on disk, what it wrote (a second
     // round, folding in an edit that raced the first, must not undo the first).
-    const normalized = normalizeState(desired, this.#base)
+    const normalized = normalizeState(desired, this.#base, this.#layout?.columns)
     let mine = normalized.state
     // Rows not in it are the base's own: a layout that shows every row of the base needs to look at these alone.
     const changed = this.#covered ? normalized.changed : undefined
@@ -189,7 +190,7 @@ export class PlanStore {
       const {committed} = produced
       return {...produced, committed: () => (committed?.(), (mine = produced.state!))}
     })
-    const state = options.readOnly ? this.#base : cloneState(this.#base)
+    const state = options.readOnly ? this.#base : callersNotes(cloneState(this.#base), desired, this.#layout?.columns)
     const notices = this.#notices.splice(0)
     return {state, humanEdits: done.humanEdits, conflicts: done.conflicts, bytes: done.bytes, ms: performance.now() - started, merged, ...(notices.length > 0 && {notices})}
   }

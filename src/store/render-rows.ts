@@ -2,8 +2,10 @@ import {normalizeCell} from './escape-cell.js'
 import {displayCell} from './display-cell.js'
 import {renderRow} from './render-row.js'
 import type {LayoutRow, StateLayout} from './state-layout.js'
-import {isStandard, statusCell, type RowState, type TableState} from './table-state.js'
+import {isStandard, notesOfCells, statusCell, type RowState, type TableState} from './table-state.js'
 import {durationIntoNotes} from './duration-in-notes.js'
+import {spendColumns} from '../plan/spend-columns.js'
+import {spendFromNotes, type SpendCells} from './spend-from-notes.js'
 
 /** What the rows of a new table state change in a rendered table. */
 export interface RowChanges {
@@ -86,12 +88,16 @@ const renderedFrom = new WeakMap<LayoutRow, RowState>()
 /** The values a row's cells should read back as, per column. */
 function cellValues(agent: string, row: RowState, layout: StateLayout, old: LayoutRow | undefined): string[] {
   const {index, columns} = layout
+  const spend = spendColumns(columns)
+  const owned = ownedCells(row, layout, old)
   return columns.map((column, i) => {
     if (i === index.agent) return old ? old.values[i]! : agent
     if (i === index.status) return statusCell(row)
     if (i === index.agentId) return normalizeCell(row.agentId)
     if (i === index.duration) return normalizeCell(row.duration)
-    if (i === index.notes) return normalizeCell(notesCell(row, index))
+    if (i === index.notes) return normalizeCell(owned.notes)
+    if (i === spend.tokens) return normalizeCell(owned.tokens)
+    if (i === spend.cost) return normalizeCell(owned.cost)
     if (isStandard(i, index)) return ''
     const value = row.extra[column]
     return value === undefined ? (old?.values[i] ?? '') : normalizeCell(value)
@@ -105,7 +111,11 @@ function unchanged(old: LayoutRow, row: RowState, layout: StateLayout): boolean 
   if (v[index.status] !== statusCell(row)) return false
   if (index.agentId !== -1 && v[index.agentId] !== row.agentId) return false
   if (index.duration !== -1 && v[index.duration] !== row.duration) return false
-  if (index.notes !== -1 && v[index.notes] !== notesCell(row, index)) return false
+  const owned = ownedCells(row, layout, old)
+  if (index.notes !== -1 && v[index.notes] !== owned.notes) return false
+  const spend = spendColumns(columns)
+  if (spend.tokens !== -1 && v[spend.tokens] !== owned.tokens) return false
+  if (spend.cost !== -1 && v[spend.cost] !== owned.cost) return false
   for (const column in row.extra) {
     const i = columns.indexOf(column)
     if (i !== -1 && !isStandard(i, index) && v[i] !== row.extra[column]) return false
@@ -113,9 +123,23 @@ function unchanged(old: LayoutRow, row: RowState, layout: StateLayout): boolean 
   return true
 }
 
-/** A table with no Duration column keeps the duration in the Notes (`took 3m 12s`). */
-function notesCell(row: RowState, index: StateLayout['index']): string {
-  return index.duration === -1 ? durationIntoNotes(row.notes, row.duration) : row.notes
+/**
+ * The Notes cell of a row, and its Tokens and Cost cells where the table has them (the spend goes there,
+ * out of the Notes: spend-from-notes.ts). A table with no Duration column keeps the duration in the Notes
+ * (`took 3m 12s`). A line that reads back as the row keeps its cells (a person's `21002` stays as typed).
+ */
+function ownedCells(row: RowState, layout: StateLayout, old: LayoutRow | undefined): SpendCells {
+  const {index} = layout
+  const spend = spendColumns(layout.columns)
+  const notesCell = (notes: string): string => (index.duration === -1 ? durationIntoNotes(notes, row.duration) : notes)
+  if (spend.tokens === -1 && spend.cost === -1) return {notes: notesCell(row.notes), tokens: '', cost: ''}
+  if (old) {
+    const read = notesOfCells(old.values, layout)
+    const at = (i: number): string => (i === -1 ? '' : (old.values[i] ?? ''))
+    if (read.notes === row.notes && (index.duration !== -1 || read.duration === row.duration)) return {notes: at(index.notes), tokens: at(spend.tokens), cost: at(spend.cost)}
+  }
+  const cells = spendFromNotes(row.notes, spend)
+  return {...cells, notes: notesCell(cells.notes)}
 }
 
 function sameValues(old: readonly string[], values: readonly string[], status: number): boolean {

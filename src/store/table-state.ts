@@ -2,6 +2,8 @@ import type {Plan, StateTable, Status} from '../plan/types.js'
 import {durationFromNotes} from './duration-in-notes.js'
 import {readWaitLines} from '../plan/wait-line.js'
 import {readBudgetLine} from '../plan/budget-line.js'
+import {spendColumns} from '../plan/spend-columns.js'
+import {spendIntoNotes} from '../plan/spend-into-notes.js'
 
 export interface RowState {
   status: Status
@@ -92,18 +94,28 @@ export function readRows(plan: Plan): Map<string, RowState> {
 export function rowFromCells(values: readonly string[], status: Status | undefined, table: Pick<StateTable, 'columns' | 'index'>): RowState {
   const {index} = table
   const at = (i: number): string => (i === -1 ? '' : none(values[i] ?? ''))
+  const spend = spendColumns(table.columns)
   const extra: Record<string, string> = {}
   table.columns.forEach((column, i) => {
-    if (isStandard(i, index) || column in extra) return
+    if (isStandard(i, index) || i === spend.tokens || i === spend.cost || column in extra) return
     extra[column] = none(values[i] ?? '')
   })
   const held = status === undefined ? {held: (values[index.status] ?? '').trim()} : {}
-  // No Duration column: the duration lives in the Notes as `took 3m 12s`.
-  if (index.duration === -1 && index.notes !== -1) {
-    const {notes, duration} = durationFromNotes(at(index.notes))
-    return {status: status ?? 'pending', agentId: at(index.agentId), duration, notes, extra, ...held}
-  }
-  return {status: status ?? 'pending', agentId: at(index.agentId), duration: at(index.duration), notes: at(index.notes), extra, ...held}
+  return {status: status ?? 'pending', agentId: at(index.agentId), ...notesOfCells(values, table), extra, ...held}
+}
+
+/**
+ * A row's Notes and Duration from its cells. No Duration column: the duration lives in the Notes as
+ * `took 3m 12s`. A `Tokens` or `Cost` column: the spend lives there, and reads as the Notes' `tokens:` and
+ * `cost:` (spend-into-notes.ts), so the rest of mdplan reads the spend from the Notes either way.
+ */
+export function notesOfCells(values: readonly string[], table: Pick<StateTable, 'columns' | 'index'>): {duration: string; notes: string} {
+  const {index} = table
+  const at = (i: number): string => (i === -1 ? '' : none(values[i] ?? ''))
+  const spend = spendColumns(table.columns)
+  const read = index.duration === -1 && index.notes !== -1 ? durationFromNotes(at(index.notes)) : {duration: at(index.duration), notes: at(index.notes)}
+  if (spend.tokens === -1 && spend.cost === -1) return read
+  return {duration: read.duration, notes: spendIntoNotes(read.notes, at(spend.tokens), at(spend.cost))}
 }
 
 export function readMeta(plan: Plan): TableMeta {

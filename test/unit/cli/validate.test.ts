@@ -39,6 +39,7 @@ describe('mdplan validate golden fixtures (fixtures/validate/<rule>/plan.md → 
       'missing-prompts-file',
       'unknown-status',
       'unknown-table-row',
+      'unreadable-spend',
       'missing-table-row',
       'file-conflict',
       'no-agents-section',
