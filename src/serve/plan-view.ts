@@ -1,7 +1,7 @@
 import type {Plan, Status} from '../plan/types.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
 import {readAnswers} from '../protocol/read-answers.js'
-import {statusCell, tableStateFromPlan, type RowState} from '../store/table-state.js'
+import {statusCell, tableStateFromPlan, type RowState, type TableState} from '../store/table-state.js'
 import {rowEditsFor, type RowEdit} from './row-edit.js'
 
 /** One agent as the page shows it: a row of the grid and a node of the DAG. */
@@ -51,13 +51,15 @@ export interface PlanView {
 export interface ViewExtras {
   attempts?: ReadonlyMap<string, number>
   since?: ReadonlyMap<string, number>
+  /** The table as the file has it now, when read apart from the parse (`readServedPlan`); else the parse's. */
+  table?: TableState
 }
 
 const ranks: Record<Status, number> = {needs_input: 0, awaiting_review: 0, failed: 0, in_progress: 1, pending: 2, completed: 3}
 
 /** The page's view of one parsed plan: pure, no clock, no file system. */
 export function planView(plan: Plan, file: string, extras: ViewExtras = {}): PlanView {
-  const state = tableStateFromPlan(plan)
+  const state = extras.table ?? tableStateFromPlan(plan)
   const questions = readAnswers(plan)
   const asked = new Map(questions.map((question) => [question.agent, question]))
   const counts: Record<string, number> = {}
