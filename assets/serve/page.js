@@ -96,9 +96,13 @@
 
   function render() {
     const view = state.view
-    $('title').textContent = view.title
-    document.title = `mdplan: ${view.title}`
-    $('counts').replaceChildren(...Object.entries(view.counts).map(([status, n]) => el('span', {class: `st-${statusClass(status)}`}, `${n} ${status}`)))
+    // Only what changed is written: each write is the browser's work while a run goes on.
+    const text = (node, value) => node.textContent !== value && (node.textContent = value)
+    text($('title'), view.title)
+    if (document.title !== `mdplan: ${view.title}`) document.title = `mdplan: ${view.title}`
+    const counts = JSON.stringify(view.counts)
+    if (state.countsShown !== counts) $('counts').replaceChildren(...Object.entries(view.counts).map(([status, n]) => el('span', {class: `st-${statusClass(status)}`}, `${n} ${status}`)))
+    state.countsShown = counts
     const open = view.questions.filter((q) => q.answer === undefined).length
     $('qcount').textContent = open > 0 ? `(${open})` : ''
     renderGrid()
@@ -371,7 +375,10 @@
     $('filter').addEventListener('input', (event) => ((state.filter = event.target.value), state.view && renderGrid()))
     $('detail-close').addEventListener('click', () => (($('detail').hidden = true), (state.agent = null)))
     setInterval(() => {
-      for (const cell of document.querySelectorAll('td.since')) cell.textContent = ago(Number(cell.dataset.since))
+      for (const cell of document.querySelectorAll('td.since')) {
+        const shown = ago(Number(cell.dataset.since))
+        if (cell.textContent !== shown) cell.textContent = shown
+      }
       if (state.agent) void pollLog()
     }, 1000)
     await loadPlans()
