@@ -135,17 +135,40 @@
       built.set(a.id, {shown, row, agent: a})
       return row
     })
-    // Rows in place stay: only the rows built again or moved are inserted.
-    const body = $('grid').tBodies[0]
-    let cursor = body.firstChild
-    for (const row of next) {
-      if (row === cursor) cursor = cursor.nextSibling
-      else body.insertBefore(row, cursor)
+    placeRows($('grid').tBodies[0], next)
+  }
+
+  // Put `rows` in `body` in that order with the fewest moves: the rows already in order (the longest run of
+  // them, in increasing order of where they go) stay; the others, new or moved, are inserted; rows not wanted go.
+  function placeRows(body, rows) {
+    const want = new Map(rows.map((row, i) => [row, i]))
+    const here = []
+    for (const node of [...body.children]) {
+      if (want.has(node)) here.push(node)
+      else node.remove()
     }
-    while (cursor) {
-      const after = cursor.nextSibling
-      cursor.remove()
-      cursor = after
+    // Longest increasing subsequence of the wanted positions (patience sorting, with back links).
+    const tails = []
+    const back = new Map()
+    for (const node of here) {
+      const at = want.get(node)
+      let low = 0
+      let high = tails.length
+      while (low < high) {
+        const mid = (low + high) >> 1
+        if (want.get(tails[mid]) < at) low = mid + 1
+        else high = mid
+      }
+      back.set(node, low > 0 ? tails[low - 1] : null)
+      tails[low] = node
+    }
+    const stay = new Set()
+    for (let node = tails[tails.length - 1] ?? null; node; node = back.get(node)) stay.add(node)
+    let anchor = null
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const row = rows[i]
+      if (!stay.has(row)) body.insertBefore(row, anchor)
+      anchor = row
     }
   }
 

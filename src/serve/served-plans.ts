@@ -40,6 +40,8 @@ export class ServedPlans {
   readonly plans: ServedPlan[]
   readonly #cache = new Map<number, Cached>()
   readonly #reads = new Map<number, ServedRead>()
+  /** Each plan's agent views, kept while its parse is (`planView`'s memo). */
+  readonly #memos = new Map<number, Map<string, {key: string; view: AgentView}>>()
   readonly #since = new Map<string, {status: string; at: number}>()
   readonly #listeners = new Set<ChangeListener>()
   readonly #pending = new Set<Promise<void>>()
@@ -88,8 +90,9 @@ export class ServedPlans {
     try {
       const read = await readServedPlan(plan.file, this.#reads.get(index))
       this.#reads.set(index, read)
+      if (read.parsed) this.#memos.set(index, new Map())
       const attempts = loggedAttempts(plan.file, dirname(plan.file))
-      const view = planView(read.plan, plan.name, {attempts, table: read.table})
+      const view = planView(read.plan, plan.name, {attempts, table: read.table, memo: this.#memos.get(index)!})
       for (const agent of view.agents) agent.since = this.#sinceOf(plan.file, agent)
       next = {stamp, view}
     } catch (error) {
