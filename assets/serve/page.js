@@ -50,7 +50,7 @@
     state.dagShape = null
     $('detail').hidden = true
     for (const [i, button] of [...$('plans').children].entries()) button.className = i === index ? 'on' : ''
-    await refresh()
+    listen()
   }
 
   // One refresh at a time, and at most one more after it: a run's burst of writes costs the page two reads.
@@ -80,15 +80,35 @@
     render()
   }
 
+  // A view's changes are drawn once per frame however many come (a hidden tab's frames wait: at most 250 ms).
+  let drawing = false
+  function draw() {
+    if (drawing) return
+    drawing = true
+    const go = () => {
+      if (!drawing) return
+      drawing = false
+      render()
+    }
+    requestAnimationFrame(go)
+    setTimeout(go, 250)
+  }
+
   function render() {
     const view = state.view
-    $('title').textContent = view.title
-    document.title = `mdplan: ${view.title}`
-    $('counts').replaceChildren(...Object.entries(view.counts).map(([status, n]) => el('span', {class: `st-${statusClass(status)}`}, `${n} ${status}`)))
+    // Only what changed is written: each write is the browser's work while a run goes on.
+    const text = (node, value) => node.textContent !== value && (node.textContent = value)
+    text($('title'), view.title)
+    if (document.title !== `mdplan: ${view.title}`) document.title = `mdplan: ${view.title}`
+    const counts = JSON.stringify(view.counts)
+    if (state.countsShown !== counts) $('counts').replaceChildren(...Object.entries(view.counts).map(([status, n]) => el('span', {class: `st-${statusClass(status)}`}, `${n} ${status}`)))
+    state.countsShown = counts
     const open = view.questions.filter((q) => q.answer === undefined).length
     $('qcount').textContent = open > 0 ? `(${open})` : ''
     renderGrid()
-    renderQuestions()
+    // Built again only when they changed: an answer being typed is not wiped by a run's progress.
+    if (state.questionsShown !== view.questions) renderQuestions()
+    state.questionsShown = view.questions
     if (state.tab === 'dag') renderDag()
     if (state.agent) renderDetail()
   }
@@ -105,16 +125,51 @@
     })
     // A row is built again only when what it shows changed: a run's write changes a few rows of a thousand.
     const built = (state.rowsBuilt ??= new Map())
-    $('grid').tBodies[0].replaceChildren(
-      ...rows.map((a) => {
-        const shown = JSON.stringify([a.id, a.name, a.status, a.since, a.runner, a.host, a.job, a.attempt, a.line, a.review])
-        const kept = built.get(a.id)
-        if (kept && kept.shown === shown) return kept.row
-        const row = agentRow(a)
-        built.set(a.id, {shown, row})
-        return row
-      })
-    )
+    const next = rows.map((a) => {
+      const kept = built.get(a.id)
+      // The same object: a patch left this agent as it was.
+      if (kept && kept.agent === a) return kept.row
+      const shown = JSON.stringify([a.id, a.name, a.status, a.since, a.runner, a.host, a.job, a.attempt, a.line, a.review])
+      if (kept && kept.shown === shown) return ((kept.agent = a), kept.row)
+      const row = agentRow(a)
+      built.set(a.id, {shown, row, agent: a})
+      return row
+    })
+    placeRows($('grid').tBodies[0], next)
+  }
+
+  // Put `rows` in `body` in that order with the fewest moves: the rows already in order (the longest run of
+  // them, in increasing order of where they go) stay; the others, new or moved, are inserted; rows not wanted go.
+  function placeRows(body, rows) {
+    const want = new Map(rows.map((row, i) => [row, i]))
+    const here = []
+    for (const node of [...body.children]) {
+      if (want.has(node)) here.push(node)
+      else node.remove()
+    }
+    // Longest increasing subsequence of the wanted positions (patience sorting, with back links).
+    const tails = []
+    const back = new Map()
+    for (const node of here) {
+      const at = want.get(node)
+      let low = 0
+      let high = tails.length
+      while (low < high) {
+        const mid = (low + high) >> 1
+        if (want.get(tails[mid]) < at) low = mid + 1
+        else high = mid
+      }
+      back.set(node, low > 0 ? tails[low - 1] : null)
+      tails[low] = node
+    }
+    const stay = new Set()
+    for (let node = tails[tails.length - 1] ?? null; node; node = back.get(node)) stay.add(node)
+    let anchor = null
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const row = rows[i]
+      if (!stay.has(row)) body.insertBefore(row, anchor)
+      anchor = row
+    }
   }
 
   function agentRow(a) {
@@ -300,13 +355,36 @@
     if (tab === 'dag' && state.view) void renderDag()
   }
 
+  // The view as the stream last sent it: what the server's next patch applies to (docs/serve.md).
+  const applyPatch = (view, patch) => {
+    const changed = new Map(patch.agents.map((a) => [a.id, a]))
+    return {
+      ...view,
+      ...(patch.title !== undefined ? {title: patch.title} : {}),
+      agents: changed.size === 0 ? view.agents : view.agents.map((a) => changed.get(a.id) ?? a),
+      questions: patch.questions ?? view.questions,
+      counts: patch.counts,
+      meta: patch.meta
+    }
+  }
+
+  // The plan shown, as the server streams it: its whole view on (re)connecting, then what changed.
   function listen() {
-    const events = new EventSource(`/api/events${token ? `?token=${encodeURIComponent(token)}` : ''}`)
+    if (state.events) state.events.close()
+    state.base = null
+    const plan = state.plan
+    const events = (state.events = new EventSource(`/api/events?plan=${plan}${token ? `&token=${encodeURIComponent(token)}` : ''}`))
     events.onopen = () => (($('live').textContent = 'live'), ($('live').className = 'live on'))
-    events.onerror = () => (($('live').textContent = 'reconnecting…'), ($('live').className = 'live'))
-    events.addEventListener('plan', (event) => {
-      if (Number(event.data) === state.plan) void refresh()
-    })
+    events.onerror = () => (($('live').textContent = 'reconnecting…'), ($('live').className = 'live'), (state.base = null))
+    const take = (view) => {
+      if (plan !== state.plan) return
+      state.base = state.view = view
+      say('')
+      draw()
+    }
+    events.addEventListener('view', (event) => take(JSON.parse(event.data)))
+    events.addEventListener('patch', (event) => state.base && take(applyPatch(state.base, JSON.parse(event.data))))
+    events.addEventListener('problem', (event) => say(`cannot read the plan: ${JSON.parse(event.data).error}`))
   }
 
   document.addEventListener('DOMContentLoaded', async () => {
@@ -315,16 +393,18 @@
       th.addEventListener('click', () => {
         state.desc = state.sort === th.dataset.sort ? !state.desc : false
         state.sort = th.dataset.sort
-        renderGrid()
+        if (state.view) renderGrid()
       })
-    $('filter').addEventListener('input', (event) => ((state.filter = event.target.value), renderGrid()))
+    $('filter').addEventListener('input', (event) => ((state.filter = event.target.value), state.view && renderGrid()))
     $('detail-close').addEventListener('click', () => (($('detail').hidden = true), (state.agent = null)))
     setInterval(() => {
-      for (const cell of document.querySelectorAll('td.since')) cell.textContent = ago(Number(cell.dataset.since))
+      for (const cell of document.querySelectorAll('td.since')) {
+        const shown = ago(Number(cell.dataset.since))
+        if (cell.textContent !== shown) cell.textContent = shown
+      }
       if (state.agent) void pollLog()
     }, 1000)
     await loadPlans()
-    await refresh()
     listen()
   })
 })()

@@ -2,6 +2,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 import {checkRequest, type ServerIdentity} from './check-request.js'
 import {pageAsset} from './page-assets.js'
 import type {ServedPlans} from './served-plans.js'
+import type {EventStreams} from './event-streams.js'
 import {listPlans, postAnswer, postEdit, postReview, showDag, showLog, showPlan, type Reply} from './api-routes.js'
 
 const headers = {
@@ -28,7 +29,7 @@ const posts: Record<string, (plans: ServedPlans, body: Record<string, unknown>) 
 }
 
 /** One request: checked (`checkRequest`), then a page asset, a JSON reply, or the event stream. */
-export async function handleRequest(request: IncomingMessage, response: ServerResponse, plans: ServedPlans, server: ServerIdentity): Promise<void> {
+export async function handleRequest(request: IncomingMessage, response: ServerResponse, plans: ServedPlans, server: ServerIdentity, streams: EventStreams): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://server')
   const method = request.method ?? 'GET'
   const asset = method === 'GET' ? pageAsset(url.pathname) : undefined
@@ -49,7 +50,11 @@ export async function handleRequest(request: IncomingMessage, response: ServerRe
     response.end(method === 'HEAD' ? undefined : asset.body)
     return
   }
-  if (method === 'GET' && url.pathname === '/api/events') return streamEvents(request, response, plans)
+  if (method === 'GET' && url.pathname === '/api/events') {
+    const index = Number(url.searchParams.get('plan') ?? 0)
+    if (!Number.isInteger(index) || index < 0 || index >= plans.plans.length) return send(response, 404, {error: 'no such plan'})
+    return streams.open(request, response, index, headers)
+  }
   try {
     const get = method === 'GET' ? gets[url.pathname] : undefined
     if (get) return send(response, ...spread(await get(plans, url.searchParams)))
@@ -93,17 +98,4 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
   } catch {
     return undefined
   }
-}
-
-/** Server-Sent Events: `plan` with the plan's index whenever its file changes; a comment every 15 s keeps it open. */
-function streamEvents(request: IncomingMessage, response: ServerResponse, plans: ServedPlans): void {
-  response.writeHead(200, {...headers, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive'})
-  response.write('retry: 1000\n\n')
-  const stop = plans.onChange((index) => response.write(`event: plan\ndata: ${index}\n\n`))
-  const beat = setInterval(() => response.write(': beat\n\n'), 15_000)
-  beat.unref()
-  request.on('close', () => {
-    stop()
-    clearInterval(beat)
-  })
 }

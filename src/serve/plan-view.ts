@@ -1,7 +1,7 @@
-import type {Plan, Status} from '../plan/types.js'
+import type {Agent, Plan, Status} from '../plan/types.js'
 import {attemptsInNotes, getNote} from '../plan/notes.js'
-import {readAnswers} from '../protocol/read-answers.js'
-import {statusCell, tableStateFromPlan, type RowState} from '../store/table-state.js'
+import {readAnswers, type OpenQuestion} from '../protocol/read-answers.js'
+import {statusCell, tableStateFromPlan, type RowState, type TableState} from '../store/table-state.js'
 import {rowEditsFor, type RowEdit} from './row-edit.js'
 
 /** One agent as the page shows it: a row of the grid and a node of the DAG. */
@@ -51,13 +51,20 @@ export interface PlanView {
 export interface ViewExtras {
   attempts?: ReadonlyMap<string, number>
   since?: ReadonlyMap<string, number>
+  /** The table as the file has it now, when read apart from the parse (`readServedPlan`); else the parse's. */
+  table?: TableState
+  /**
+   * Views made before from the same parse, by agent id (the caller's, emptied when it parses again): an agent
+   * whose row, question and attempts read as before keeps its view object, and costs a key.
+   */
+  memo?: Map<string, {key: string; view: AgentView}>
 }
 
 const ranks: Record<Status, number> = {needs_input: 0, awaiting_review: 0, failed: 0, in_progress: 1, pending: 2, completed: 3}
 
 /** The page's view of one parsed plan: pure, no clock, no file system. */
 export function planView(plan: Plan, file: string, extras: ViewExtras = {}): PlanView {
-  const state = tableStateFromPlan(plan)
+  const state = extras.table ?? tableStateFromPlan(plan)
   const questions = readAnswers(plan)
   const asked = new Map(questions.map((question) => [question.agent, question]))
   const counts: Record<string, number> = {}
@@ -66,27 +73,13 @@ export function planView(plan: Plan, file: string, extras: ViewExtras = {}): Pla
     const row = state.rows.get(agent.id)!
     const status = statusCell(row)
     counts[status] = (counts[status] ?? 0) + 1
-    const failures = attemptsInNotes(row.notes)
     const question = asked.get(agent.id)
-    const open = question !== undefined && question.answer === undefined
-    const job = getNote(row.notes, 'job') ?? ''
-    const since = extras.since?.get(agent.id)
-    return {
-      id: agent.id,
-      name: agent.name,
-      status,
-      rank: open || row.held !== undefined ? 0 : ranks[row.status],
-      ...(since !== undefined && {since}),
-      runner: agent.fields.runner?.value ?? defaultRunner,
-      host: agent.fields.host?.value ?? getNote(row.notes, 'host') ?? '',
-      job,
-      attempt: Math.max(extras.attempts?.get(agent.id) ?? 0, failures.length > 0 ? failures[failures.length - 1]!.attempt : 0),
-      line: oneLine(lineOf(row, question?.question, failures[failures.length - 1]?.reason)),
-      dependsOn: agent.dependsOn.map((ref) => ref.id),
-      notes: row.notes,
-      edits: rowEditsFor(row),
-      review: row.held === undefined && row.status === 'awaiting_review'
-    }
+    const key = [status, row.status, row.notes, extras.attempts?.get(agent.id), extras.since?.get(agent.id), question?.question, question?.answer].join('\0')
+    const kept = extras.memo?.get(agent.id)
+    if (kept && kept.key === key) return kept.view
+    const view = agentView(agent, row, question, extras, defaultRunner)
+    extras.memo?.set(agent.id, {key, view})
+    return view
   })
   return {
     title: plan.title ?? file,
@@ -96,6 +89,31 @@ export function planView(plan: Plan, file: string, extras: ViewExtras = {}): Pla
     counts,
     meta: state.meta,
     shape: planShape(agents)
+  }
+}
+
+/** One agent's row of the grid and node of the DAG. */
+function agentView(agent: Agent, row: RowState, question: OpenQuestion | undefined, extras: ViewExtras, defaultRunner: string): AgentView {
+  const status = statusCell(row)
+  const failures = attemptsInNotes(row.notes)
+  const open = question !== undefined && question.answer === undefined
+  const job = getNote(row.notes, 'job') ?? ''
+  const since = extras.since?.get(agent.id)
+  return {
+    id: agent.id,
+    name: agent.name,
+    status,
+    rank: open || row.held !== undefined ? 0 : ranks[row.status],
+    ...(since !== undefined && {since}),
+    runner: agent.fields.runner?.value ?? defaultRunner,
+    host: agent.fields.host?.value ?? getNote(row.notes, 'host') ?? '',
+    job,
+    attempt: Math.max(extras.attempts?.get(agent.id) ?? 0, failures.length > 0 ? failures[failures.length - 1]!.attempt : 0),
+    line: oneLine(lineOf(row, question?.question, failures[failures.length - 1]?.reason)),
+    dependsOn: agent.dependsOn.map((ref) => ref.id),
+    notes: row.notes,
+    edits: rowEditsFor(row),
+    review: row.held === undefined && row.status === 'awaiting_review'
   }
 }
 

@@ -4,8 +4,10 @@ import {loadPlan} from '../plan/load-plan.js'
 import {childPlanPath} from '../plan/child-plan-path.js'
 import {loggedAttempts} from '../layout/logged-attempts.js'
 import {logFile} from '../layout/log-file.js'
-import type {Agent, Plan} from '../plan/types.js'
-import {planView, type PlanView} from './plan-view.js'
+import type {Agent} from '../plan/types.js'
+import {planView, type AgentView, type PlanView} from './plan-view.js'
+import {readServedPlan, type ServedRead} from './read-served-plan.js'
+import {coalesce, type Coalesced} from './coalesce.js'
 
 /** One plan the server shows: named at start, or a child plan of one (`parent` is its parent's index). */
 export interface ServedPlan {
@@ -23,19 +25,30 @@ interface Cached {
   error?: string
 }
 
+/** Hears that plan `index` changed; a promise it returns is awaited by `drain`. */
+export type ChangeListener = (index: number) => void | Promise<void>
+
 /**
  * The plans a server shows, and nothing else: only these files (and their logs) are ever read for a request.
- * Views are parsed again only when a file's stamp changes; the time each agent entered its status is the first
- * moment this server saw it there (or its latest log's time, for an agent that already was). `onChange` hears
- * of every change, from fs.watch on the plans' folders and a poll of their stamps (watching misses some).
+ * Views are read again only when a file's stamp changes, and then only the table when nothing else changed
+ * (`readServedPlan`); the time each agent entered its status is the first moment this server saw it there (or
+ * its latest log's time, for an agent that already was). `onChange` hears of changes, from fs.watch on the
+ * plans' folders and a poll of their stamps (watching misses some), at most once per `spacingMs` per plan while
+ * they keep coming, and always of the last (`coalesce`).
  */
 export class ServedPlans {
   readonly plans: ServedPlan[]
   readonly #cache = new Map<number, Cached>()
+  readonly #reads = new Map<number, ServedRead>()
+  /** Each plan's agent views, kept while its parse is (`planView`'s memo). */
+  readonly #memos = new Map<number, Map<string, {key: string; view: AgentView}>>()
   readonly #since = new Map<string, {status: string; at: number}>()
-  readonly #listeners = new Set<(index: number) => void>()
+  readonly #listeners = new Set<ChangeListener>()
+  readonly #pending = new Set<Promise<void>>()
   #watchers: FSWatcher[] = []
   #poll: NodeJS.Timeout | undefined
+  #changes: Coalesced[] = []
+  #check: (index: number) => void = () => undefined
 
   private constructor(plans: ServedPlan[]) {
     this.plans = plans
@@ -67,7 +80,7 @@ export class ServedPlans {
     return new ServedPlans(plans)
   }
 
-  /** The view of plan `index`, parsed again only when its file changed; an unreadable plan is an error message. */
+  /** The view of plan `index`, read again only when its file changed; an unreadable plan is an error message. */
   async view(index: number): Promise<{view?: PlanView; error?: string}> {
     const plan = this.plans[index]!
     const stamp = fileStamp(plan.file)
@@ -75,9 +88,13 @@ export class ServedPlans {
     if (cached && cached.stamp === stamp) return cached
     let next: Cached
     try {
-      const parsed = await loadPlan(plan.file, {cache: false})
+      const read = await readServedPlan(plan.file, this.#reads.get(index))
+      this.#reads.set(index, read)
+      if (read.parsed) this.#memos.set(index, new Map())
       const attempts = loggedAttempts(plan.file, dirname(plan.file))
-      next = {stamp, view: planView(parsed, plan.name, {attempts, since: this.#stamps(plan.file, parsed)})}
+      const view = planView(read.plan, plan.name, {attempts, table: read.table, memo: this.#memos.get(index)!})
+      for (const agent of view.agents) agent.since = this.#sinceOf(plan.file, agent)
+      next = {stamp, view}
     } catch (error) {
       next = {stamp, error: error instanceof Error ? error.message : String(error)}
     }
@@ -85,32 +102,31 @@ export class ServedPlans {
     return next
   }
 
-  #stamps(file: string, parsed: Plan): Map<string, number> {
-    const out = new Map<string, number>()
-    const now = Date.now()
-    for (const agent of planView(parsed, file).agents) {
-      const key = `${file}\0${agent.id}`
-      const seen = this.#since.get(key)
-      if (!seen || seen.status !== agent.status) this.#since.set(key, {status: agent.status, at: seen ? now : (logTime(file, agent.id, agent.attempt, agent.status) ?? now)})
-      out.set(agent.id, Math.round(this.#since.get(key)!.at))
-    }
-    return out
+  #sinceOf(file: string, agent: AgentView): number {
+    const key = `${file}\0${agent.id}`
+    const seen = this.#since.get(key)
+    if (!seen || seen.status !== agent.status) this.#since.set(key, {status: agent.status, at: seen ? Date.now() : (logTime(file, agent.id, agent.attempt, agent.status) ?? Date.now())})
+    return Math.round(this.#since.get(key)!.at)
   }
 
-  onChange(listener: (index: number) => void): () => void {
+  onChange(listener: ChangeListener): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
   }
 
-  /** Start watching: fs.watch on each plan's folder, and a poll of every plan's stamp each `pollMs`. */
-  watch(pollMs = 1000): void {
+  /**
+   * Start watching: fs.watch on each plan's folder, and a poll of every plan's stamp each `pollMs`; listeners
+   * hear of a plan's changes at most once per `spacingMs` while they keep coming, and of the last one always.
+   */
+  watch(pollMs = 1000, spacingMs = 250): void {
     const stamps = this.plans.map((plan) => fileStamp(plan.file))
-    const check = (index: number): void => {
+    this.#changes = this.plans.map((_, index) => coalesce(() => this.#tell(index), spacingMs))
+    const check = (this.#check = (index: number): void => {
       const stamp = fileStamp(this.plans[index]!.file)
       if (stamp === stamps[index]) return
       stamps[index] = stamp
-      for (const listener of this.#listeners) listener(index)
-    }
+      this.#changes[index]!.poke()
+    })
     for (const folder of new Set(this.plans.map((plan) => dirname(plan.file)))) {
       try {
         // The folder, not the file: an atomic write replaces the file, and a watch of the old one hears nothing more.
@@ -123,7 +139,27 @@ export class ServedPlans {
     this.#poll.unref()
   }
 
+  /**
+   * Tell the listeners now of every change not told yet, and wait until they have done with it: a run's last
+   * write reaches the page before its server closes.
+   */
+  async drain(): Promise<void> {
+    this.plans.forEach((_, index) => this.#check(index))
+    for (const changes of this.#changes) changes.flush()
+    await Promise.all([...this.#pending])
+  }
+
+  #tell(index: number): void {
+    for (const listener of this.#listeners) {
+      const done = listener(index)
+      if (!done) continue
+      const settled: Promise<void> = done.catch(() => undefined).finally(() => this.#pending.delete(settled))
+      this.#pending.add(settled)
+    }
+  }
+
   close(): void {
+    for (const changes of this.#changes) changes.cancel()
     for (const watcher of this.#watchers) watcher.close()
     this.#watchers = []
     if (this.#poll) clearInterval(this.#poll)

@@ -3,6 +3,7 @@ import {randomBytes} from 'node:crypto'
 import {ServedPlans} from './served-plans.js'
 import {sendLeftovers} from './send-leftovers.js'
 import {handleRequest} from './handle-request.js'
+import {EventStreams} from './event-streams.js'
 import type {ServerIdentity} from './check-request.js'
 
 export interface ServeOptions {
@@ -41,8 +42,9 @@ export async function startServer(options: ServeOptions): Promise<Serving> {
   const plans = await ServedPlans.open(options.plans, options.cwd)
   if (plans.plans.length === 0) throw new Error(`no plan to serve in ${options.plans.join(', ') || options.cwd}`)
   const identity: {token?: string; hosts?: Set<string>} = token === undefined ? {} : {token}
+  const streams = new EventStreams(plans)
   const server: Server = createServer((request, response) => {
-    handleRequest(request, response, plans, identity as ServerIdentity).catch(() => response.destroy())
+    handleRequest(request, response, plans, identity as ServerIdentity, streams).catch(() => response.destroy())
   })
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject)
@@ -62,6 +64,9 @@ export async function startServer(options: ServeOptions): Promise<Serving> {
     plans,
     close: async () => {
       await (await sending)?.(1000)
+      // A run's last write reaches the pages before they are let go.
+      await plans.drain()
+      await streams.close()
       plans.close()
       server.closeAllConnections()
       await new Promise<void>((resolveClose) => server.close(() => resolveClose()))

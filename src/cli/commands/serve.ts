@@ -1,4 +1,5 @@
 import type {RegisterCommand} from '../command-result.js'
+import {setPriority} from 'node:os'
 import {exitCodes} from '../../exit-codes.js'
 
 /**
@@ -20,6 +21,8 @@ export const registerServe: RegisterCommand = (program, io, done) => {
         return done(exitCodes.invalid)
       }
       const {startServer} = await import('../../serve/start-server.js')
+      // A page watching a run must never slow it: this process yields the CPU to the run's (docs/serve.md).
+      lowerPriority()
       let serving
       try {
         serving = await startServer({plans, cwd: io.cwd, port, host: flags.host, token: io.env.MDPLAN_SERVE_TOKEN || undefined, notify: (message) => io.stderr(`mdplan serve: ${message}\n`)})
@@ -42,4 +45,13 @@ export const registerServe: RegisterCommand = (program, io, done) => {
       })
       done(exitCodes.ok)
     })
+}
+
+/** Nice 10: the run's coordinator and agents first; the page's server takes what CPU they leave. */
+function lowerPriority(): void {
+  try {
+    setPriority(10)
+  } catch {
+    // Not allowed here (some containers): the server runs as it is.
+  }
 }

@@ -1,10 +1,10 @@
 import {existsSync, readFileSync} from 'node:fs'
-import {mkdir, readFile} from 'node:fs/promises'
+import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {isolateGitConfig, tempRepo} from '../../helpers/git-repo.js'
 import {startCli} from '../../helpers/run-cli.js'
-import {askingAgent, planText, shellAgent} from './serve-helpers.js'
+import {askingAgent, planText, shellAgent, startServe} from './serve-helpers.js'
 
 // Debian's Chromium (MDPLAN_CHROMIUM names another).
 const chromium = process.env.MDPLAN_CHROMIUM ?? '/usr/bin/chromium'
@@ -151,5 +151,34 @@ describe.skipIf(why !== undefined)('the page of mdplan run --serve, in Chromium'
     expect((await run).exitCode).toBe(1)
     expect((await readFile(log, 'utf8')).split('\n').filter(Boolean).sort()).toEqual(['A none', 'B', 'E none', 'E use tabs'])
     expect(await repo.read('plan.md')).toMatch(/^\| A \| completed \|.*review: approved \|$/m)
+  }, 90_000)
+
+  it("after a run ends, its page and another server's page show the plan file's final table (counted from the file)", async () => {
+    await isolateGitConfig()
+    const repo = await tempRepo({'README.md': '# x\n'})
+    cleanups.push(() => repo.cleanup())
+    const log = join(repo.root, 'agents.log')
+    const go = join(repo.root, 'go')
+    const ids = Array.from({length: 19}, (_, i) => `T${i}`)
+    const plan = planText([
+      // Holds the run until both pages are open.
+      shellAgent('G', [], [`while [ ! -f '${go}' ]; do sleep 0.1; done`, `echo G >> '${log}'`, 'echo RESULT: SUCCESS']),
+      ...ids.map((id, i) => shellAgent(id, i % 3 === 0 ? ['G'] : [`T${i - 1}`], [`echo ${id} >> '${log}'`, 'echo RESULT: SUCCESS']))
+    ], ['concurrency: 4'])
+    await repo.commit('plan', {'plan.md': plan})
+    const other = await startServe(['plan.md'], repo.root)
+    cleanups.push(() => other.process.kill('SIGTERM'))
+    const {run, url, page} = await servedRun(repo.root)
+    const second = await page.context().browser().newPage()
+    await page.goto(url)
+    await second.goto(other.url)
+    for (const shown of [page, second]) await expect.poll(() => shown.locator('tbody tr').count(), {timeout: 15_000}).toBe(20)
+    await writeFile(go, '')
+    expect((await run).exitCode).toBe(0)
+    const inFile = ((await repo.read('plan.md')).match(/^\| \S+ \| completed \|/gm) ?? []).length
+    expect(inFile).toBe(20)
+    expect((await readFile(log, 'utf8')).split('\n').filter(Boolean)).toHaveLength(20)
+    // The run's server is gone: its page shows what it sent last, which must be the last write.
+    for (const shown of [page, second]) await expect.poll(() => shown.locator('tbody .st-completed').count(), {timeout: 10_000}).toBe(inFile)
   }, 90_000)
 })

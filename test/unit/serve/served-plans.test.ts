@@ -36,4 +36,27 @@ describe('the plans a server shows', () => {
     await rm(join(dir, 'plan.md'))
     expect((await served.view(0)).error).toMatch(/plan\.md/)
   })
+
+  it('tells its listeners of the last of a burst of writes always: drained, the last view seen is the file', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mdplan-serve-'))
+    const ids = Array.from({length: 20}, (_, i) => `A${i}`)
+    const table = (done: number) => ['## Execution State', '', '| Agent | Status |', '|---|---|', ...ids.map((id, i) => `| ${id} | ${i < done ? 'completed' : 'pending'} |`), ''].join('\n')
+    const text = (done: number) => plan(ids.map((id) => agent(id))) + '\n' + table(done)
+    await writeFile(join(dir, 'plan.md'), text(0))
+    const served = await ServedPlans.open(['plan.md'], dir)
+    const seen: number[] = []
+    served.onChange(async (index) => {
+      const {view} = await served.view(index)
+      seen.push(view!.counts.completed ?? 0)
+    })
+    served.watch(1000, 250)
+    try {
+      for (let done = 1; done <= ids.length; done++) await writeFile(join(dir, 'plan.md'), text(done))
+      await served.drain()
+      // However few times the burst was told (coalesce.test.ts counts them), the last write was.
+      expect(seen[seen.length - 1]).toBe(ids.length)
+    } finally {
+      served.close()
+    }
+  })
 })
