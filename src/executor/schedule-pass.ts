@@ -86,8 +86,10 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
   const order = ready
     .filter((id) => config.hosts !== undefined || state.waits.size === 0 || placeAttempt(ctx, id) !== undefined)
     .sort((a, b) => cache.index.get(a)! - cache.index.get(b)!)
-  // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere: look at all of them.
-  const launches = nextLaunches({order, assessments, runningCount: config.hosts ? 0 : used, concurrency: config.hosts ? state.order.length : config.concurrency, priority: state.priority})
+  // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere; with account caps,
+  // one whose account is full must not hold back an agent of another account: look at all of them.
+  const all = config.hosts !== undefined || config.accountCap !== undefined
+  const launches = nextLaunches({order, assessments, runningCount: all ? 0 : used, concurrency: all ? state.order.length : config.concurrency, priority: state.priority})
   const freeAtStart = config.concurrency - used
   launches.forEach((id, index) => {
     const free = config.concurrency - used
