@@ -4,7 +4,7 @@ import {builtinRunners} from '../runners/builtin-runners.js'
 import type {Runner} from '../runners/runner.js'
 import {runnerPlace} from '../runners/runner-place.js'
 import {plural} from '../util/plural.js'
-import {accountCap} from './account-cap.js'
+import {capsInEffect} from './caps-in-effect.js'
 import type {PlanHosts} from './read-hosts.js'
 
 /** The runner names an account may be named by: the built-in runners, and `command` for every command template. */
@@ -30,18 +30,7 @@ export function checkAccounts(plan: Plan, hosts: PlanHosts, runnerOf: (agent: Ag
       if (!accountRunners.includes(name)) warn('unknown-account-runner', `host \`${host}\`: \`accounts\`: unknown runner \`${name}\` ${known}`, frontMatterPoint(plan, new RegExp(`^[ \\t]*${host.replace(/\./g, '\\.')}\\s*:`, 'm')))
     }
   }
-  // Each runner's agents, and the hosts they may run on.
-  const byRunner = new Map<string, {runner: Runner; agents: Agent[]; hosts: Set<string>}>()
-  for (const agent of plan.agents) {
-    const runner = runnerOf(agent)
-    if (runner.name === 'plan') continue
-    const entry = byRunner.get(runner.name) ?? {runner, agents: [], hosts: new Set<string>()}
-    entry.agents.push(agent)
-    for (const host of hosts.poolOf(agent.id)) entry.hosts.add(host)
-    byRunner.set(runner.name, entry)
-  }
-  for (const [name, {runner, agents, hosts: names}] of byRunner) {
-    const caps = [...names].map((host) => ({host, cap: accountCap(plan.settings, hosts.hosts.get(host), runner)}))
+  for (const {name, agents, caps} of capsInEffect(plan, hosts, runnerOf)) {
     if (caps.some(({cap}) => cap === undefined)) continue
     const allowed = caps.reduce((sum, {cap}) => sum + cap!.cap, 0)
     const could = Math.min(agents.length, concurrency.value)

@@ -12,12 +12,18 @@ import {duplicates, logged, readAgentLog} from '../../helpers/agent-log.js'
  * from that log: never more than two between their start and end, and each ran once. A wrong `accounts:`
  * stops `validate` and `run` with the line and column, the plan untouched.
  */
-let repo: TempRepo | undefined
+const made: TempRepo[] = []
 beforeAll(isolateGitConfig)
 afterEach(async () => {
-  await repo?.cleanup()
-  repo = undefined
+  for (const one of made.splice(0)) await one.cleanup()
 })
+
+/** A repository holding `plan.md`, removed after the test. */
+async function planRepo(text: string): Promise<TempRepo> {
+  const repo = await tempRepo({'plan.md': text})
+  made.push(repo)
+  return repo
+}
 
 const ids = ['A', 'B', 'C', 'D', 'E', 'F']
 
@@ -26,7 +32,7 @@ describe('a cap per account', () => {
     const log = join(await mkdtemp(join(tmpdir(), 'mdplan-accounts-log-')), 'agents.log')
     // Long enough that six launched at once would overlap: the cap, not luck, keeps them to two.
     const script = logged(log, 'sleep 1\necho "RESULT: SUCCESS"')
-    repo = await tempRepo({'plan.md': shellPlan(Object.fromEntries(ids.map((id) => [id, {script}])), {frontMatter: 'concurrency: 6\naccounts:\n  shell: 2'})})
+    const repo = await planRepo(shellPlan(Object.fromEntries(ids.map((id) => [id, {script}])), {frontMatter: 'concurrency: 6\naccounts:\n  shell: 2'}))
     const plan = join(repo.root, 'plan.md')
 
     const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
@@ -36,6 +42,7 @@ describe('a cap per account', () => {
     const run = await runCli(['run', 'plan.md'], {cwd: repo.root})
     expect(run.exitCode, run.all).toBe(0)
     expect(run.all).toContain('concurrency 6 would run 6 of the 6 `shell` agents at once')
+    expect(run.all).toContain(': 6 agents, concurrency 6, account caps: shell on local 2\n')
     const side = await readAgentLog(log)
     expect(side.peak, side.lines.join('\n')).toBeLessThanOrEqual(2)
     expect(side.peak).toBeGreaterThanOrEqual(1)
@@ -49,7 +56,7 @@ describe('a cap per account', () => {
   it('refuses a wrong `accounts:` (a cap of 0, a key that is not `concurrency`, not a mapping) with its line and column, the plan untouched', async () => {
     const script = 'echo "RESULT: SUCCESS"'
     const front = 'accounts:\n  shell: 0\n  claude: {concurrency: 2}\n  codex: {limit: 3}\n  claud: 4'
-    repo = await tempRepo({'plan.md': shellPlan({A: {script}}, {frontMatter: front})})
+    const repo = await planRepo(shellPlan({A: {script}}, {frontMatter: front}))
     const plan = join(repo.root, 'plan.md')
     const before = await readFile(plan, 'utf8')
     const validate = await runCli(['validate', 'plan.md'], {cwd: repo.root})
