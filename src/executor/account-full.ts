@@ -1,4 +1,4 @@
-import type {ExecState} from './exec-state.js'
+import type {Attempt, ExecState} from './exec-state.js'
 import type {ExecConfig} from './exec-config.js'
 import {accountOf} from './account-waits.js'
 
@@ -10,13 +10,21 @@ export function capOf(ctx: Context, agent: string, host: string | undefined): nu
   return ctx.config.accountCap(agent, host)
 }
 
-/** Live attempts on each account (a child plan's count toward the run's cap only, not an account). */
-export function accountLoads(ctx: Context): Map<string, number> {
-  const loads = new Map<string, number>()
-  for (const attempt of ctx.state.attempts.values()) {
-    if (ctx.config.childPlan(attempt.agent)) continue
-    const account = accountOf(ctx, attempt.agent, attempt.host)
-    loads.set(account, (loads.get(account) ?? 0) + 1)
+/** A new attempt's `account`: the account it will use on `host` and its cap, when it has one. */
+export function accountField(ctx: Context, agent: string, host: string | undefined): Pick<Attempt, 'account'> {
+  const cap = capOf(ctx, agent, host)
+  return cap === undefined ? {} : {account: {name: accountOf(ctx, agent, host), cap}}
+}
+
+/** Live attempts on each capped account, and its cap (each attempt counts on the account it was picked for). */
+export function accountLoads(ctx: Pick<Context, 'state'>): Map<string, {live: number; cap: number}> {
+  const loads = new Map<string, {live: number; cap: number}>()
+  for (const {account} of ctx.state.attempts.values()) {
+    if (account === undefined) continue
+    const load = loads.get(account.name) ?? {live: 0, cap: account.cap}
+    load.live++
+    load.cap = Math.min(load.cap, account.cap)
+    loads.set(account.name, load)
   }
   return loads
 }
@@ -30,8 +38,6 @@ export function accountFull(ctx: Context, agent: string, host: string | undefine
   if (cap === undefined) return false
   const account = accountOf(ctx, agent, host)
   let live = 0
-  for (const attempt of ctx.state.attempts.values()) {
-    if (!ctx.config.childPlan(attempt.agent) && accountOf(ctx, attempt.agent, attempt.host) === account && ++live >= cap) return true
-  }
+  for (const attempt of ctx.state.attempts.values()) if (attempt.account?.name === account && ++live >= cap) return true
   return false
 }

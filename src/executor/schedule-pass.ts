@@ -5,6 +5,7 @@ import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
 import {attemptNumber} from './attempt-number.js'
 import {placeAttempt, sessionHost, type Placement} from './place-attempt.js'
+import {accountField} from './account-full.js'
 import {endWaits} from './account-waits.js'
 import {checkBudget, heldByOwnBudget} from './budget-check.js'
 import {renderNotes, withNotes, type RowNotes} from './row-notes.js'
@@ -178,6 +179,7 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     ...(review !== undefined ? {review} : {}),
     killed: false,
     slots,
+    ...accountField(ctx, id, config.hosts ? place.host : undefined),
     ...(config.hosts ? {host: place.host} : {}),
     ...(key ? {key, reattach: place.reattach !== undefined} : {}),
     ...(key && work !== undefined && work !== key ? {work} : {})
