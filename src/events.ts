@@ -12,7 +12,7 @@ interface Base {
 
 export type RunEvent = Base &
   (
-    | {type: 'run-started'; plan: string; agents: number; concurrency: number; resumed: boolean}
+    | {type: 'run-started'; plan: string; agents: number; concurrency: number; resumed: boolean; accounts?: string[]}
     | {type: 'verification-started'; phase: 'pre' | 'build' | 'integration'; command: string}
     | {type: 'verification-finished'; phase: 'pre' | 'build' | 'integration'; ok: boolean; attempts: number; log?: string}
     | {type: 'launched'; agent: string; agentId?: string; attempt: number; resumed: boolean; log: string; host?: string; job?: string}

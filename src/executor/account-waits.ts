@@ -1,5 +1,6 @@
 import {formatWaitLine, parseWaitLine} from '../plan/wait-line.js'
 import type {AccountWait, ExecState} from './exec-state.js'
+import type {ExecConfig} from './exec-config.js'
 import {emit, type StepContext} from './step-context.js'
 
 /** After a reset the CLI named, this much more before launching there again (clocks differ; resets land late). */
@@ -10,7 +11,7 @@ export const defaultAccount = 'agents on local'
 
 
 /** The account an agent's attempt uses on a host (undefined: this machine, or not placed yet). */
-export function accountOf(ctx: Pick<StepContext, 'config'>, agent: string, host: string | undefined): string {
+export function accountOf(ctx: {config: Pick<ExecConfig, 'account'>}, agent: string, host: string | undefined): string {
   return ctx.config.account?.(agent, host) ?? defaultAccount
 }
 

@@ -1,6 +1,7 @@
 import type {ExecConfig} from './exec-config.js'
 import type {ExecState} from './exec-state.js'
 import {slotsUsed} from './schedule-pass.js'
+import {accountLoads} from './account-full.js'
 
 /**
  * The executor's promises, stated once. Tests check them after every step;
@@ -30,6 +31,8 @@ export function checkInvariants(state: ExecState, config: ExecConfig): void {
     for (const attempt of state.attempts.values()) if (attempt.host !== undefined) perHost.set(attempt.host, (perHost.get(attempt.host) ?? 0) + 1)
     for (const [host, count] of perHost) if (count > config.hosts.slots(host)) fail(`${count} attempts on host ${host}, over its ${config.hosts.slots(host)} slots`)
   }
+  // An account never runs more attempts than its cap (each attempt counted on the account it was picked for).
+  for (const [account, {live, cap}] of accountLoads({state})) if (live > cap) fail(`${live} attempts on account ${account}, over its cap of ${cap}`)
   // An approved agent's held work is being merged: no attempt of it runs meanwhile, and the run does not end before it is in.
   for (const id of state.approving) if (state.attempts.has(id)) fail(`${id} runs while its approved work is being merged`)
   if (state.finished && state.approving.size > 0) fail('finished while approved work was being merged')

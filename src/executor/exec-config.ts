@@ -28,6 +28,12 @@ export interface ExecConfig {
    */
   account?: (agent: string, host: string | undefined) => string
   /**
+   * The most attempts that may run at once on the account an agent would use on a host (front matter or host
+   * `accounts:`, else its runner's default; docs/limits.md, "Accounts"); undefined: no cap. A child plan's
+   * attempts count toward `concurrency` only. Absent: no account has a cap.
+   */
+  accountCap?: (agent: string, host: string | undefined) => number | undefined
+  /**
    * When only a usage limit's reset stands between the run and its next launch: wait in the foreground
    * (`--wait-for-reset`), or end the run saying when to run again (the default).
    */

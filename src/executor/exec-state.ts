@@ -28,6 +28,12 @@ export interface Attempt {
   phase: Phase
   /** When the scheduler picked it (ms). */
   startedAt: number
+  /**
+   * The account it runs on and that account's cap, as they were when it was picked (docs/limits.md,
+   * "Accounts"): a person who edits a running agent's runner does not move its attempt to another account.
+   * Absent: no cap (a child plan's, or no account has one).
+   */
+  account?: {name: string; cap: number}
   /** The sequence number of the write that records the launch. */
   recordedBy: number
   /** The Agent ID: drawn up front, resumed, or reported by the CLI. */

@@ -4,6 +4,7 @@ import type {Attempt} from './exec-state.js'
 import type {ExecRow} from './exec-row.js'
 import {row, type StepContext} from './step-context.js'
 import {agentWaits} from './account-waits.js'
+import {accountFull} from './account-full.js'
 
 /** Where a new attempt goes: a host, and the job it re-attaches to, if any. */
 export interface Placement {
@@ -37,7 +38,8 @@ export function sessionHost(previous: ExecRow): string | undefined {
  * session a host holds (an answered question, a relaunch after a pause) goes
  * back to that host, to resume it there; anything else goes to the host of
  * its pool with the most free slots, hosts lost in this run last. A host whose
- * account for the agent waits for a usage limit to reset has no free slot.
+ * account for the agent waits for a usage limit to reset, or runs as many of
+ * the account's attempts as its cap, has no free slot for it.
  * Undefined: every host it may use is full or waiting (it waits).
  */
 export function placeAttempt(ctx: StepContext, id: string): Placement | undefined {
@@ -46,10 +48,11 @@ export function placeAttempt(ctx: StepContext, id: string): Placement | undefine
   const job = previous.status === 'in_progress' ? previous.notes.job : undefined
   // A job of this machine a dead run left: followed again, or collected (placed here whatever the pool says now).
   const here = job?.host === localHostName && ctx.config.localJobs?.reattach(job.key) === true ? {host: localHostName, reattach: job.key} : undefined
+  // Followed only while its account has room: live attempts never outnumber the account's cap.
+  if (here) return accountFull(ctx, id, hosts ? localHostName : undefined) ? undefined : here
   // An account waiting for a usage limit to reset takes no new attempt (a job a dead run left is followed still).
-  if (!hosts) return here ?? (agentWaits(ctx, id, undefined) ? undefined : {host: localHostName})
-  if (here) return here
-  const free = (host: string): number => (agentWaits(ctx, id, host) ? 0 : hosts.slots(host) - attemptsOn(ctx, host))
+  if (!hosts) return agentWaits(ctx, id, undefined) || accountFull(ctx, id, undefined) ? undefined : {host: localHostName}
+  const free = (host: string): number => (agentWaits(ctx, id, host) || accountFull(ctx, id, host) ? 0 : hosts.slots(host) - attemptsOn(ctx, host))
   if (job && hosts.remote(job.host) && !ctx.state.hostsLost.has(job.host)) {
     return free(job.host) > 0 ? {host: job.host, reattach: job.key} : undefined
   }

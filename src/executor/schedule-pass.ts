@@ -5,6 +5,7 @@ import {nextLaunches} from '../schedule/next-launches.js'
 import type {Attempt, ResumeKind} from './exec-state.js'
 import {attemptNumber} from './attempt-number.js'
 import {placeAttempt, sessionHost, type Placement} from './place-attempt.js'
+import {accountField} from './account-full.js'
 import {endWaits} from './account-waits.js'
 import {checkBudget, heldByOwnBudget} from './budget-check.js'
 import {renderNotes, withNotes, type RowNotes} from './row-notes.js'
@@ -86,8 +87,10 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
   const order = ready
     .filter((id) => config.hosts !== undefined || state.waits.size === 0 || placeAttempt(ctx, id) !== undefined)
     .sort((a, b) => cache.index.get(a)! - cache.index.get(b)!)
-  // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere: look at all of them.
-  const launches = nextLaunches({order, assessments, runningCount: config.hosts ? 0 : used, concurrency: config.hosts ? state.order.length : config.concurrency, priority: state.priority})
+  // With hosts, a ready agent whose pool is full must not hold back one that fits elsewhere; with account caps,
+  // one whose account is full must not hold back an agent of another account: look at all of them.
+  const all = config.hosts !== undefined || config.accountCap !== undefined
+  const launches = nextLaunches({order, assessments, runningCount: all ? 0 : used, concurrency: all ? state.order.length : config.concurrency, priority: state.priority})
   const freeAtStart = config.concurrency - used
   launches.forEach((id, index) => {
     const free = config.concurrency - used
@@ -176,6 +179,7 @@ function startAttempt(ctx: StepContext, id: string, resume: 'answer' | 'retry' |
     ...(review !== undefined ? {review} : {}),
     killed: false,
     slots,
+    ...accountField(ctx, id, config.hosts ? place.host : undefined),
     ...(config.hosts ? {host: place.host} : {}),
     ...(key ? {key, reattach: place.reattach !== undefined} : {}),
     ...(key && work !== undefined && work !== key ? {work} : {})

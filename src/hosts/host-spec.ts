@@ -38,6 +38,8 @@ export interface HostSpec<Type extends string = string> {
   own?: Record<string, unknown>
   /** Names of variables passed from mdplan's environment to the agent there (never their values in argv). */
   env: string[]
+  /** `accounts`: the most agents of a runner that may run at once there, by runner name (lower case); wins over the front matter's. */
+  accounts?: Record<string, number>
   /** How long the host may stay unreachable before its attempts fail as `host lost` (ms). */
   leaseMs: number
 }

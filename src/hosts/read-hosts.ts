@@ -3,6 +3,7 @@ import {fieldPoint} from '../plan/field-point.js'
 import {normalizeKey} from '../plan/normalize-key.js'
 import type {Agent, Diagnostic, Plan, Point} from '../plan/types.js'
 import {parseDuration} from '../util/parse-duration.js'
+import {readAccountCaps} from '../plan/read-account-caps.js'
 import {defaultLeaseMs, localHostName, localHostSpec, type HostSpec} from './host-spec.js'
 import {wholeNumber} from './host-fields.js'
 import {hostTypeMap, type HostTypeName} from './host-types.js'
@@ -112,7 +113,7 @@ function readSpec(name: string, value: unknown, problem: (reason: string) => voi
   return spec
 }
 
-/** What every host has: `slots`, `env` (names passed from here), `lease`. */
+/** What every host has: `slots`, `env` (names passed from here), `lease`, `accounts` (caps of its own). */
 function readCommonFields(spec: HostSpec, fields: Record<string, unknown>, problem: (reason: string) => void): void {
   if (fields.slots !== undefined) {
     const read = wholeNumber(fields.slots)
@@ -123,6 +124,11 @@ function readCommonFields(spec: HostSpec, fields: Record<string, unknown>, probl
     const env = Array.isArray(fields.env) ? fields.env : typeof fields.env === 'string' ? splitNames(fields.env) : undefined
     if (!env || !env.every((v) => typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v))) problem('`env` must list variable names, such as `[ANTHROPIC_API_KEY]`')
     else spec.env = env as string[]
+  }
+  if (fields.accounts !== undefined) {
+    const read = readAccountCaps(fields.accounts)
+    for (const said of read.problems) problem(`\`accounts\`${said.name === undefined ? ' must be' : ':'} ${said.problem}`)
+    if (read.problems.length === 0) spec.accounts = read.caps
   }
   if (fields.lease !== undefined) {
     const ms = typeof fields.lease === 'number' || typeof fields.lease === 'string' ? parseDuration(String(fields.lease)) : undefined

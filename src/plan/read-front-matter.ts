@@ -78,7 +78,35 @@ function settingKey({source, start, valueStart, at, file, messages}: Block, sett
   const problem = (expected: string): void => {
     messages.push({severity: 'error', rule: 'invalid-setting', reason: `front matter \`${key}\` must be ${expected}`, file, place: place()})
   }
-  return {settings, problem, found, place}
+  const problemAt = (reason: string, point: Point): void => {
+    messages.push({severity: 'error', rule: 'invalid-setting', reason, file, place: point})
+  }
+  const nested = (name: string): Point => {
+    const keyAt = findKey(source, key)
+    const inner = keyAt === -1 ? -1 : findNested(source, keyAt, name)
+    return inner === -1 ? place() : at.point(valueStart + inner)
+  }
+  return {settings, problem, found, place, nested, problemAt}
+}
+
+/**
+ * Where `name:` is written under the key at `keyAt`: on the key's own line (`accounts: {claude: 8}`) or on the
+ * lines indented under it. -1 when it is not found.
+ */
+function findNested(source: string, keyAt: number, name: string): number {
+  const pattern = new RegExp(`(?<=^|[\\s{,])(['"]?)${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1\\s*:`, 'i')
+  for (let from = keyAt, first = true; from < source.length; first = false) {
+    const end = source.indexOf('\n', from)
+    const line = source.slice(from, end === -1 ? undefined : end)
+    if (!first && line.trim() !== '' && !/^\s/.test(line)) break
+    // On the key's own line, only after the key.
+    const skip = first ? line.indexOf(':') + 1 : 0
+    const match = pattern.exec(line.slice(skip))
+    if (match) return from + skip + match.index
+    if (end === -1) break
+    from = end + 1
+  }
+  return -1
 }
 
 function findKey(source: string, key: string): number {

@@ -1,5 +1,6 @@
 import {parseDuration} from '../util/parse-duration.js'
 import {readBudget} from './read-budget.js'
+import {readAccountCaps} from './read-account-caps.js'
 import type {Point, Settings} from './types.js'
 
 /** One front-matter key as its check sees it: the settings it fills in, and the key's place in the file. */
@@ -11,6 +12,10 @@ export interface SettingKey {
   found: () => Point | undefined
   /** Where the key is written, or the front matter's start when it is not found. */
   place: () => Point
+  /** Where a key under this one is written (`claude` under `accounts:`), or this key's place when it is not found. */
+  nested: (name: string) => Point
+  /** Report a problem in the words given, at a point. */
+  problemAt: (reason: string, place: Point) => void
 }
 
 /** Checks a key's value and, when it is right, sets it in the settings. */
@@ -130,6 +135,18 @@ export const settingChecks = new Map<string, SettingCheck>([
     (raw, key) => {
       if (raw === 'finish' || raw === 'stop') key.settings.onBudget = raw
       else key.problem('`finish` (let running agents finish) or `stop` (end them as Ctrl-C does)')
+    }
+  ],
+  [
+    'accounts',
+    (raw, key) => {
+      const read = readAccountCaps(raw)
+      for (const {name, problem} of read.problems) {
+        if (name === undefined) return key.problem(problem)
+        key.problemAt(`front matter \`accounts\`: ${problem}`, key.nested(name))
+      }
+      const entries = Object.fromEntries(Object.keys(read.caps).map((name) => [name, key.nested(name)]))
+      key.settings.accounts = {caps: read.caps, position: key.place(), entries}
     }
   ],
   [

@@ -60,6 +60,11 @@ export interface Settings {
   budgetWarn?: number
   /** `on_budget`: at 100 %, let the running agents finish (`finish`, the default) or end them as Ctrl-C does (`stop`). */
   onBudget?: 'finish' | 'stop'
+  /**
+   * `accounts`: the most agents of a runner that may run at once on one account (the runner on a host), by
+   * runner name (lower case); where the key is, and where each entry is (docs/limits.md, "Accounts").
+   */
+  accounts?: {caps: Record<string, number>; position: Point; entries: Record<string, Point>}
   /** `template_data_programs`: programs the plan says take prompt text as data (the template rule lets placeholders reach them), and where it says so. */
   templateDataPrograms?: {names: string[]; position: Point}
   /** Every key of the front matter, as parsed (other tools share front matter). */

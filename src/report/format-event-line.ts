@@ -20,7 +20,7 @@ export function formatEventLine(event: RunEvent, options: FormatEventLineOptions
 function describe(event: RunEvent, c: ReturnType<typeof pc.createColors>): string {
   switch (event.type) {
     case 'run-started':
-      return `${event.resumed ? 'resumed' : 'started'} ${event.plan}: ${plural(event.agents, 'agent')}, concurrency ${event.concurrency}`
+      return `${event.resumed ? 'resumed' : 'started'} ${event.plan}: ${plural(event.agents, 'agent')}, concurrency ${event.concurrency}${event.accounts?.length ? `, account caps: ${event.accounts.join(', ')}` : ''}`
     case 'verification-started':
       return `${event.phase} verification: ${event.command}`
     case 'verification-finished': {

@@ -4,7 +4,7 @@ type FieldType = 'string' | 'number' | 'boolean' | 'string[]' | 'object'
 
 /** Every event's fields (besides `v`, `type` and `time`); a `?` suffix marks an optional one. Documented in docs/events.md. */
 export const eventFields: Record<RunEventType, Record<string, FieldType>> = {
-  'run-started': {plan: 'string', agents: 'number', concurrency: 'number', resumed: 'boolean'},
+  'run-started': {plan: 'string', agents: 'number', concurrency: 'number', resumed: 'boolean', 'accounts?': 'string[]'},
   'verification-started': {phase: 'string', command: 'string'},
   'verification-finished': {phase: 'string', ok: 'boolean', attempts: 'number', 'log?': 'string'},
   launched: {agent: 'string', 'agentId?': 'string', attempt: 'number', resumed: 'boolean', log: 'string'},

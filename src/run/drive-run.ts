@@ -13,6 +13,8 @@ import {logFiles} from '../layout/log-file.js'
 import {dagSection, tracksGraph} from '../report/dag-section.js'
 import {childArgs} from './child-args.js'
 import {runBudget} from './run-budget.js'
+import {readHosts} from '../hosts/read-hosts.js'
+import {accountCap} from '../hosts/account-cap.js'
 import type {RunSetup, StartedRun} from './run-setup.js'
 
 /** The executor (src/executor/) over the run: its config from the options and the plan's settings, and the run's edges. */
@@ -27,6 +29,8 @@ export async function driveRun(
   const graphTracked = tracksGraph(plan)
   const budget = runBudget(options, settings)
   let graphStatuses = ''
+  // Hosts' own `accounts:` win over the front matter's (docs/limits.md, "Accounts").
+  const specs = readHosts(plan, options.host).hosts
   return driveExecutor({
     state,
     config: {
@@ -42,6 +46,7 @@ export async function driveRun(
       maxPauseMs: options.maxPauseMs ?? settings.maxPause,
       // A usage limit is its account's: the runner on the host, with the credentials it uses there.
       account: (id, host) => `${runnerFor(id).name} on ${host ?? 'local'}`,
+      accountCap: (id, host) => accountCap(settings, specs.get(host ?? 'local'), runnerFor(id))?.cap,
       waitForReset: options.waitForReset ?? settings.waitForReset ?? false,
       resetMarginMs: resetMargin(),
       ...(budget ? {budget} : {}),

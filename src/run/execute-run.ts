@@ -10,6 +10,8 @@ import {plural} from '../util/plural.js'
 import {startExecState} from './start-exec-state.js'
 import {runAgents} from './run-agents.js'
 import type {RunSetup} from './run-setup.js'
+import {capsInEffect, capsLine} from '../hosts/caps-in-effect.js'
+import {readHosts} from '../hosts/read-hosts.js'
 
 /**
  * A run once it holds the plan: the state it starts from, the agent processes a killed run left ended, the
@@ -27,7 +29,10 @@ export async function executeRun(setup: RunSetup, templates: readonly Diagnostic
   // Agents a killed run left would work twice beside their relaunch: end them first (an older version's too).
   const agentIds = new Set([...state.table.rows.values()].map((row) => row.agentId).filter((id) => id !== '' && id !== '—'))
   const ended = await endLeftovers({file, target: store.target, cwd, root: (await setup.root)?.root, agentIds})
-  emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed})
+  // The caps of the accounts the agents still to run will use (docs/limits.md, "Accounts").
+  const toRun = [...state.byId.values()].filter((agent) => state.table.rows.get(agent.id)?.status !== 'completed')
+  const accounts = capsLine(capsInEffect(plan, readHosts(plan, options.host), setup.runnerOf, toRun))
+  emit({type: 'run-started', plan: file, agents: state.order.length, concurrency, resumed, ...(accounts.length > 0 ? {accounts} : {})})
   const runStart = Date.now()
   if (ended.length > 0) emit({type: 'warning', message: `ended ${plural(ended.length, 'agent process group')} a killed run left running (pid ${ended.join(', ')})`})
   for (const message of hosts.warnings) emit({type: 'warning', message})

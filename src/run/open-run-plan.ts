@@ -11,6 +11,11 @@ import {warmSpawnHelper} from '../process/spawn-helper.js'
 import {readNotify} from '../notify/read-notify.js'
 import type {NotifyTarget} from '../notify/notify-target.js'
 import type {RunPlanOptions} from './run-options.js'
+import {readHosts} from '../hosts/read-hosts.js'
+import {checkAccounts} from '../hosts/check-accounts.js'
+import {resolveRunner} from '../runners/resolve-runner.js'
+import {runnerMap} from '../nested/runner-map.js'
+import {defaultConcurrency} from '../plan/defaults.js'
 
 /**
  * A run's first phase: the plan opened in its store and checked (its own messages, validation, its child
@@ -30,7 +35,7 @@ export async function openRunPlan(
   const store = await PlanStore.open(file, {history: true, committed: committedPlan(file)})
   const plan = store.plan
   const notify = readNotify(plan)
-  const templates = [...checkTemplates(plan, options.runner), ...notify.diagnostics]
+  const templates = [...checkTemplates(plan, options.runner), ...notify.diagnostics, ...accountWarnings(plan, options)]
   const problems = [
     ...plan.messages,
     ...validatePlan(plan),
@@ -40,4 +45,11 @@ export async function openRunPlan(
   ].filter((d) => d.severity === 'error')
   if (problems.length > 0) throw new PlanError(problems)
   return {root, store, plan, templates, notify: notify.targets}
+}
+
+/** What `accounts:` caps that `concurrency` would not (docs/limits.md, "Accounts"): said at the run's start. */
+function accountWarnings(plan: Plan, options: RunPlanOptions): Diagnostic[] {
+  const from = options.concurrency !== undefined ? 'flag' : plan.settings.concurrency !== undefined ? 'front matter' : 'default'
+  const value = Math.max(1, options.concurrency ?? plan.settings.concurrency ?? defaultConcurrency)
+  return checkAccounts(plan, readHosts(plan, options.host), (agent) => resolveRunner(plan, agent, options.runner, runnerMap), {value, from})
 }

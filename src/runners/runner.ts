@@ -135,6 +135,12 @@ export interface Runner {
   /** Whether `run` honours `request.resume`. */
   canResume: boolean
   /**
+   * The most of its agents that run at once on one account (this runner on one host) when neither the front
+   * matter's nor the host's `accounts:` says: a login's quota is shared by every session on it
+   * (docs/limits.md, "Accounts"). Undefined: no cap of its own (shell, command templates).
+   */
+  accountConcurrency?: number
+  /**
    * Checks that can be made before anything launches (logged in, a permission
    * mode the installed version accepts): one problem per entry, each saying what
    * to run or set. `executable` is the resolved executable (overrides applied).

@@ -111,6 +111,8 @@ export class ExecSim {
       childPlans?: Set<string>
       meta?: TableState['meta']
       account?: (agent: string) => string
+      /** The most attempts each account may run at once (docs/limits.md, "Accounts"), by account. */
+      accountCaps?: ReadonlyMap<string, number>
       waitForReset?: boolean
       now?: number
       budget?: ExecConfig['budget']
@@ -133,6 +135,7 @@ export class ExecSim {
       rateLimitPauseMs: 60_000,
       ...(gated.size > 0 ? {review: (agent: Agent) => gated.has(agent.id)} : {}),
       ...(options.account ? {account: (agent: string) => options.account!(agent)} : {}),
+      ...(options.accountCaps ? {accountCap: (agent: string) => options.accountCaps!.get(options.account?.(agent) ?? 'agents on local')} : {}),
       ...(options.waitForReset !== undefined ? {waitForReset: options.waitForReset} : {}),
       ...(options.budget ? {budget: options.budget} : {})
     }
@@ -246,6 +249,7 @@ export class ExecSim {
         const reset = account === undefined ? undefined : this.resets.get(account)
         if (reset !== undefined && this.now < reset) this.violations.push(`${id} launched on ${account} at ${this.now}, before its limit resets at ${reset}`)
         this.live.set(id, {attempt: effect.attempt, killed: false, slots: effect.slots})
+        this.checkAccountCap(id)
         // A child plan's slots are the processes its own run may start.
         const processes = [...this.live.values()].reduce((sum, live) => sum + live.slots, 0)
         this.peak = Math.max(this.peak, processes)
@@ -299,6 +303,15 @@ export class ExecSim {
     const own = agentBudget(this.state.byId.get(id))?.tokens
     const used = notesOf(this.state.table.rows.get(id) ?? emptyRow()).tokens ?? 0
     if (own !== undefined && used >= own) this.violations.push(`${id} launched with ${used} of its own budget of ${own} tokens spent`)
+  }
+
+  /** From the agents' side: the processes alive on the account of the one just spawned are at most its cap. */
+  private checkAccountCap(id: string): void {
+    const cap = this.config.childPlan(id) ? undefined : this.config.accountCap?.(id, undefined)
+    if (cap === undefined) return
+    const account = this.config.account?.(id, undefined)
+    const alive = [...this.live.keys()].filter((other) => !this.config.childPlan(other) && this.config.account?.(other, undefined) === account).length
+    if (alive > cap) this.violations.push(`${id} spawned: ${alive} live processes on ${account ?? 'the one account'}, over its cap of ${cap}`)
   }
 
   /** A running agent says what it has spent so far (opencode's steps, a script's `USAGE:` lines). */

@@ -15,6 +15,8 @@ import type {Diagnostic} from '../../plan/types.js'
 import {readSideState} from '../../store/read-side-state.js'
 import {checkTemplates} from '../../runners/template-safety/check-templates.js'
 import {readHosts} from '../../hosts/read-hosts.js'
+import {checkAccounts} from '../../hosts/check-accounts.js'
+import {defaultConcurrency} from '../../plan/defaults.js'
 import {readNotify} from '../../notify/read-notify.js'
 import {undeclaredJobHosts} from '../../hosts/undeclared-job-hosts.js'
 import {plural} from '../../util/plural.js'
@@ -41,6 +43,10 @@ export const registerValidate: RegisterCommand = (program, io, done) => {
           ...readSideState(plan, resolve(io.cwd, file)).diagnostics.map((d) => (d.rule === 'state-json-unconfirmed' ? {...d, severity: 'warning' as const} : d)),
           ...checkTemplates(plan),
           ...hosts.diagnostics,
+          ...checkAccounts(plan, hosts, (agent) => resolveRunner(plan, agent, undefined, runnerMap), {
+            value: plan.settings.concurrency ?? defaultConcurrency,
+            from: plan.settings.concurrency === undefined ? 'default' : 'front matter'
+          }),
           ...readNotify(plan).diagnostics,
           // A row a dead run left with a job on a host no longer declared: `run` refuses it (setup-hosts.ts).
           ...undeclaredJobHosts(plan, hosts.hosts),

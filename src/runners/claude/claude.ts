@@ -17,6 +17,7 @@ import {spawnRequest} from '../spawn-request.js'
 import {drawnAgentId} from '../agent-id.js'
 import {cliRunResult, exitedCleanly} from '../run-result.js'
 import {eitherSignal} from '../../process/either-signal.js'
+import {cliAccountConcurrency} from '../cli-account-concurrency.js'
 
 /**
  * Claude Code in print mode with stream-json. mdplan draws the session UUID and
@@ -31,6 +32,8 @@ export const claudeRunner: Runner = {
   executableEnv: 'MDPLAN_CLAUDE_BIN',
   install: 'npm install -g @anthropic-ai/claude-code',
   canResume: true,
+  // One login's quota behind every session (docs/limits.md, "Accounts").
+  accountConcurrency: cliAccountConcurrency,
   newAgentId: randomUUID,
   preflight: claudePreflight,
   remoteAuth: claudeRemoteAuth,

@@ -11,6 +11,7 @@ import type {SpawnResult} from '../../process/process-types.js'
 import {spawnRequest} from '../spawn-request.js'
 import {learningAttempt} from '../agent-id.js'
 import {cliRunResult, exitedCleanly} from '../run-result.js'
+import {cliAccountConcurrency} from '../cli-account-concurrency.js'
 
 /**
  * `codex exec --json`. The thread ID cannot be chosen: it arrives in the first
@@ -24,6 +25,8 @@ export const codexRunner: Runner = {
   executableEnv: 'MDPLAN_CODEX_BIN',
   install: 'npm install -g @openai/codex',
   canResume: true,
+  // One login's quota behind every session (docs/limits.md, "Accounts").
+  accountConcurrency: cliAccountConcurrency,
   preflight: codexPreflight,
   remoteAuth: codexRemoteAuth,
   run: runCodex

@@ -13,6 +13,7 @@ import {lastLine} from '../../process/process-reason.js'
 import {spawnRequest} from '../spawn-request.js'
 import {drawnAgentId} from '../agent-id.js'
 import {cliRunResult, exitedCleanly} from '../run-result.js'
+import {cliAccountConcurrency} from '../cli-account-concurrency.js'
 
 /**
  * Gemini CLI headless with stream-json. mdplan chooses the session UUID
@@ -26,6 +27,8 @@ export const geminiRunner: Runner = {
   executableEnv: 'MDPLAN_GEMINI_BIN',
   install: 'npm install -g @google/gemini-cli',
   canResume: true,
+  // One login's quota behind every session (docs/limits.md, "Accounts").
+  accountConcurrency: cliAccountConcurrency,
   newAgentId: randomUUID,
   preflight: geminiPreflight,
   remoteAuth: geminiRemoteAuth,

@@ -14,6 +14,7 @@ import type {SpawnResult} from '../../process/process-types.js'
 import {spawnRequest} from '../spawn-request.js'
 import {learningAttempt} from '../agent-id.js'
 import {cliRunResult, exitedCleanly} from '../run-result.js'
+import {cliAccountConcurrency} from '../cli-account-concurrency.js'
 
 /**
  * `opencode run --format json --print-logs`. The session ID (`ses_…`) arrives
@@ -29,6 +30,8 @@ export const opencodeRunner: Runner = {
   executableEnv: 'MDPLAN_OPENCODE_BIN',
   install: 'npm install -g opencode-ai',
   canResume: true,
+  // One login's quota behind every session (docs/limits.md, "Accounts").
+  accountConcurrency: cliAccountConcurrency,
   preflight: opencodePreflight,
   remoteAuth: opencodeRemoteAuth,
   projectAuthFiles: opencodeProjectAuthFiles,

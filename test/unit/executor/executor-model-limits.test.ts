@@ -17,6 +17,9 @@ import {ExecSim, simAgent, type ExitKind} from '../../helpers/exec-sim.js'
  * attempt ended on purpose (a budget's stop); a rerun from the written plan honours the recorded waits and
  * a spent budget; and every run ends: with `--wait-for-reset`, every agent that can run has run (unless a
  * budget holds it back); without, the run ends `limited` only when every ready agent waits for an account.
+ * Account caps too (docs/limits.md, "Accounts"): each account drawn with a cap of 1 to 3 or none; after every
+ * step no account has more live attempts than its cap (the invariants), nor, from the agents' side, more
+ * live processes.
  *
  * Seeded: `MDPLAN_MODEL_SEED=<seed>` and fast-check's `path` replay a failure; `MDPLAN_MODEL_RUNS` sets the count
  * (300 by default, 60 with MDPLAN_QUICK=1).
@@ -91,8 +94,11 @@ const planBudget = fc.option(fc.record({tokens: fc.integer({min: 200, max: 6_000
 const ownBudget = fc.option(fc.record({every: fc.integer({min: 1, max: 4}), tokens: fc.integer({min: 200, max: 4_000})}), {freq: 2})
 const span = {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}
 
+/** Each account's cap on its live attempts (docs/limits.md, "Accounts"), or none (half the time). */
+const accountCaps = fc.array(fc.option(fc.integer({min: 1, max: 3}), {freq: 2}), {minLength: 3, maxLength: 3})
+
 /** A random DAG of up to 20 agents; agent i uses account i mod `accounts`. */
-const world = fc.tuple(fc.integer({min: 1, max: 20}), fc.integer({min: 1, max: 3}), fc.integer({min: 1, max: 4}), fc.boolean(), fc.boolean(), planBudget, ownBudget).chain(([size, accounts, cap, git, waitForReset, plan, own]) =>
+const world = fc.tuple(fc.integer({min: 1, max: 20}), fc.integer({min: 1, max: 3}), fc.integer({min: 1, max: 4}), fc.boolean(), fc.boolean(), planBudget, ownBudget, accountCaps).chain(([size, accounts, cap, git, waitForReset, plan, own, drawn]) =>
   fc.array(fc.array(fc.nat(), {maxLength: 2}), {minLength: size, maxLength: size}).map((edges) => {
     const agents = edges.map((hard, i) => {
       const agent = simAgent(`A${i}`, [...new Set(i === 0 ? [] : hard.map((n) => `A${n % i}`))])
@@ -101,15 +107,17 @@ const world = fc.tuple(fc.integer({min: 1, max: 20}), fc.integer({min: 1, max: 3
     })
     const account = (agent: string): string => `r${Number(agent.slice(1)) % accounts} on local`
     const budget = plan ? {limit: {tokens: plan.tokens}, warnAt: plan.warnAt, stop: plan.stop} : undefined
+    const capped = drawn.flatMap((value, i) => (value === null ? [] : [[`r${i} on local`, value] as const]))
+    const caps = capped.length > 0 ? new Map(capped) : undefined
     const build = (from: ExecSim | undefined, wait = waitForReset, raised = false): ExecSim => {
-      const sim = new ExecSim(agents, cap, {git, account, waitForReset: wait, budget: raised ? undefined : budget, ...(from ? {rows: from.disk.rows, meta: from.disk.meta, now: from.now} : {})})
+      const sim = new ExecSim(agents, cap, {git, account, ...(caps ? {accountCaps: caps} : {}), waitForReset: wait, budget: raised ? undefined : budget, ...(from ? {rows: from.disk.rows, meta: from.disk.meta, now: from.now} : {})})
       // A rerun owes the resets the plan records (a limit whose write a crash beat is not recorded: the rerun
       // meets it again); those still running in the same run (a `limited` end) stay owed as they were.
       if (from) sim.resets = from.finished ? new Map(from.resets) : recorded(from)
       sim.dispatch({type: 'start'})
       return sim
     }
-    return {agents, build, label: `${size} agents, ${accounts} accounts, cap ${cap}, git ${git}, wait ${waitForReset}, budget ${JSON.stringify(plan)}, own ${JSON.stringify(own)}`}
+    return {agents, build, label: `${size} agents, ${accounts} accounts, cap ${cap}, account caps ${JSON.stringify(capped)}, git ${git}, wait ${waitForReset}, budget ${JSON.stringify(plan)}, own ${JSON.stringify(own)}`}
   })
 )
 
