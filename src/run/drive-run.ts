@@ -31,6 +31,10 @@ export async function driveRun(
   let graphStatuses = ''
   // Hosts' own `accounts:` win over the front matter's (docs/limits.md, "Accounts").
   const specs = readHosts(plan, options.host).hosts
+  const capOf = (id: string, host: string | undefined) => accountCap(settings, specs.get(host ?? 'local'), runnerFor(id))?.cap
+  // No cap anywhere (a plan of shell agents): the scheduler keeps its short path, which looks at the free slots' worth of agents.
+  const places = [undefined, ...specs.keys()]
+  const capped = plan.agents.some((agent) => places.some((host) => capOf(agent.id, host) !== undefined))
   return driveExecutor({
     state,
     config: {
@@ -46,7 +50,7 @@ export async function driveRun(
       maxPauseMs: options.maxPauseMs ?? settings.maxPause,
       // A usage limit is its account's: the runner on the host, with the credentials it uses there.
       account: (id, host) => `${runnerFor(id).name} on ${host ?? 'local'}`,
-      accountCap: (id, host) => accountCap(settings, specs.get(host ?? 'local'), runnerFor(id))?.cap,
+      ...(capped ? {accountCap: capOf} : {}),
       waitForReset: options.waitForReset ?? settings.waitForReset ?? false,
       resetMarginMs: resetMargin(),
       ...(budget ? {budget} : {}),
