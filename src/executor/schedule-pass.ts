@@ -98,7 +98,8 @@ export function schedulePass(ctx: StepContext): Map<string, Assessment> {
     const place = placeAttempt(ctx, id)
     if (!place) return
     // A child plan takes what the launches after it leave of the free slots (at least one).
-    const slots = config.childPlan(id) ? Math.max(1, free - (Math.min(freeAtStart, launches.length) - index - 1)) : 1
+    // Never more than the free slots: with hosts or account caps the launches list agents that may not be placed.
+    const slots = config.childPlan(id) ? Math.min(free, Math.max(1, free - (Math.min(freeAtStart, launches.length) - index - 1))) : 1
     const assessment = assessments.get(id)!
     startAttempt(ctx, id, assessment.kind === 'ready' ? assessment.resume : 'fresh', slots, place)
     markRunning(cache, id)

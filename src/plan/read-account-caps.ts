@@ -41,5 +41,5 @@ function capOf(value: unknown): number | {problem: string} {
 }
 
 function shown(value: unknown): string {
-  return value === undefined || value === null ? 'empty' : `\`${typeof value === 'string' ? value.trim() : JSON.stringify(value)}\``
+  return value === undefined || value === null ? 'empty' : `\`${typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : JSON.stringify(value)}\``
 }

@@ -130,9 +130,10 @@ function lineOf(row: RowState, question: string | undefined, failure: string | u
   return firstNote(row.notes)
 }
 
+/** The row's line in the grid: its question, else its first note that is not a spend figure (the grid shows spend apart). */
 function firstNote(notes: string): string {
   const question = getNote(notes, 'question')
-  return question ?? notes.split('; ')[0] ?? ''
+  return question ?? notes.split('; ').find((item) => !/^(?:tokens|cost):/.test(item)) ?? ''
 }
 
 function oneLine(text: string): string {

@@ -82,7 +82,8 @@ function claudeStream(onOutput?: (line: string) => void, onAuthFailure?: () => v
       return
     }
     if (event.type === 'result') state.result = event
-    else if (event.type === 'rate_limit_event') state.rejectedUntil = claudeRejectedUntil(event) ?? state.rejectedUntil
+    // The latest word counts: an `allowed` after a refusal (the window reset, or extra usage) clears it.
+    else if (event.type === 'rate_limit_event') state.rejectedUntil = claudeRejectedUntil(event)
     else if (isAuthRetry(event)) {
       state.status = apiRetryStatus(event)
       if (!state.authFailure) {
@@ -153,7 +154,7 @@ function claudeResult(
   const limitedByRun = subtype === 'error_max_turns' || subtype === 'error_max_budget_usd'
   const status = last?.api_error_status
   const number = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
-  const rateLimited = !ok && !limitedByRun && (status === 429 || status === 529 || state.rejectedUntil !== undefined || isRateLimited(failureText))
+  const rateLimited = !ok && !limitedByRun && (status === 429 || status === 529 || isRateLimited(failureText))
   return {
     ...cliRunResult(spawn, {
       ok,

@@ -54,4 +54,17 @@ describe('an account\'s cap (docs/limits.md, "Accounts")', () => {
     expect(accountFull({state: sim.state, config: sim.config}, 'E', undefined)).toBe(false)
     expect(sim.violations).toEqual([])
   })
+
+  it('a child plan after agents its account holds back takes no more than the free slots', () => {
+    // Six claude agents capped at one, then a child plan: the launches list all seven, five of which cannot start.
+    const ids = ['A', 'B', 'C', 'D', 'E', 'F', 'G']
+    const sim = new ExecSim(ids.map((id) => simAgent(id, [])), 4, {account: (agent) => (agent === 'G' ? 'plan on local' : 'claude on local'), accountCaps: new Map([['claude on local', 1]]), childPlans: new Set(['G'])})
+    sim.dispatch({type: 'start'})
+    settle(sim)
+    expect([...sim.live.keys()].sort()).toEqual(['A', 'G'])
+    const slots = [...sim.state.attempts.values()].reduce((sum, attempt) => sum + attempt.slots, 0)
+    expect(sim.state.attempts.get('G')!.slots).toBe(3)
+    expect(slots).toBe(4)
+    expect(sim.violations).toEqual([])
+  })
 })

@@ -41,3 +41,30 @@ describe('claude: the reset from the stream\'s rate_limit_event', () => {
     expect(result.resetAt).toBe(1795855163 * 1000)
   })
 })
+
+describe('claude: a refusal that stops nothing', () => {
+  const saved = process.env.MDPLAN_CLAUDE_BIN
+  afterEach(() => {
+    if (saved === undefined) delete process.env.MDPLAN_CLAUDE_BIN
+    else process.env.MDPLAN_CLAUDE_BIN = saved
+  })
+
+  it('a login on extra usage past its window is not limited, and a later failure is that failure', async () => {
+    expect(claudeRejectedUntil({type: 'rate_limit_event', rate_limit_info: {status: 'rejected', resetsAt: 1795855140, isUsingOverage: true}})).toBeUndefined()
+    expect(claudeRejectedUntil({type: 'rate_limit_event', rate_limit_info: {status: 'rejected', resetsAt: 1795855140, overageStatus: 'allowed'}})).toBeUndefined()
+    const dir = tempDir()
+    const stream = join(dir, 'stream.jsonl')
+    const refused = {type: 'rate_limit_event', rate_limit_info: {status: 'rejected', resetsAt: 1795855140, rateLimitType: 'five_hour', isUsingOverage: false}}
+    const allowed = {type: 'rate_limit_event', rate_limit_info: {status: 'allowed', isUsingOverage: false}}
+    const crashed = {type: 'result', subtype: 'error_during_execution', is_error: true, result: '', errors: ['Tool crashed: ENOENT'], session_id: 's'}
+    writeFileSync(stream, [refused, allowed, crashed].map((line) => JSON.stringify(line)).join('\n') + '\n')
+    const fake = join(dir, 'claude')
+    writeFileSync(fake, `#!/bin/sh\ncat '${stream}'\nexit 1\n`)
+    chmodSync(fake, 0o755)
+    process.env.MDPLAN_CLAUDE_BIN = fake
+    const result = await claudeRunner.run(request(dir))
+    expect(result.ok).toBe(false)
+    expect(result.rateLimited).toBeFalsy()
+    expect(result.resetAt).toBeUndefined()
+  })
+})
