@@ -52,7 +52,7 @@ export async function run() {
   const load = loadAverage()
   const ok = result.status === 0 && figures.completedOnce === agents && figures.spentAttempts === 0
   return [
-    {figure: `usage limit, ${agents} agents on claude and codex: claude launches after its first limit, before its reset`, value: `${figures.launchedInWait} (mdplan's events), ${figures.startedInWait} (the fake's log); codex launches meanwhile ${figures.codexInWait}; ${load}`, target: '0', holds: figures.launchedInWait === 0 && figures.startedInWait === 0, issue: 33},
+    {figure: `usage limit, ${agents} agents on claude and codex: claude launches after its first limit, before its reset`, value: `${figures.launchedInWait} (mdplan's events), ${figures.startedInWait} (the fake's log; ${figures.inFlight} more launched before the limit reached mdplan, started after); codex launches meanwhile ${figures.codexInWait}; ${load}`, target: '0', holds: figures.launchedInWait === 0 && figures.startedInWait === 0, issue: 33},
     {figure: `usage limit, ${agents} agents: every agent completed once, no attempt spent by the limit`, value: `exit ${result.status}, ${figures.completedOnce} of ${agents} completed once (agents' side), ${figures.limited} refused launches, ${figures.spentAttempts} attempts spent; ${seconds.toFixed(1)} s`, target: `${agents}, 0 spent`, holds: ok, issue: 33}
   ]
 }
@@ -66,7 +66,15 @@ function count(dir, result) {
   const launchedInWait = events.filter((event) => event.type === 'launched' && claudeAgents.has(event.agent) && Date.parse(event.time) > at && Date.parse(event.time) < until).length
   const codexInWait = events.filter((event) => event.type === 'launched' && !claudeAgents.has(event.agent) && Date.parse(event.time) > at && Date.parse(event.time) < until).length
   const log = readFileSync(join(dir, 'fake-state', 'quota.log'), 'utf8').trim().split('\n').map((line) => line.split(' '))
-  const startedInWait = log.filter(([ms, word]) => word === 'start' && Number(ms) > at && Number(ms) < until).length
+  // From the agents' side: claude processes that started in the wait. One mdplan launched before it saw the limit
+  // (its `launched` event before the pause) may start a moment after, its spawn in flight: counted apart.
+  const launches = new Map()
+  for (const event of events) if (event.type === 'launched') launches.set(event.agent, [...(launches.get(event.agent) ?? []), Date.parse(event.time)])
+  // The launch a start belongs to: the agent's last one before it.
+  const launchOf = (tag, ms) => Math.max(-Infinity, ...(launches.get(tag) ?? []).filter((time) => time <= ms))
+  const startsInWait = log.filter(([ms, word]) => word === 'start' && Number(ms) > at && Number(ms) < until)
+  const inFlight = startsInWait.filter(([ms, , , tag]) => launchOf(tag, Number(ms)) <= at).length
+  const startedInWait = startsInWait.length - inFlight
   const done = new Map()
   for (const [, word, , tag] of log) if (word === 'ok') done.set(tag, (done.get(tag) ?? 0) + 1)
   const codex = readFileSync(join(dir, 'argv.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.bin === 'codex' && line.argv.includes('exec'))
@@ -76,5 +84,5 @@ function count(dir, result) {
   }
   const completedOnce = [...done.values()].filter((n) => n === 1).length
   const table = readFileSync(join(dir, 'plan.md'), 'utf8')
-  return {launchedInWait, codexInWait, startedInWait, completedOnce, limited: log.filter(([, word]) => word === 'limited').length, spentAttempts: (table.match(/attempt \d+:/g) ?? []).length}
+  return {launchedInWait, codexInWait, startedInWait, inFlight, completedOnce, limited: log.filter(([, word]) => word === 'limited').length, spentAttempts: (table.match(/attempt \d+:/g) ?? []).length}
 }
