@@ -4,6 +4,20 @@ import {defineConfig} from 'vitest/config'
 //   unit  test/unit/<src folder>/  in process: no CLI spawned, no dist/, no sshd, podman, Slurm or fake CLIs
 //   e2e   test/e2e/<theme>/        bin/mdplan.js spawned (dist/ built first), real repositories with runs, hosts
 // scripts/classify-tests.js says which tier a test file belongs to.
+/** Unit files that mock or spy (vi.mock, vi.spyOn, fake timers): a module they replace must not be shared. */
+const isolated = [
+  'test/unit/plan/watch-plan-sections.test.ts',
+  'test/unit/report/progress.test.ts',
+  'test/unit/run/finish-run-clock.test.ts',
+  'test/unit/store/store-atomic.test.ts',
+  'test/unit/store/store-save-after-rename.test.ts',
+  'test/unit/store/store-save-in-rename-window.test.ts',
+  'test/unit/store/store-save-interleavings.test.ts',
+  'test/unit/store/store-save-over-pending-save.test.ts',
+  'test/unit/store/store-write-mutex.test.ts',
+  'test/unit/store/stress-store-late-edit.test.ts'
+]
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -16,7 +30,20 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          // CPU-bound: one worker a core.
+          exclude: isolated,
+          // CPU-bound: one worker a core. Files share a worker's module graph (not isolated): importing src/
+          // once a worker, not once a file, was half of this tier's time.
+          maxWorkers: 2,
+          isolate: false,
+          sequence: {groupOrder: 0}
+        }
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit-isolated',
+          // Files that mock or spy on modules, timers or fs: each in a module graph of its own.
+          include: isolated,
           maxWorkers: 2,
           sequence: {groupOrder: 0}
         }
