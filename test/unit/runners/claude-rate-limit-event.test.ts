@@ -12,13 +12,25 @@ const fixture = readFileSync(new URL('../../fixtures/limits/claude-rate-limit-ev
 const lines = fixture.split('\n').filter((line) => line !== '')
 const event = (line: string) => JSON.parse(line) as Record<string, unknown>
 
-describe('claude: the reset from the stream\'s rate_limit_event', () => {
-  const saved = process.env.MDPLAN_CLAUDE_BIN
-  afterEach(() => {
-    if (saved === undefined) delete process.env.MDPLAN_CLAUDE_BIN
-    else process.env.MDPLAN_CLAUDE_BIN = saved
-  })
+const saved = process.env.MDPLAN_CLAUDE_BIN
+afterEach(() => {
+  if (saved === undefined) delete process.env.MDPLAN_CLAUDE_BIN
+  else process.env.MDPLAN_CLAUDE_BIN = saved
+})
 
+/** The claude runner over a fake claude that prints `stream` and exits 1. */
+async function runOver(stream: string) {
+  const dir = tempDir()
+  const file = join(dir, 'stream.jsonl')
+  writeFileSync(file, stream)
+  const fake = join(dir, 'claude')
+  writeFileSync(fake, `#!/bin/sh\ncat '${file}'\nexit 1\n`)
+  chmodSync(fake, 0o755)
+  process.env.MDPLAN_CLAUDE_BIN = fake
+  return claudeRunner.run(request(dir))
+}
+
+describe('claude: the reset from the stream\'s rate_limit_event', () => {
   it('reads a refusal\'s resetsAt (seconds) as an instant in ms, and nothing from an allowed one', () => {
     expect(claudeRejectedUntil(event(lines[0]!))).toBe(1795855140 * 1000)
     expect(claudeRejectedUntil({type: 'rate_limit_event', rate_limit_info: {status: 'allowed', isUsingOverage: false}})).toBeUndefined()
@@ -27,15 +39,8 @@ describe('claude: the reset from the stream\'s rate_limit_event', () => {
   })
 
   it('a limited run resets at the event\'s second, not at the minute the text rounds to', async () => {
-    const dir = tempDir()
     // The same stream with a reset 23 s past the minute the text names.
-    const stream = join(dir, 'stream.jsonl')
-    writeFileSync(stream, fixture.replaceAll('1795855140', '1795855163'))
-    const fake = join(dir, 'claude')
-    writeFileSync(fake, `#!/bin/sh\ncat '${stream}'\nexit 1\n`)
-    chmodSync(fake, 0o755)
-    process.env.MDPLAN_CLAUDE_BIN = fake
-    const result = await claudeRunner.run(request(dir))
+    const result = await runOver(fixture.replaceAll('1795855140', '1795855163'))
     expect(result.ok).toBe(false)
     expect(result.rateLimited).toBe(true)
     expect(result.resetAt).toBe(1795855163 * 1000)
@@ -43,26 +48,13 @@ describe('claude: the reset from the stream\'s rate_limit_event', () => {
 })
 
 describe('claude: a refusal that stops nothing', () => {
-  const saved = process.env.MDPLAN_CLAUDE_BIN
-  afterEach(() => {
-    if (saved === undefined) delete process.env.MDPLAN_CLAUDE_BIN
-    else process.env.MDPLAN_CLAUDE_BIN = saved
-  })
-
   it('a login on extra usage past its window is not limited, and a later failure is that failure', async () => {
     expect(claudeRejectedUntil({type: 'rate_limit_event', rate_limit_info: {status: 'rejected', resetsAt: 1795855140, isUsingOverage: true}})).toBeUndefined()
     expect(claudeRejectedUntil({type: 'rate_limit_event', rate_limit_info: {status: 'rejected', resetsAt: 1795855140, overageStatus: 'allowed'}})).toBeUndefined()
-    const dir = tempDir()
-    const stream = join(dir, 'stream.jsonl')
     const refused = {type: 'rate_limit_event', rate_limit_info: {status: 'rejected', resetsAt: 1795855140, rateLimitType: 'five_hour', isUsingOverage: false}}
     const allowed = {type: 'rate_limit_event', rate_limit_info: {status: 'allowed', isUsingOverage: false}}
     const crashed = {type: 'result', subtype: 'error_during_execution', is_error: true, result: '', errors: ['Tool crashed: ENOENT'], session_id: 's'}
-    writeFileSync(stream, [refused, allowed, crashed].map((line) => JSON.stringify(line)).join('\n') + '\n')
-    const fake = join(dir, 'claude')
-    writeFileSync(fake, `#!/bin/sh\ncat '${stream}'\nexit 1\n`)
-    chmodSync(fake, 0o755)
-    process.env.MDPLAN_CLAUDE_BIN = fake
-    const result = await claudeRunner.run(request(dir))
+    const result = await runOver([refused, allowed, crashed].map((line) => JSON.stringify(line)).join('\n') + '\n')
     expect(result.ok).toBe(false)
     expect(result.rateLimited).toBeFalsy()
     expect(result.resetAt).toBeUndefined()
