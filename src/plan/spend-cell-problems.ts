@@ -1,8 +1,8 @@
 import {spendColumns} from './spend-columns.js'
 import {spendFigure} from './spend-figure.js'
+import {noneAsEmpty} from './none-as-empty.js'
 import type {Diagnostic, Plan} from './types.js'
 
-const none = new Set(['', '—', '–', '-'])
 
 /**
  * A `Tokens` or `Cost` cell that reads as no figure (a person's `abc`): kept as written, counted as nothing
@@ -20,7 +20,7 @@ export function spendCellProblems(plan: Plan): Diagnostic[] {
     if (at === -1) continue
     for (const row of table.rows) {
       const cell = row.cells[at]
-      if (!cell || none.has(cell.value) || spendFigure(key, cell.value) !== undefined) continue
+      if (!cell || noneAsEmpty(cell.value) === '' || spendFigure(key, cell.value) !== undefined) continue
       const reason = `the ${table.columns[at]} cell of agent ${row.agent || '(none)'} reads as no figure (\`${cell.value}\`): it counts as nothing spent, and a budget does not see it; write ${form}`
       out.push({severity: 'warning', rule: 'unreadable-spend', reason, file: plan.file, place: cell.position})
     }

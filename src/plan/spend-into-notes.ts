@@ -1,7 +1,7 @@
 import {formatNotes, type NoteItem} from './notes.js'
 import {shownTokens} from './shown-tokens.js'
+import {noneAsEmpty} from './none-as-empty.js'
 
-const none = new Set(['', '—', '–', '-'])
 
 /**
  * A row's Notes as the rest of mdplan reads them, from a table with a `Tokens` or `Cost` column: the
@@ -14,8 +14,8 @@ const none = new Set(['', '—', '–', '-'])
  */
 export function spendIntoNotes(notes: string, tokens: string | undefined, cost: string | undefined): string {
   const items: NoteItem[] = []
-  if (tokens !== undefined && !none.has(tokens.trim())) items.push({key: 'tokens', value: shownTokens(tokens.trim())})
-  if (cost !== undefined && !none.has(cost.trim())) items.push({key: 'cost', value: cost.trim()})
+  if (tokens !== undefined && noneAsEmpty(tokens.trim()) !== '') items.push({key: 'tokens', value: shownTokens(tokens.trim())})
+  if (cost !== undefined && noneAsEmpty(cost.trim()) !== '') items.push({key: 'cost', value: cost.trim()})
   if (items.length === 0) return notes
   if (notes !== '') items.push({value: '', raw: notes})
   return formatNotes(items)

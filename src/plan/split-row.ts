@@ -1,8 +1,7 @@
 import type {Locator} from './locate.js'
+import {noneAsEmpty} from './none-as-empty.js'
 import type {StateCell} from './types.js'
 
-/** `—` (or a lone dash) in a cell means "none". */
-const none = new Set(['—', '–', '-'])
 
 /**
  * Split one GFM table line (from `start` to `end` in `text`) into cells, the
@@ -44,5 +43,5 @@ export function splitRow(text: string, start: number, end: number, at: Locator):
  */
 export function cellValue(raw: string): string {
   const value = raw.trim().replace(/(\\+)\|/g, (_, run: string) => '\\'.repeat((run.length - 1) / 2) + '|')
-  return none.has(value) ? '' : value
+  return noneAsEmpty(value)
 }

@@ -1,3 +1,5 @@
+import {noneAsEmpty} from '../plan/none-as-empty.js'
+
 /**
  * A value as a table cell's text: `|` escaped as `\|`, newlines turned into
  * spaces, so a cell can never end its row early or break the table. A run of
@@ -9,7 +11,6 @@ export function escapeCell(value: string): string {
     .replace(/\|/g, '\\|')
 }
 
-const none = new Set(['—', '–', '-'])
 /** What `trim()` (and so the reader) removes: any Unicode space, not only ASCII ones. */
 const edgeSpace = /\s/
 
@@ -19,5 +20,5 @@ export function normalizeCell(value: string): string {
   const last = value.length - 1
   if (last > 0 && value.indexOf('\n') === -1 && value.indexOf('\r') === -1 && !edgeSpace.test(value[0]!) && !edgeSpace.test(value[last]!)) return value
   const line = value.replace(/\r\n|\r|\n/g, ' ').trim()
-  return none.has(line) ? '' : line
+  return noneAsEmpty(line)
 }

@@ -1,3 +1,4 @@
+import {noneAsEmpty} from '../plan/none-as-empty.js'
 import {cellValue} from '../plan/split-row.js'
 import {normalizeKey} from '../plan/normalize-key.js'
 import {statuses, type Status} from '../plan/types.js'
@@ -120,7 +121,7 @@ function readTable(text: string, span: SectionSpan, found: TableLines, known: St
     if (!match || line.text.trim() === '') continue
     const name = metaName(normalizeKey(match[1]!))
     if (!name || meta[name] !== undefined) continue
-    meta[name] = none(match[2]!.trim())
+    meta[name] = noneAsEmpty(match[2]!.trim())
     metaStarts.set(line.start, name)
   }
   const layout = buildLayout({
@@ -172,8 +173,4 @@ function linesOf(text: string, span: SectionSpan): Line[] {
     offset = end + 1
   }
   return lines
-}
-
-function none(value: string): string {
-  return value === '—' || value === '–' || value === '-' ? '' : value
 }

@@ -1,3 +1,4 @@
+import {noneAsEmpty} from '../plan/none-as-empty.js'
 import type {Plan, StateTable, Status} from '../plan/types.js'
 import {durationFromNotes} from './duration-in-notes.js'
 import {readWaitLines} from '../plan/wait-line.js'
@@ -93,12 +94,12 @@ export function readRows(plan: Plan): Map<string, RowState> {
 
 export function rowFromCells(values: readonly string[], status: Status | undefined, table: Pick<StateTable, 'columns' | 'index'>): RowState {
   const {index} = table
-  const at = (i: number): string => (i === -1 ? '' : none(values[i] ?? ''))
+  const at = (i: number): string => (i === -1 ? '' : noneAsEmpty(values[i] ?? ''))
   const spend = spendColumns(table.columns)
   const extra: Record<string, string> = {}
   table.columns.forEach((column, i) => {
     if (isStandard(i, index) || i === spend.tokens || i === spend.cost || column in extra) return
-    extra[column] = none(values[i] ?? '')
+    extra[column] = noneAsEmpty(values[i] ?? '')
   })
   const held = status === undefined ? {held: (values[index.status] ?? '').trim()} : {}
   return {status: status ?? 'pending', agentId: at(index.agentId), ...notesOfCells(values, table), extra, ...held}
@@ -111,7 +112,7 @@ export function rowFromCells(values: readonly string[], status: Status | undefin
  */
 export function notesOfCells(values: readonly string[], table: Pick<StateTable, 'columns' | 'index'>): {duration: string; notes: string} {
   const {index} = table
-  const at = (i: number): string => (i === -1 ? '' : none(values[i] ?? ''))
+  const at = (i: number): string => (i === -1 ? '' : noneAsEmpty(values[i] ?? ''))
   const spend = spendColumns(table.columns)
   const read = index.duration === -1 && index.notes !== -1 ? durationFromNotes(at(index.notes)) : {duration: at(index.duration), notes: at(index.notes)}
   if (spend.tokens === -1 && spend.cost === -1) return read
@@ -122,7 +123,7 @@ export function readMeta(plan: Plan): TableMeta {
   const meta: TableMeta = {}
   for (const line of plan.state?.meta ?? []) {
     for (const [name, key] of metaKeys) {
-      if (line.key === key && meta[name] === undefined) meta[name] = none(line.value.trim())
+      if (line.key === key && meta[name] === undefined) meta[name] = noneAsEmpty(line.value.trim())
     }
   }
   const state = plan.state
@@ -139,10 +140,6 @@ export function readMeta(plan: Plan): TableMeta {
 
 export function isStandard(i: number, index: StateTable['index']): boolean {
   return i === index.agent || i === index.status || i === index.agentId || i === index.duration || i === index.notes
-}
-
-function none(value: string): string {
-  return value === '—' || value === '–' || value === '-' ? '' : value
 }
 
 export function cloneState(state: TableState): TableState {
