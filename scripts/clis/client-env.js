@@ -3,6 +3,7 @@
 // but a dummy key is ever set.
 import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {pricePerMillion} from './prices.js'
 
 /**
  * The environment for `mdplan run` (and so its agents) with `client` at `bin`
@@ -57,7 +58,7 @@ export function clientEnv(client, {home, url, bin, retries = true, sharedCache, 
         JSON.stringify({
           $schema: 'https://opencode.ai/config.json',
           model: 'mock/mock-model',
-          provider: {mock: {npm: '@ai-sdk/openai-compatible', name: 'mdplan mock', options: {baseURL: `${url}/v1`, apiKey: 'sk-mdplan-test'}, models: {'mock-model': {name: 'Mock', cost: {input: 3, output: 15}}}}}
+          provider: {mock: {npm: '@ai-sdk/openai-compatible', name: 'mdplan mock', options: {baseURL: `${url}/v1`, apiKey: 'sk-mdplan-test'}, models: {'mock-model': {name: 'Mock', cost: pricePerMillion['mock-model']}}}}
         })
       )
       // opencode installs the provider's npm package into its cache on first use: share that cache between tests.

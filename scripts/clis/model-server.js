@@ -14,7 +14,8 @@
 // lets it go when it has done what must happen first). fault: 401, 429 (with retry-after), 503, 529, or 'drop' (the
 // stream ends mid-answer). `repeat` keeps the step for every later request.
 // Every request is recorded (method, path, api, script, step, body, and the
-// usage the answer reported: `billed(name)` sums it per script).
+// usage the answer reported: `billed(name)` sums it per script, `billedUsd(name)`
+// prices it by the model the request named, at scripts/clis/prices.js).
 //
 // `quota: {requests, resetInMs, wholeMinute?}` is the account's quota: after
 // `requests` scripted requests it runs out, and every scripted request until
@@ -25,6 +26,7 @@ import {EventEmitter} from 'node:events'
 import {createServer} from 'node:http'
 import {anthropicBlocks, anthropicMessage, anthropicStream} from './anthropic-stream.js'
 import {chatStream} from './chat-stream.js'
+import {pricePerMillion} from './prices.js'
 import {geminiResponse, geminiStream} from './gemini-stream.js'
 import {quotaAnswer} from './quota-answer.js'
 import {responsesStream} from './responses-stream.js'
@@ -81,6 +83,7 @@ export async function startModelServer(scripts = {}, {quota} = {}) {
     if (api === 'other') return sideEndpoint(record, req, res)
     const model = body?.model ?? /models\/([^:/]+):/.exec(record.path)?.[1] ?? 'mock-model'
     const id = `mdplan${record.n}`
+    record.model = model
     // Large enough that the clients' own cost figures show in cents.
     const usage = {input: 20_000 + record.n, output: 1_000}
     const name = marker.exec(JSON.stringify(body ?? {}))?.[1]
@@ -138,6 +141,14 @@ export async function startModelServer(scripts = {}, {quota} = {}) {
     /** The tokens the server's answers reported for script `name` (requests from `since` on): {input, output}. */
     billed: (name, since = 0) =>
       requests.filter((record) => record.script === name && record.usage && record.at >= since).reduce((sum, record) => ({input: sum.input + record.usage.input, output: sum.output + record.usage.output}), {input: 0, output: 0}),
+    /** The dollars of the same bill, each request priced by its model (NaN where a model has no price). */
+    billedUsd: (name, since = 0) =>
+      requests
+        .filter((record) => record.script === name && record.usage && record.at >= since)
+        .reduce((sum, record) => {
+          const price = pricePerMillion[record.model]
+          return price ? sum + (record.usage.input * price.input + record.usage.output * price.output) / 1e6 : Number.NaN
+        }, 0),
     /** Requests that played a step of `name` (faults included). */
     stepsOf: (name) => requests.filter((record) => record.script === name && record.step !== undefined),
     /** Resolves with the first request (past or future) that matches. */

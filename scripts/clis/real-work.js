@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import {clientEnv} from './client-env.js'
 import {gitRepo, mdplan, planText, row, startMdplan} from './mdplan-run.js'
 import {startModelServer} from './model-server.js'
+import {dollarModel} from './prices.js'
 import {sessionStored} from './session-store.js'
 
 // A bound for a CLI that hangs, not a speed target: opencode's steps took 1 m 28-30 s while the scenarios ran side
@@ -219,7 +220,8 @@ async function usageLimit(client, context, check) {
   w.write(
     planText({
       title: `${client} usage limit`,
-      front: front(client, {max_attempts: 1}),
+      // claude's dollars are checked at its price for a named model (scripts/clis/prices.js).
+      front: front(client, {max_attempts: 1, ...(client === 'claude' ? {model: dollarModel.claude} : {})}),
       agents: [
         {id: 'S', deps: [], creates: ['s.txt'], fields: {runner: 'shell'}, prompt: shell},
         {id: 'A', deps: [], creates: ['a.txt'], prompt: 'Write a.txt. mdplan-script:A'},
@@ -294,6 +296,17 @@ function spendMatchesBill(client, w, rows, check, limited) {
     `usage limit: each agent's tokens in the table equal what the server billed${client === 'codex' ? ' (codex: the completed turns)' : ''}`,
     figures.every((figure) => figure.noted === figure.billed),
     figures.map((figure) => `${figure.id}: noted ${figure.noted}, billed ${figure.billed}`).join('; ')
+  )
+  if (!(client in dollarModel)) return
+  // The table shows dollars to four places: equal to the bill, rounded the same way.
+  const dollars = ['A', 'B'].map((id) => {
+    const noted = Number(/cost: \$([\d.]+)/.exec(rows[id].notes)?.[1] ?? Number.NaN)
+    return {id, noted, billed: w.server.billedUsd(id, from)}
+  })
+  check(
+    "usage limit: each agent's dollars in the table equal what the server billed (its price for the model, scripts/clis/prices.js)",
+    dollars.every((figure) => figure.noted.toFixed(4) === figure.billed.toFixed(4)),
+    dollars.map((figure) => `${figure.id}: noted $${figure.noted.toFixed(4)}, billed $${figure.billed.toFixed(6)}`).join('; ')
   )
 }
 
