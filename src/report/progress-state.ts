@@ -60,6 +60,12 @@ export function applyProgressEvent(state: ProgressState, event: RunEvent, nowMs:
     }
     return found
   }
+  /** The attempt is over (or waits on a person): its clock stops. */
+  const stopped = (id: string, status: AgentProgress['status']): void => {
+    const a = agent(id)
+    a.status = status
+    a.startedAt = undefined
+  }
   switch (event.type) {
     case 'run-started':
       state.plan = event.plan
@@ -82,30 +88,18 @@ export function applyProgressEvent(state: ProgressState, event: RunEvent, nowMs:
       a.host = event.host === 'local' ? undefined : event.host
       break
     }
-    case 'completed': {
-      const a = agent(event.agent)
-      a.status = 'completed'
-      a.startedAt = undefined
+    case 'completed':
+      stopped(event.agent, 'completed')
       break
-    }
-    case 'failed': {
-      const a = agent(event.agent)
-      a.status = event.willRetry ? 'pending' : 'failed'
-      a.startedAt = undefined
+    case 'failed':
+      stopped(event.agent, event.willRetry ? 'pending' : 'failed')
       break
-    }
-    case 'question': {
-      const a = agent(event.agent)
-      a.status = 'needs_input'
-      a.startedAt = undefined
+    case 'question':
+      stopped(event.agent, 'needs_input')
       break
-    }
-    case 'awaiting-review': {
-      const a = agent(event.agent)
-      a.status = 'awaiting_review'
-      a.startedAt = undefined
+    case 'awaiting-review':
+      stopped(event.agent, 'awaiting_review')
       break
-    }
     case 'approved':
       agent(event.agent).status = 'completed'
       break
