@@ -55,6 +55,10 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           // Tests that spawn bin/mdplan.js need a fresh dist/: only this tier builds it.
           globalSetup: ['test/e2e/global-setup.ts'],
+          // Files share a worker's modules, as the unit tier's do: a fresh worker a file cost each file a second
+          // of CPU before its first test. Each file still starts from the worker's first environment.
+          isolate: false,
+          setupFiles: ['test/helpers/restore-env.ts'],
           // Its files mostly wait on child processes (agents that sleep, sshd, podman, git), not on the CPU: three
           // at once on two cores. MDPLAN_E2E_WORKERS=1 runs them one at a time (a machine shared with other work).
           maxWorkers: Number(process.env.MDPLAN_E2E_WORKERS ?? 3),

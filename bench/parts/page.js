@@ -16,6 +16,7 @@ import {loadAverage} from '../load-average.js'
 const bin = fileURLToPath(new URL('../../bin/mdplan.js', import.meta.url))
 const chromiumPath = process.env.MDPLAN_CHROMIUM ?? '/usr/bin/chromium'
 const agents = 1000
+const pairs = Number(process.env.BENCH_PAIRS ?? 3)
 
 function playwright() {
   try {
@@ -43,14 +44,14 @@ export async function run() {
       loads.push(grid)
       dags.push(dag)
     }
-    const without = timeRun(dir, planText)
-    const {lags, ms: withPage} = await runWatched(browser, server.url, dir, planText)
+    const {lags} = await runWatched(browser, server.url, dir, planText)
+    const {without, withPage} = await makespans(browser, server.url, dir, planText)
     const load = loadAverage()
     const lag = lags.length === 0 ? Infinity : Math.max(...lags)
     return [
       {figure: 'the page at 1,000 agents: a fresh page shows the grid, median of 3 (the DAG after)', value: `${(median(loads) / 1000).toFixed(2)} s (DAG ${(median(dags) / 1000).toFixed(2)} s); ${load}`, target: '≤ 2 s', holds: median(loads) <= 2000, issue: 34},
       {figure: "the page's view behind the table during a 1,000-agent run, worst of its completed counts", value: `${(lag / 1000).toFixed(2)} s over ${lags.length} samples; ${load}`, target: '≤ 1 s', holds: lag <= 1000, issue: 34},
-      {figure: 'makespan of that run with the page open ÷ without', value: `${(withPage / without).toFixed(3)} (${(withPage / 1000).toFixed(2)} / ${(without / 1000).toFixed(2)} s); ${load}`, target: '≤ 1.05', holds: withPage / without <= 1.05, issue: 34}
+      {figure: `makespan of that run with the page open ÷ without, median of ${pairs} pairs`, value: `${(withPage / without).toFixed(3)} (${(withPage / 1000).toFixed(2)} / ${(without / 1000).toFixed(2)} s); ${load}`, target: '≤ 1.05', holds: withPage / without <= 1.05, issue: 34}
     ]
   } finally {
     await browser.close()
@@ -107,6 +108,24 @@ function timeRun(dir, planText) {
   const start = Date.now()
   execFileSync(process.execPath, [bin, 'run', 'plan.md', '--quiet'], {cwd: dir, env: {...process.env, NO_COLOR: '1'}})
   return Date.now() - start
+}
+
+/** Pairs of runs (BENCH_PAIRS, 3), alternating which goes first: without a page, and with one open as a person
+ * has it (it follows the run; nothing reads it meanwhile: the lag's own sampling is not the page's cost). Medians. */
+async function makespans(browser, url, dir, planText) {
+  const without = []
+  const withPage = []
+  for (let pair = 0; pair < pairs; pair++) {
+    const bare = () => without.push(timeRun(dir, planText))
+    if (pair % 2 === 0) bare()
+    const page = await browser.newPage()
+    await page.goto(url)
+    await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length >= n, agents, {timeout: 60_000})
+    withPage.push(timeRun(dir, planText))
+    await page.close()
+    if (pair % 2 === 1) bare()
+  }
+  return {without: median(without), withPage: median(withPage)}
 }
 
 /**
