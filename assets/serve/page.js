@@ -3,7 +3,7 @@
 'use strict'
 ;(() => {
   const token = new URLSearchParams(location.search).get('token')
-  const state = {plans: [], plan: 0, view: null, sort: 'rank', desc: false, filter: '', tab: 'agents', agent: null, attempt: null, logNext: 0, dagShape: null, dag: null}
+  const state = {plans: [], plan: 0, view: null, sort: 'rank', desc: false, filter: '', tab: 'agents', agent: null, attempt: null, logNext: 0, dagShape: null, dag: null, ticks: 0}
   const $ = (id) => document.getElementById(id)
   const el = (tag, attrs, ...children) => {
     const node = document.createElement(tag)
@@ -25,9 +25,11 @@
   }
   const say = (text) => ($('message').textContent = text)
   const statusClass = (status) => (['pending', 'in_progress', 'completed', 'failed', 'needs_input', 'awaiting_review'].includes(status) ? status : status.toLowerCase() === 'awaiting review' ? 'awaiting_review' : 'held')
-  const ago = (since) => {
+  // How long since `since`; `coarse`: to the minute.
+  const ago = (since, coarse = false) => {
     if (!since) return ''
     const s = Math.max(0, Math.round((Date.now() - since) / 1000))
+    if (coarse) return s < 60 ? '<1m' : s < 3600 ? `${Math.floor(s / 60)}m` : `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
     return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
   }
 
@@ -120,7 +122,7 @@
     rows.sort((a, b) => {
       const x = a[key] ?? ''
       const y = b[key] ?? ''
-      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), undefined, {numeric: true})
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y))
       return (state.desc ? -c : c) || (key === 'rank' ? 0 : a.rank - b.rank)
     })
     // A row is built again only when what it shows changed: a run's write changes a few rows of a thousand.
@@ -132,6 +134,8 @@
       const shown = JSON.stringify([a.id, a.name, a.status, a.since, a.runner, a.host, a.job, a.attempt, a.line, a.review])
       if (kept && kept.shown === shown) return ((kept.agent = a), kept.row)
       const row = agentRow(a)
+      if (kept) ticking.delete(kept.row.querySelector('td.since'))
+      if (active.has(a.status)) ticking.add(row.querySelector('td.since'))
       built.set(a.id, {shown, row, agent: a})
       return row
     })
@@ -172,12 +176,24 @@
     }
   }
 
+  // One collator for every sort: localeCompare with options makes a new one per call (thousands a sort).
+  const collator = new Intl.Collator(undefined, {numeric: true})
+  // The "For" cells: an active row's ticks each second; a settled row's (completed, failed, pending) shows
+  // minutes and is looked at every 30 s. A thousand cells written a second cost the browser more than a run.
+  const active = new Set(['in_progress', 'needs_input', 'awaiting_review'])
+  const ticking = new Set()
+  const since = (a) => el('td', {'data-label': 'For', class: 'since', 'data-since': a.since || '', 'data-coarse': active.has(a.status) ? '' : '1'}, ago(a.since, !active.has(a.status)))
+  const tick = (cell) => {
+    const shown = ago(Number(cell.dataset.since), cell.dataset.coarse === '1')
+    if (cell.textContent !== shown) cell.textContent = shown
+  }
+
   function agentRow(a) {
     return (
         el('tr', {class: 'agent', 'data-agent': a.id, onclick: () => openAgent(a.id)},
           el('td', {'data-label': 'Agent'}, el('strong', {}, a.id), ` ${a.name}`),
           el('td', {'data-label': 'Status'}, el('span', {class: `st st-${statusClass(a.status)}`}, a.status)),
-          el('td', {'data-label': 'For', class: 'since', 'data-since': a.since || ''}, ago(a.since)),
+          since(a),
           el('td', {'data-label': 'Runner'}, a.runner),
           el('td', {'data-label': 'Host'}, [a.host, a.job].filter(Boolean).join(' ')),
           el('td', {'data-label': 'Try'}, a.attempt ? String(a.attempt) : ''),
@@ -398,10 +414,8 @@
     $('filter').addEventListener('input', (event) => ((state.filter = event.target.value), state.view && renderGrid()))
     $('detail-close').addEventListener('click', () => (($('detail').hidden = true), (state.agent = null)))
     setInterval(() => {
-      for (const cell of document.querySelectorAll('td.since')) {
-        const shown = ago(Number(cell.dataset.since))
-        if (cell.textContent !== shown) cell.textContent = shown
-      }
+      for (const cell of ticking) cell.isConnected ? tick(cell) : ticking.delete(cell)
+      if (++state.ticks % 30 === 0) for (const cell of document.querySelectorAll('td.since[data-coarse="1"]')) tick(cell)
       if (state.agent) void pollLog()
     }, 1000)
     await loadPlans()
