@@ -103,28 +103,19 @@ async function place(input: ContainerRunInput, frame: JobAttempt): Promise<strin
   }
 }
 
-/**
- * Follow the job's output files. The job script's last act is to put `rc` in place: its end, seen in the folder
- * at once. The engine is asked less often (from 100 ms, backing off to 2 s): whether the container still
- * runs, ended without a result, or does not move. Each ask is a process of the engine's; a look at a file is not.
- */
+/** Follow the job's output files; the engine says when the container ended, or that it does not move. */
 async function follow(input: ContainerRunInput, frame: JobAttempt): Promise<HostRun> {
   const {job, cli} = input
   const dir = input.folder(job.key)
-  for (let every = 100, next = 0; ; ) {
+  for (;;) {
     await drain(frame, dir)
     if (frame.stop.aborted) return frame.stopped({cancel: async () => void (await input.cancel(job.key)), stop: () => input.stop(job.key)})
-    if (existsSync(join(dir, 'rc'))) return ended(input, frame)
-    if (Date.now() >= next) {
-      const state = await cli.inspect(job.key)
-      if (state !== undefined) frame.heard()
-      else if (frame.silent) return frame.lost()
-      if (state === 'exited' || state === 'stopped' || state === 'missing') return ended(input, frame)
-      // Created and never started (its `run -d` died in between), or paused, or a state the engine should not be in.
-      if (frame.stuck(state === 'running' || state === undefined ? undefined : state)) return stuck(input, frame, state!)
-      next = Date.now() + every
-      every = Math.min(Math.round(every * 1.5), 2000)
-    }
+    const state = await cli.inspect(job.key)
+    if (state !== undefined) frame.heard()
+    else if (frame.silent) return frame.lost()
+    if (state === 'exited' || state === 'stopped' || state === 'missing') return ended(input, frame)
+    // Created and never started (its `run -d` died in between), or paused, or a state the engine should not be in.
+    if (frame.stuck(state === 'running' || state === undefined ? undefined : state)) return stuck(input, frame, state!)
     await frame.pause(100)
   }
 }
