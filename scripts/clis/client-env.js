@@ -6,6 +6,13 @@ import {join} from 'node:path'
 import {pricePerMillion} from './prices.js'
 
 /**
+ * opencode without its fetch of the models catalogue (models.opencode.ai) or its update check: a network that
+ * drops packets to those hosts (CI's) held every opencode start for minutes. The scenarios and the contract
+ * checks both run opencode so.
+ */
+export const opencodeOffline = {OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1'}
+
+/**
  * The environment for `mdplan run` (and so its agents) with `client` at `bin`
  * answering to `url`. `retries: false` turns the CLI's own retries off where it
  * has a switch, so mdplan's own handling of a 429 is what gets tested.
@@ -62,16 +69,13 @@ export function clientEnv(client, {home, url, bin, retries = true, sharedCache, 
         })
       )
       // opencode installs the provider's npm package into its cache on first use: share that cache between tests.
-      // No fetch of the models catalogue (models.opencode.ai) and no update check: the mock provider is
-      // described in full above, and a network that drops packets to those hosts (CI's) held every opencode
-      // start for minutes at the connect, which a network that refuses them (this machine's) never showed.
+      // Offline (opencodeOffline): the mock provider is described in full above.
       return {
         ...base,
         ...(sharedCache ? {XDG_CACHE_HOME: sharedCache} : {}),
         MDPLAN_OPENCODE_BIN: bin,
         OPENCODE_CONFIG: config,
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        OPENCODE_DISABLE_AUTOUPDATE: '1'
+        ...opencodeOffline
       }
     }
   }

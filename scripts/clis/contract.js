@@ -17,6 +17,7 @@ import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {opencodeOffline} from './client-env.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 // The parent (scripts/test-clis.js) installs the clients and names their folders: MDPLAN_CLIS_BINS is
@@ -35,10 +36,8 @@ for (const name of Object.keys(process.env)) if (authVariables.test(name)) delet
 process.env.HOME = home
 process.env.PATH = [...clients.map((name) => bins[name]), dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':')
 process.env.TERM = 'dumb'
-// No fetch of opencode's models catalogue and no update check (as in client-env.js): on CI's network, which
-// drops packets to those hosts, every opencode start here waited past its minute at the connect.
-process.env.OPENCODE_DISABLE_MODELS_FETCH = '1'
-process.env.OPENCODE_DISABLE_AUTOUPDATE = '1'
+// Set after the sweep above took every OPENCODE_ variable: on CI every opencode start here waited past its minute.
+Object.assign(process.env, opencodeOffline)
 
 const {claudeRunner} = await import('../../dist/runners/claude/claude.js')
 const {codexRunner} = await import('../../dist/runners/codex/codex.js')

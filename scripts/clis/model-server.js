@@ -132,6 +132,9 @@ export async function startModelServer(scripts = {}, {quota} = {}) {
     return false
   }
 
+  /** The requests of script `name` from `since` on whose answers reported usage. */
+  const billedTo = (name, since) => requests.filter((record) => record.script === name && record.usage && record.at >= since)
+
   return {
     url: `http://127.0.0.1:${await listen(server)}`,
     requests,
@@ -140,15 +143,13 @@ export async function startModelServer(scripts = {}, {quota} = {}) {
     account,
     /** The tokens the server's answers reported for script `name` (requests from `since` on): {input, output}. */
     billed: (name, since = 0) =>
-      requests.filter((record) => record.script === name && record.usage && record.at >= since).reduce((sum, record) => ({input: sum.input + record.usage.input, output: sum.output + record.usage.output}), {input: 0, output: 0}),
+      billedTo(name, since).reduce((sum, record) => ({input: sum.input + record.usage.input, output: sum.output + record.usage.output}), {input: 0, output: 0}),
     /** The dollars of the same bill, each request priced by its model (NaN where a model has no price). */
     billedUsd: (name, since = 0) =>
-      requests
-        .filter((record) => record.script === name && record.usage && record.at >= since)
-        .reduce((sum, record) => {
-          const price = pricePerMillion[record.model]
-          return price ? sum + (record.usage.input * price.input + record.usage.output * price.output) / 1e6 : Number.NaN
-        }, 0),
+      billedTo(name, since).reduce((sum, record) => {
+        const price = pricePerMillion[record.model]
+        return price ? sum + (record.usage.input * price.input + record.usage.output * price.output) / 1e6 : Number.NaN
+      }, 0),
     /** Requests that played a step of `name` (faults included). */
     stepsOf: (name) => requests.filter((record) => record.script === name && record.step !== undefined),
     /** Resolves with the first request (past or future) that matches. */
