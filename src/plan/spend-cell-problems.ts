@@ -3,7 +3,6 @@ import {spendFigure} from './spend-figure.js'
 import {noneAsEmpty} from './none-as-empty.js'
 import type {Diagnostic, Plan} from './types.js'
 
-
 /**
  * A `Tokens` or `Cost` cell that reads as no figure (a person's `abc`): kept as written, counted as nothing
  * spent, and said here, at the cell.

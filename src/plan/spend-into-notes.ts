@@ -2,7 +2,6 @@ import {formatNotes, type NoteItem} from './notes.js'
 import {shownTokens} from './shown-tokens.js'
 import {noneAsEmpty} from './none-as-empty.js'
 
-
 /**
  * A row's Notes as the rest of mdplan reads them, from a table with a `Tokens` or `Cost` column: the
  * cells' figures as the Notes' first `tokens:` and `cost:` items, before the cell's own (the first item of

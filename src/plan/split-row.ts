@@ -2,7 +2,6 @@ import type {Locator} from './locate.js'
 import {noneAsEmpty} from './none-as-empty.js'
 import type {StateCell} from './types.js'
 
-
 /**
  * Split one GFM table line (from `start` to `end` in `text`) into cells, the
  * way GFM does: on pipes not escaped as `\|`, leading and trailing pipes
