@@ -182,9 +182,9 @@
   // minutes and is looked at every 30 s. A thousand cells written a second cost the browser more than a run.
   const active = new Set(['in_progress', 'needs_input', 'awaiting_review'])
   const ticking = new Set()
-  const since = (a) => el('td', {'data-label': 'For', class: 'since', 'data-since': a.since || '', 'data-coarse': active.has(a.status) ? '' : '1'}, ago(a.since, !active.has(a.status)))
-  const tick = (cell) => {
-    const shown = ago(Number(cell.dataset.since), cell.dataset.coarse === '1')
+  const since = (a) => el('td', {'data-label': 'For', class: 'since', 'data-since': a.since || ''}, ago(a.since, !active.has(a.status)))
+  const tick = (cell, coarse) => {
+    const shown = ago(Number(cell.dataset.since), coarse)
     if (cell.textContent !== shown) cell.textContent = shown
   }
 
@@ -414,8 +414,8 @@
     $('filter').addEventListener('input', (event) => ((state.filter = event.target.value), state.view && renderGrid()))
     $('detail-close').addEventListener('click', () => (($('detail').hidden = true), (state.agent = null)))
     setInterval(() => {
-      for (const cell of ticking) cell.isConnected ? tick(cell) : ticking.delete(cell)
-      if (++state.ticks % 30 === 0) for (const cell of document.querySelectorAll('td.since[data-coarse="1"]')) tick(cell)
+      for (const cell of ticking) cell.isConnected ? tick(cell, false) : ticking.delete(cell)
+      if (++state.ticks % 30 === 0) for (const cell of document.querySelectorAll('td.since')) if (!ticking.has(cell)) tick(cell, true)
       if (state.agent) void pollLog()
     }, 1000)
     await loadPlans()
